@@ -1,0 +1,346 @@
+"""The board model: one place that converts between notations (SPEC.md §1).
+
+Notations
+---------
+* **moves**: a string of digits ``1``-``7``, one per disc in the order played;
+  ``""`` is the empty board. Red always moves first.
+* **grid**: 6 strings of 7 characters, top row first; ``.`` empty, ``R`` red,
+  ``Y`` yellow.
+* **bitboards**: the solver's ``(current, mask)`` pair of 64-bit integers.
+
+Bitboard layout (7 bits per column, the top bit of each column is a sentinel
+that is always 0)::
+
+        col:  1  2  3  4  5  6  7
+    sentinel  6 13 20 27 34 41 48
+    row 6     5 12 19 26 33 40 47
+    row 5     4 11 18 25 32 39 46
+    row 4     3 10 17 24 31 38 45
+    row 3     2  9 16 23 30 37 44
+    row 2     1  8 15 22 29 36 43
+    row 1     0  7 14 21 28 35 42
+
+``mask`` has a bit for every disc; ``current`` has a bit for every disc of the
+side to move. Internally columns and rows are 0-based; every user-facing
+place (messages, :meth:`Board.cell`) uses 1-based columns and rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from firmware_py.exc import GameOverError, IllegalMoveError, InvalidGridError
+
+WIDTH = 7
+HEIGHT = 6
+CELLS = WIDTH * HEIGHT
+RED = "R"
+YELLOW = "Y"
+EMPTY = "."
+PLAYERS = (RED, YELLOW)
+COLOUR_NAMES = {RED: "Red", YELLOW: "Yellow"}
+
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def other(player: str) -> str:
+    """The opponent of ``player`` (``"R"`` or ``"Y"``)."""
+    return YELLOW if player == RED else RED
+
+
+@dataclass(frozen=True)
+class Board:
+    """An immutable Connect Four position.
+
+    ``columns`` holds, for each of the 7 columns, its discs from the bottom
+    up as a string of ``R``/``Y``. ``moves`` is the move sequence when it is
+    known (built from moves), else ``None`` (built from a grid).
+    """
+
+    columns: tuple[str, ...] = ("",) * WIDTH
+    moves: str | None = ""
+
+    # ------------------------------------------------------------ builders
+
+    @classmethod
+    def empty(cls) -> Board:
+        """The empty board, Red to move."""
+        return cls()
+
+    @classmethod
+    def from_moves(cls, moves: str) -> Board:
+        """Play a move sequence from the empty board.
+
+        Raises :class:`IllegalMoveError` naming the offending move (1-based
+        index) for a character other than 1-7, a move into a full column or
+        a move after the game was already won. The last move may win.
+        """
+        if not isinstance(moves, str):
+            raise IllegalMoveError(f"moves must be a string of digits 1-7, got {moves!r}")
+        board = cls()
+        for index, char in enumerate(moves, start=1):
+            if char not in "1234567":
+                raise IllegalMoveError(
+                    f"illegal move {char!r} at move {index} of {moves!r}: columns are 1-7"
+                )
+            if board.winner is not None:
+                raise IllegalMoveError(
+                    f"illegal move {char} at move {index} of {moves!r}: "
+                    f"{COLOUR_NAMES[board.winner]} already has four in a row"
+                )
+            column = int(char)
+            if not board.can_play(column):
+                raise IllegalMoveError(
+                    f"illegal move {char} at move {index} of {moves!r}: column {column} is full"
+                )
+            board = board.play(column)
+        return board
+
+    @classmethod
+    def from_grid(cls, lines: Sequence[str] | str) -> Board:
+        """Build a board from grid text (6 lines, top row first).
+
+        Accepts a list of 6 strings or one string with 6 lines. Checks shape,
+        characters, gravity and parity; a finished grid (four in a row) is
+        accepted only if it could have arisen in play (one winner, who moved
+        last). Raises :class:`InvalidGridError` naming the problem.
+        """
+        rows = _split_grid(lines)
+        columns = ["" for _ in range(WIDTH)]
+        for col in range(WIDTH):
+            seen_empty_at = None
+            for row in range(HEIGHT):  # bottom up
+                char = rows[HEIGHT - 1 - row][col]
+                if char == EMPTY:
+                    if seen_empty_at is None:
+                        seen_empty_at = row
+                elif seen_empty_at is not None:
+                    raise InvalidGridError(
+                        f"floating disc: {char} at column {col + 1} row {row + 1} "
+                        f"above an empty cell at row {seen_empty_at + 1}"
+                    )
+                else:
+                    columns[col] += char
+        board = cls(columns=tuple(columns), moves=None)
+        board._check_parity()
+        board._check_win_plausible()
+        return board
+
+    @classmethod
+    def from_bitboards(cls, current: int, mask: int) -> Board:
+        """Rebuild a board from the solver's ``(current, mask)`` pair."""
+        discs = bin(mask).count("1")
+        to_move = RED if discs % 2 == 0 else YELLOW
+        columns = []
+        for col in range(WIDTH):
+            text = ""
+            for row in range(HEIGHT):
+                bit = 1 << (col * (HEIGHT + 1) + row)
+                if not mask & bit:
+                    break
+                text += to_move if current & bit else other(to_move)
+            columns.append(text)
+        board = cls(columns=tuple(columns), moves=None)
+        if board.mask_bits() != mask:
+            raise InvalidGridError(f"bitboard mask {mask:#x} has a floating disc or sentinel bit")
+        return board
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def n_discs(self) -> int:
+        """Number of discs on the board."""
+        return sum(len(column) for column in self.columns)
+
+    @property
+    def red_count(self) -> int:
+        return sum(column.count(RED) for column in self.columns)
+
+    @property
+    def yellow_count(self) -> int:
+        return sum(column.count(YELLOW) for column in self.columns)
+
+    @property
+    def to_move(self) -> str:
+        """``"R"`` or ``"Y"``: whose turn it is (by parity)."""
+        return RED if self.n_discs % 2 == 0 else YELLOW
+
+    @property
+    def heights(self) -> tuple[int, ...]:
+        return tuple(len(column) for column in self.columns)
+
+    def cell(self, column: int, row: int) -> str:
+        """The content of (column, row), both 1-based, row 1 at the bottom."""
+        text = self.columns[column - 1]
+        return text[row - 1] if row <= len(text) else EMPTY
+
+    def can_play(self, column: int) -> bool:
+        """True if the 1-based ``column`` has room."""
+        return 1 <= column <= WIDTH and len(self.columns[column - 1]) < HEIGHT
+
+    def legal_columns(self) -> list[int]:
+        """Columns (1-based) that have room, left to right."""
+        return [col for col in range(1, WIDTH + 1) if self.can_play(col)]
+
+    @property
+    def is_full(self) -> bool:
+        return self.n_discs == CELLS
+
+    @property
+    def winner(self) -> str | None:
+        """The colour with four in a row, or ``None``."""
+        fours = self.winning_lines()
+        return fours[0][0] if fours else None
+
+    @property
+    def is_finished(self) -> bool:
+        """Four in a row, or a full board (draw)."""
+        return self.is_full or self.winner is not None
+
+    @property
+    def is_draw(self) -> bool:
+        return self.is_full and self.winner is None
+
+    def winning_lines(self) -> list[tuple[str, tuple[tuple[int, int], ...]]]:
+        """Every four in a row as ``(colour, ((col, row) x4))``, 1-based."""
+        found = []
+        for col in range(1, WIDTH + 1):
+            for row in range(1, HEIGHT + 1):
+                colour = self.cell(col, row)
+                if colour == EMPTY:
+                    continue
+                for dc, dr in _DIRECTIONS:
+                    cells = tuple((col + i * dc, row + i * dr) for i in range(4))
+                    if all(_inside(c, r) and self.cell(c, r) == colour for c, r in cells):
+                        found.append((colour, cells))
+        return found
+
+    def winning_cells(self) -> set[tuple[int, int]]:
+        """All cells (1-based col, row) that are part of a four."""
+        return {cell for _, cells in self.winning_lines() for cell in cells}
+
+    # ------------------------------------------------------------ changes
+
+    def play(self, column: int) -> Board:
+        """The board after the side to move drops a disc in 1-based ``column``."""
+        if not 1 <= column <= WIDTH:
+            raise IllegalMoveError(f"illegal move {column!r}: columns are 1-7")
+        if not self.can_play(column):
+            raise IllegalMoveError(f"illegal move {column}: column {column} is full")
+        columns = list(self.columns)
+        columns[column - 1] += self.to_move
+        moves = None if self.moves is None else self.moves + str(column)
+        return Board(columns=tuple(columns), moves=moves)
+
+    def mirror(self) -> Board:
+        """The left-right mirror image (column c becomes 8 - c)."""
+        moves = None if self.moves is None else "".join(str(8 - int(m)) for m in self.moves)
+        return Board(columns=tuple(reversed(self.columns)), moves=moves)
+
+    def require_playable(self) -> Board:
+        """Return self, or raise :class:`GameOverError` if the game is over."""
+        winner = self.winner
+        if winner is not None:
+            raise GameOverError(f"game over: {COLOUR_NAMES[winner]} has four in a row")
+        if self.is_full:
+            raise GameOverError("game over: the board is full (draw)")
+        return self
+
+    # ------------------------------------------------------------ conversions
+
+    def grid_lines(self) -> list[str]:
+        """The grid text: 6 strings of 7 characters, top row first."""
+        return [
+            "".join(self.cell(col, row) for col in range(1, WIDTH + 1))
+            for row in range(HEIGHT, 0, -1)
+        ]
+
+    def grid_text(self) -> str:
+        return "\n".join(self.grid_lines())
+
+    def mask_bits(self) -> int:
+        """Bitboard of all discs (layout in the module docstring)."""
+        mask = 0
+        for col, column in enumerate(self.columns):
+            mask |= ((1 << len(column)) - 1) << (col * (HEIGHT + 1))
+        return mask
+
+    def colour_bits(self, colour: str) -> int:
+        """Bitboard of the discs of ``colour``."""
+        bits = 0
+        for col, column in enumerate(self.columns):
+            for row, disc in enumerate(column):
+                if disc == colour:
+                    bits |= 1 << (col * (HEIGHT + 1) + row)
+        return bits
+
+    def bitboards(self) -> tuple[int, int]:
+        """The solver's ``(current, mask)``: discs of the side to move, all discs."""
+        return self.colour_bits(self.to_move), self.mask_bits()
+
+    def __str__(self) -> str:
+        return self.grid_text()
+
+    # ------------------------------------------------------------ checks
+
+    def _check_parity(self) -> None:
+        red, yellow = self.red_count, self.yellow_count
+        if red not in (yellow, yellow + 1):
+            raise InvalidGridError(
+                f"parity: {red} red and {yellow} yellow discs; Red moves first, so red must "
+                "equal yellow or yellow + 1"
+            )
+
+    def _check_win_plausible(self) -> None:
+        lines = self.winning_lines()
+        if not lines:
+            return
+        colours = {colour for colour, _ in lines}
+        if len(colours) > 1:
+            raise InvalidGridError("both Red and Yellow have four in a row")
+        (winner,) = colours
+        last_mover = other(self.to_move)
+        if winner != last_mover:
+            raise InvalidGridError(
+                f"{COLOUR_NAMES[winner]} has four in a row but {COLOUR_NAMES[last_mover]} "
+                "moved last"
+            )
+        if not any(self._removing_top_clears_win(col) for col in range(WIDTH)):
+            raise InvalidGridError(
+                f"{COLOUR_NAMES[winner]}'s fours cannot all have been made by the last disc"
+            )
+
+    def _removing_top_clears_win(self, col: int) -> bool:
+        column = self.columns[col]
+        if not column or column[-1] != other(self.to_move):
+            return False
+        columns = list(self.columns)
+        columns[col] = column[:-1]
+        return Board(columns=tuple(columns), moves=None).winner is None
+
+
+def _inside(col: int, row: int) -> bool:
+    return 1 <= col <= WIDTH and 1 <= row <= HEIGHT
+
+
+def _split_grid(lines: Sequence[str] | str) -> list[str]:
+    if isinstance(lines, str):
+        rows = [line.strip() for line in lines.strip().splitlines()]
+    elif isinstance(lines, Iterable):
+        rows = [str(line) for line in lines]
+    else:
+        raise InvalidGridError(f"grid must be 6 lines of 7 characters, got {lines!r}")
+    if len(rows) != HEIGHT:
+        raise InvalidGridError(f"grid must have {HEIGHT} rows, got {len(rows)}: {rows!r}")
+    for number, row in enumerate(rows, start=1):
+        if len(row) != WIDTH:
+            raise InvalidGridError(
+                f"grid line {number} must have {WIDTH} characters, got {len(row)}: {row!r}"
+            )
+        bad = set(row) - {EMPTY, RED, YELLOW}
+        if bad:
+            raise InvalidGridError(
+                f"grid line {number} {row!r} holds {sorted(bad)!r}; use '.', 'R' or 'Y'"
+            )
+    return rows

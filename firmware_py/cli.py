@@ -1,0 +1,78 @@
+"""The ``c4pi`` command line (SPEC.md §6).
+
+Each subcommand lives in its own module under :mod:`firmware_py.commands`
+(found automatically) and exposes ``register(subparsers)``, which adds its
+parser and sets ``func(args, config) -> int`` as the default. Command modules
+import their heavy dependencies inside ``func``, so ``c4pi --help`` stays fast. The config is loaded and
+validated once, before any command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from firmware_py import __version__
+from firmware_py.config import Config, load_config
+from firmware_py.exc import ConfigError
+
+EX_CONFIG = 78
+
+
+def command_modules() -> list[str]:
+    """Names of the modules under :mod:`firmware_py.commands`, sorted."""
+    package = importlib.import_module("firmware_py.commands")
+    return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="c4pi",
+        description="c4pi: a Raspberry Pi appliance that plays perfect Connect Four.",
+    )
+    parser.add_argument("--version", action="version", version=f"c4pi {__version__}")
+    parser.add_argument("--config", metavar="PATH",
+                        help="config file (default: /etc/c4pi/config.toml if present, "
+                             "else the bundled config/c4pi.toml)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in command_modules():
+        importlib.import_module(f"firmware_py.commands.{name}").register(subparsers)
+    return parser
+
+
+def setup_logging(config: Config, verbose: bool) -> None:
+    """Log to stderr (journald picks it up under systemd)."""
+    level = logging.DEBUG if verbose else getattr(logging, config.log.level.upper())
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``c4pi`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        print(f"c4pi: config error: {error}", file=sys.stderr)
+        return EX_CONFIG
+    setup_logging(config, args.verbose)
+    try:
+        return int(args.func(args, config) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""Typed configuration, validated once at start-up.
+
+The config is TOML (``config/c4pi.toml`` holds every default, commented). It
+is read from ``--config PATH``, else ``/etc/c4pi/config.toml`` when present,
+else the bundled default. Each ``[section]`` maps to a frozen dataclass below;
+every key must be known, of the right type and in range, otherwise
+:class:`~firmware_py.exc.ConfigError` names the file, the key and what was
+expected. Keys left out of a file keep their defaults.
+
+Relative paths in the config are resolved against the project directory (the
+folder that holds ``setup.sh``), see :func:`resolve_path`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints
+
+from firmware_py.exc import ConfigError
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG = PROJECT_DIR / "config" / "c4pi.toml"
+SYSTEM_CONFIG = Path("/etc/c4pi/config.toml")
+
+
+def _opt(default: Any, *, lo: float | None = None, hi: float | None = None,
+         choices: tuple[Any, ...] | None = None, length: int | None = None) -> Any:
+    """A dataclass field with validation metadata."""
+    meta = {"lo": lo, "hi": hi, "choices": choices, "length": length}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class SolverConfig:
+    tt_mb: int = _opt(64, lo=8, hi=4096)
+    book: str = _opt("books/book12.c4b")
+    use_book: bool = _opt(True)
+    tie_break: str = _opt("centre", choices=("centre", "random"))
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    enabled: bool = _opt(True)
+    port: str = _opt("/dev/serial0")
+    baud: int = _opt(9600, choices=(1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200))
+    reconnect_min_s: float = _opt(0.5, lo=0.05, hi=60.0)
+    reconnect_max_s: float = _opt(10.0, lo=0.1, hi=600.0)
+
+
+@dataclass(frozen=True)
+class LedConfig:
+    activity: str = _opt("sysfs", choices=("sysfs", "gpio", "none"))
+    sysfs_root: str = _opt("/sys/class/leds")
+    sysfs_names: list[str] = _opt(["ACT", "led0"])
+    gpio_pin: int = _opt(0, lo=0, hi=27)
+    blink_hz: float = _opt(4.0, lo=0.5, hi=20.0)
+    advantage_red_pin: int = _opt(0, lo=0, hi=27)
+    advantage_yellow_pin: int = _opt(0, lo=0, hi=27)
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    enabled: bool = _opt(True)
+    source: str = _opt("camera")
+    width: int = _opt(1280, lo=320, hi=4056)
+    height: int = _opt(720, lo=240, hi=3040)
+    fps: float = _opt(10.0, lo=1.0, hi=60.0)
+    fx: float = _opt(0.0, lo=0.0)
+    fy: float = _opt(0.0, lo=0.0)
+    cx: float = _opt(0.0, lo=0.0)
+    cy: float = _opt(0.0, lo=0.0)
+    distortion: list[float] = _opt([])
+    reopen_min_s: float = _opt(0.5, lo=0.05, hi=60.0)
+    reopen_max_s: float = _opt(10.0, lo=0.1, hi=600.0)
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    model: str = _opt("")
+    marker_size_pitch: float = _opt(0.8, lo=0.2, hi=0.99)
+    calibration: list[float] = _opt([0.0] * 8, length=8)
+    max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
+    min_cell_confidence: float = _opt(0.6, lo=0.0, hi=1.0)
+    confidence_gate: float = _opt(0.6, lo=0.0, hi=1.0)
+    vote_window: int = _opt(5, lo=1, hi=30)
+    vote_agree: int = _opt(4, lo=1, hi=30)
+    debounce_found_ms: int = _opt(160, lo=0, hi=10000)
+    debounce_lost_ms: int = _opt(500, lo=0, hi=10000)
+
+
+@dataclass(frozen=True)
+class SpeechConfig:
+    enabled: bool = _opt(True)
+    voice: str = _opt("en-us")
+    pitch: int = _opt(50, lo=0, hi=99)
+    speed_wpm: int = _opt(160, lo=80, hi=450)
+    volume: float = _opt(1.0, lo=0.0, hi=1.0)
+    distance_volume: float = _opt(0.5, lo=0.0, hi=1.0)
+    repeat_gap_ms: int = _opt(300, lo=0, hi=10000)
+    distance_period_s: float = _opt(8.0, lo=1.0, hi=120.0)
+    device: str = _opt("")
+    sink: str = _opt("pyaudio", choices=("pyaudio", "wav", "null"))
+    wav_path: str = _opt("c4pi-speech.wav")
+    clip_dir: str = _opt("")
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    level: str = _opt("info", choices=("debug", "info", "warning", "error"))
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole validated configuration; ``source`` is the file it came from."""
+
+    solver: SolverConfig = field(default_factory=SolverConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
+    led: LedConfig = field(default_factory=LedConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
+    speech: SpeechConfig = field(default_factory=SpeechConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    source: str = field(default="<defaults>", compare=False)
+
+
+SECTIONS: dict[str, type] = {
+    f.name: f.default_factory  # type: ignore[misc]
+    for f in fields(Config)
+    if f.default_factory is not MISSING
+}
+
+
+def config_path(explicit: str | Path | None) -> Path:
+    """Which file to load: ``--config``, else the system file, else the default."""
+    if explicit:
+        return Path(explicit)
+    if SYSTEM_CONFIG.is_file():
+        return SYSTEM_CONFIG
+    return DEFAULT_CONFIG
+
+
+def load_config(explicit: str | Path | None = None) -> Config:
+    """Load and validate the config file chosen by :func:`config_path`."""
+    path = config_path(explicit)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(str(path), "", "file not found") from None
+    except OSError as error:
+        raise ConfigError(str(path), "", f"cannot read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(str(path), "", f"not valid TOML: {error}") from None
+    return parse_config(data, str(path))
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
+    """Validate a parsed TOML document into a :class:`Config`."""
+    sections: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in SECTIONS:
+            raise ConfigError(source, f"[{name}]", "unknown section" + _hint(name, SECTIONS))
+        if not isinstance(value, dict):
+            raise ConfigError(source, name, f"expected a [{name}] table, got {value!r}")
+        sections[name] = _parse_section(SECTIONS[name], name, value, source)
+    config = Config(**sections, source=source)
+    _check_cross_fields(config, source)
+    return config
+
+
+def _parse_section(cls: type, name: str, values: dict[str, Any], source: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    hints = get_type_hints(cls)
+    kwargs = {}
+    for key, value in values.items():
+        if key not in known:
+            raise ConfigError(source, f"[{name}] {key}", "unknown key" + _hint(key, known))
+        kwargs[key] = _check_value(f"[{name}] {key}", value, hints[key], known[key].metadata,
+                                   source)
+    return cls(**kwargs)
+
+
+def _check_value(key: str, value: Any, hint: Any, meta: Any, source: str) -> Any:
+    origin = get_origin(hint)
+    if origin is list:
+        (item_type,) = get_args(hint)
+        if not isinstance(value, list):
+            raise ConfigError(source, key, f"expected a list of {item_type.__name__}, "
+                                           f"got {value!r}")
+        if meta.get("length") is not None and len(value) != meta["length"]:
+            raise ConfigError(source, key, f"expected {meta['length']} values, got {len(value)}")
+        return [_check_scalar(key, item, item_type, meta, source) for item in value]
+    return _check_scalar(key, value, hint, meta, source)
+
+
+def _check_scalar(key: str, value: Any, kind: type, meta: Any, source: str) -> Any:
+    expected = {bool: "true or false", int: "an integer", float: "a number",
+                str: "a string"}[kind]
+    ok = (
+        isinstance(value, bool) if kind is bool
+        else isinstance(value, int) and not isinstance(value, bool) if kind is int
+        else isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float
+        else isinstance(value, str)
+    )
+    if not ok:
+        raise ConfigError(source, key, f"expected {expected}, got {value!r}")
+    if kind is float:
+        value = float(value)
+    choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
+    if choices is not None and value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ConfigError(source, key, f"expected one of {options}, got {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = (f"from {lo} to {hi}" if lo is not None and hi is not None
+                  else f">= {lo}" if lo is not None else f"<= {hi}")
+        raise ConfigError(source, key, f"expected {expected} {bounds}, got {value!r}")
+    return value
+
+
+def _check_cross_fields(config: Config, source: str) -> None:
+    if config.vision.vote_agree > config.vision.vote_window:
+        raise ConfigError(source, "[vision] vote_agree",
+                          f"must not exceed vote_window ({config.vision.vote_window})")
+    if config.led.activity == "gpio" and config.led.gpio_pin == 0:
+        raise ConfigError(source, "[led] gpio_pin", 'must be set (1-27) when activity = "gpio"')
+    if config.serial.reconnect_min_s > config.serial.reconnect_max_s:
+        raise ConfigError(source, "[serial] reconnect_min_s", "must not exceed reconnect_max_s")
+    pins = (config.led.advantage_red_pin, config.led.advantage_yellow_pin)
+    if (pins[0] == 0) != (pins[1] == 0):
+        raise ConfigError(source, "[led] advantage_red_pin",
+                          "set both advantage pins or neither")
+
+
+def _hint(name: str, known: Any) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+
+
+def resolve_path(path: str) -> Path:
+    """A config path, relative ones taken from the project directory."""
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else PROJECT_DIR / candidate

@@ -1,0 +1,98 @@
+"""One exception tree for all of c4pi.
+
+Every error c4pi raises on purpose derives from :class:`C4piError`. Leaves that
+describe bad input also derive from :class:`ValueError`, so callers that only
+know the standard library can still catch them. Messages carry the bad input.
+"""
+
+from __future__ import annotations
+
+
+class C4piError(Exception):
+    """Root of every error raised by c4pi."""
+
+
+# --- configuration ---------------------------------------------------------
+
+
+class ConfigError(C4piError, ValueError):
+    """A config file is unreadable or holds a bad section, key, type or value."""
+
+    def __init__(self, path: str, key: str, problem: str) -> None:
+        self.path = path
+        self.key = key
+        self.problem = problem
+        where = f"{path}: {key}: " if key else f"{path}: "
+        super().__init__(where + problem)
+
+
+# --- positions -------------------------------------------------------------
+
+
+class PositionError(C4piError, ValueError):
+    """A position (move sequence or grid) is not a legal Connect Four position."""
+
+
+class IllegalMoveError(PositionError):
+    """A move sequence holds a bad character, a full column or a move after a win."""
+
+
+class InvalidGridError(PositionError):
+    """A grid has a bad shape or character, a floating disc or wrong parity."""
+
+
+class GameOverError(PositionError):
+    """The position is finished (four in a row or full); there is nothing to solve."""
+
+
+# --- solver and book -------------------------------------------------------
+
+
+class SolverError(C4piError):
+    """The solver could not produce an answer."""
+
+
+class SolveCancelled(SolverError):
+    """A search was cancelled from another thread before it finished."""
+
+
+class BookError(SolverError):
+    """An opening book file is missing, truncated, corrupt or of the wrong version."""
+
+
+# --- vision ----------------------------------------------------------------
+
+
+class VisionError(C4piError):
+    """The vision pipeline could not process a frame."""
+
+
+class ModelError(VisionError):
+    """The cell classifier model is missing, unreadable or has the wrong shape."""
+
+
+# --- devices -----------------------------------------------------------------
+
+
+class DeviceError(C4piError):
+    """A piece of hardware (camera, serial port, LED, speaker) failed."""
+
+
+class CameraError(DeviceError):
+    """The camera or frame source cannot deliver frames."""
+
+
+class SerialPortError(DeviceError):
+    """The serial port cannot be opened, read or written."""
+
+
+class LedError(DeviceError):
+    """An LED cannot be driven."""
+
+
+class AudioError(DeviceError):
+    """The audio output or the speech clips are unusable."""
+
+
+class ProtocolError(C4piError, ValueError):
+    """A serial frame breaks the robot protocol (SPEC §3)."""

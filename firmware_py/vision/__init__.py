@@ -1,0 +1,1 @@
+"""Vision: board markers, perspective warp, cell classifier, renderer."""

@@ -1,0 +1,40 @@
+"""The result of reading one camera frame: the contract between vision and pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from firmware_py.board import Board
+
+OK = "ok"
+NO_BOARD = "no-board"
+INVALID = "invalid"
+FINISHED = "finished"
+STATUSES = (OK, NO_BOARD, INVALID, FINISHED)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame showed.
+
+    ``grid`` is the classified grid (6 strings, top row first, SPEC §1) whenever
+    a board was found, even when it is invalid; ``board`` is set only for
+    ``ok`` and ``finished``. ``confidence`` is the board confidence (the
+    product or minimum of the per-cell confidences, 0-1); ``cell_confidence``
+    holds the 42 per-cell confidences, top row first, left to right.
+    """
+
+    status: str
+    grid: tuple[str, ...] | None = None
+    board: Board | None = None
+    confidence: float = 0.0
+    cell_confidence: tuple[float, ...] = field(default=(), repr=False)
+    markers: int = 0
+    reason: str = ""
+    blur: float = 0.0
+    reprojection_px: float = 0.0
+
+    @property
+    def found(self) -> bool:
+        """True when a board was located (any status but ``no-board``)."""
+        return self.status != NO_BOARD
