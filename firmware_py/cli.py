@@ -3,8 +3,8 @@
 Each subcommand lives in its own module under :mod:`firmware_py.commands`
 (found automatically) and exposes ``register(subparsers)``, which adds its
 parser and sets ``func(args, config) -> int`` as the default. Command modules
-import their heavy dependencies inside ``func``, so ``c4pi --help`` stays fast. The config is loaded and
-validated once, before any command runs.
+import their heavy dependencies inside ``func``, so ``c4pi --help`` stays
+fast. The config is loaded and validated once, before any command runs.
 """
 
 from __future__ import annotations

@@ -1,0 +1,198 @@
+"""Board model: round trips between notations and every invalid case."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.exc import (
+    GameOverError,
+    IllegalMoveError,
+    InvalidGridError,
+    PositionError,
+)
+
+
+def random_game(rng: random.Random, max_moves: int = 42) -> str:
+    """A random legal move sequence that stops at a win or a full board."""
+    board = Board.empty()
+    for _ in range(max_moves):
+        if board.is_finished:
+            break
+        board = board.play(rng.choice(board.legal_columns()))
+    return board.moves or ""
+
+
+def independent_grid(moves: str) -> list[str]:
+    """Grid text computed without the Board class (a plain 2-D array)."""
+    cells = [["."] * WIDTH for _ in range(HEIGHT)]  # cells[row][col], row 0 = bottom
+    heights = [0] * WIDTH
+    for index, char in enumerate(moves):
+        col = int(char) - 1
+        cells[heights[col]][col] = "R" if index % 2 == 0 else "Y"
+        heights[col] += 1
+    return ["".join(row) for row in reversed(cells)]
+
+
+def test_empty_board() -> None:
+    board = Board.empty()
+    assert board.grid_lines() == ["......."] * 6
+    assert board.to_move == "R"
+    assert board.bitboards() == (0, 0)
+    assert board.moves == ""
+
+
+def test_known_position_grid() -> None:
+    board = Board.from_moves("4453")
+    assert board.grid_lines()[-2:] == ["...Y...", "..YRR.."]
+    assert board.to_move == "R"
+    assert board.cell(4, 2) == "Y"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_round_trips(seed: int) -> None:
+    moves = random_game(random.Random(seed), max_moves=random.Random(seed).randint(0, 42))
+    board = Board.from_moves(moves)
+    assert board.grid_lines() == independent_grid(moves)
+    from_grid = Board.from_grid(board.grid_lines())
+    assert from_grid.columns == board.columns
+    assert from_grid.moves is None
+    current, mask = board.bitboards()
+    assert Board.from_bitboards(current, mask).columns == board.columns
+    assert board.mirror().mirror() == board
+    assert board.mirror().grid_lines() == [line[::-1] for line in board.grid_lines()]
+
+
+def test_bitboard_layout() -> None:
+    board = Board.from_moves("1277")
+    current, mask = board.bitboards()
+    # Red (to move) has col 1 row 1 and col 7 row 1; yellow col 2 row 1 and col 7 row 2.
+    assert current == (1 << 0) | (1 << 42)
+    assert mask == (1 << 0) | (1 << 7) | (1 << 42) | (1 << 43)
+
+
+@pytest.mark.parametrize(
+    ("moves", "fragment"),
+    [
+        ("48", "'8' at move 2"),
+        ("4a", "'a' at move 2"),
+        ("4 4", "' ' at move 2"),
+        ("1111111", "move 7 of '1111111': column 1 is full"),
+        ("12121213", "at move 8"),
+    ],
+)
+def test_illegal_moves_name_the_move(moves: str, fragment: str) -> None:
+    with pytest.raises(IllegalMoveError) as info:
+        Board.from_moves(moves)
+    assert fragment in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_last_move_may_win_but_then_game_over() -> None:
+    board = Board.from_moves("1212121")
+    assert board.winner == "R"
+    assert board.winning_cells() == {(1, 1), (1, 2), (1, 3), (1, 4)}
+    with pytest.raises(GameOverError):
+        board.require_playable()
+
+
+def independent_winner(grid: list[str]) -> str | None:
+    """Scan every row, column and diagonal of the grid text for four in a row."""
+    lines = list(grid) + ["".join(row[c] for row in grid) for c in range(WIDTH)]
+    for start in range(-HEIGHT, WIDTH + HEIGHT):
+        lines.append("".join(grid[r][start + r] for r in range(HEIGHT)
+                             if 0 <= start + r < WIDTH))
+        lines.append("".join(grid[r][start - r] for r in range(HEIGHT)
+                             if 0 <= start - r < WIDTH))
+    for colour in "RY":
+        if any(colour * 4 in line for line in lines):
+            return colour
+    return None
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_winner_matches_independent_scan(seed: int) -> None:
+    moves = random_game(random.Random(1000 + seed))
+    board = Board.from_moves(moves)
+    assert board.winner == independent_winner(independent_grid(moves))
+    assert board.is_finished
+
+
+@pytest.mark.parametrize(
+    ("moves", "winner"),
+    [("1122334", "R"), ("1212121", "R"), ("34366546655", "R"), ("352244334322", "Y"),
+     ("7655443432", None)],
+)
+def test_each_direction(moves: str, winner: str | None) -> None:
+    board = Board.from_moves(moves)
+    assert board.winner == independent_winner(board.grid_lines())
+    assert board.winner == winner
+
+
+def test_draw_board() -> None:
+    rng = random.Random(7)
+    board = Board.empty()
+    while not (board.is_full and board.winner is None):
+        board = Board.from_moves(random_game(rng))
+    again = Board.from_grid(board.grid_lines())
+    assert again.is_full and again.is_draw and again.winner is None
+    with pytest.raises(GameOverError, match="full"):
+        again.require_playable()
+
+
+@pytest.mark.parametrize(
+    ("grid", "fragment"),
+    [
+        (["......."] * 5, "6 rows"),
+        (["......."] * 5 + ["......"], "7 characters"),
+        (["......."] * 5 + ["...X..."], "'X'"),
+        (["......."] * 4 + ["...R...", "......."], "floating disc: R at column 4 row 2"),
+        (["......."] * 5 + ["...Y..."], "parity"),
+        (["......."] * 5 + ["RR....."], "parity"),
+        (["......."] * 4 + ["YYYY...", "RRRR..."], "both Red"),
+    ],
+)
+def test_invalid_grids(grid: list[str], fragment: str) -> None:
+    with pytest.raises(InvalidGridError) as info:
+        Board.from_grid(grid)
+    assert fragment in str(info.value)
+    assert isinstance(info.value, PositionError)
+
+
+def test_win_by_wrong_player_rejected() -> None:
+    # Red has four but Yellow moved last (equal counts).
+    grid = ["......."] * 4 + ["Y......", "RRRRYYY"]
+    with pytest.raises(InvalidGridError, match="moved last"):
+        Board.from_grid(grid)
+
+
+def test_two_separate_fours_rejected() -> None:
+    # Red: two disjoint horizontal fours that no single disc could complete.
+    grid = ["......."] * 3 + ["RRRRYYY", "YYYRRRY", "RRRRYYY"]
+    with pytest.raises(InvalidGridError, match="last disc"):
+        Board.from_grid(grid)
+
+
+def test_finished_grid_accepted() -> None:
+    board = Board.from_moves("1212121")
+    again = Board.from_grid(board.grid_lines())
+    assert again.winner == "R" and again.is_finished
+
+
+def test_grid_as_text_block() -> None:
+    board = Board.from_moves("44")
+    assert Board.from_grid(board.grid_text()).columns == board.columns
+
+
+def test_play_rejects_bad_column() -> None:
+    with pytest.raises(IllegalMoveError):
+        Board.empty().play(0)
+    with pytest.raises(IllegalMoveError, match="full"):
+        Board.from_moves("444444").play(4)
+
+
+def test_from_bitboards_rejects_floating_mask() -> None:
+    with pytest.raises(InvalidGridError):
+        Board.from_bitboards(0, 1 << 1)

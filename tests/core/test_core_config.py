@@ -1,0 +1,151 @@
+"""Config loading and validation: every error path names the file and the key."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from firmware_py import config as config_module
+from firmware_py.config import (
+    DEFAULT_CONFIG,
+    Config,
+    ConfigError,
+    load_config,
+    parse_config,
+    resolve_path,
+)
+from firmware_py.exc import C4piError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "c4pi.toml"
+    path.write_text(text)
+    return path
+
+
+def test_default_file_matches_dataclass_defaults() -> None:
+    loaded = load_config(DEFAULT_CONFIG)
+    assert loaded == Config()
+
+
+def test_default_file_lists_every_key() -> None:
+    data = tomllib.loads(DEFAULT_CONFIG.read_text())
+    defaults = Config()
+    for section in config_module.SECTIONS:
+        assert section in data, section
+        assert set(data[section]) == set(vars(getattr(defaults, section))), section
+
+
+def test_partial_file_keeps_defaults(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, "[solver]\ntt_mb = 8\n"))
+    assert loaded.solver.tt_mb == 8
+    assert loaded.solver.tie_break == "centre"
+    assert loaded.serial == Config().serial
+    assert loaded.source == str(tmp_path / "c4pi.toml")
+
+
+def test_int_accepted_for_float(tmp_path: Path) -> None:
+    loaded = load_config(write(tmp_path, "[camera]\nfps = 15\n"))
+    assert loaded.camera.fps == 15.0 and isinstance(loaded.camera.fps, float)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "fragment"),
+    [
+        ("[solvr]\ntt_mb = 8\n", "[solvr]", "unknown section (did you mean 'solver'?)"),
+        ("[solver]\ntt_mbb = 8\n", "[solver] tt_mbb", "unknown key (did you mean 'tt_mb'?)"),
+        ("[solver]\ntt_mb = '64'\n", "[solver] tt_mb", "expected an integer"),
+        ("[solver]\ntt_mb = 4\n", "[solver] tt_mb", "from 8 to 4096, got 4"),
+        ("[solver]\ntt_mb = 1.5\n", "[solver] tt_mb", "expected an integer"),
+        ("[solver]\nuse_book = 1\n", "[solver] use_book", "expected true or false"),
+        ("[solver]\ntie_break = 'left'\n", "[solver] tie_break", "one of 'centre', 'random'"),
+        ("[camera]\nfps = true\n", "[camera] fps", "expected a number"),
+        ("[camera]\nfps = 100.0\n", "[camera] fps", "from 1.0 to 60.0"),
+        ("[camera]\ndistortion = 0.1\n", "[camera] distortion", "expected a list of float"),
+        ("[camera]\ndistortion = [0.1, 'x']\n", "[camera] distortion", "expected a number"),
+        ("[vision]\ncalibration = [0.0]\n", "[vision] calibration", "expected 8 values"),
+        ("[vision]\nvote_agree = 6\n", "[vision] vote_agree", "must not exceed vote_window"),
+        ("[led]\nactivity = 'gpio'\n", "[led] gpio_pin", "must be set"),
+        ("[led]\nadvantage_red_pin = 5\n", "[led] advantage_red_pin", "both advantage pins"),
+        ("[serial]\nbaud = 9601\n", "[serial] baud", "one of"),
+        ("[serial]\nreconnect_min_s = 20.0\n", "[serial] reconnect_min_s", "reconnect_max_s"),
+        ("solver = 3\n", "solver", "expected a [solver] table"),
+        ("[log]\nlevel = 'loud'\n", "[log] level", "one of 'debug'"),
+    ],
+)
+def test_bad_values_name_file_and_key(tmp_path: Path, text: str, key: str, fragment: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    error = info.value
+    assert error.key == key
+    assert error.path == str(path)
+    assert fragment in str(error)
+    assert str(error).startswith(f"{path}: {key}: ")
+    assert isinstance(error, C4piError) and isinstance(error, ValueError)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_bad_toml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[solver\n"))
+
+
+def test_config_is_frozen() -> None:
+    loaded = parse_config({})
+    with pytest.raises(AttributeError):
+        loaded.solver.tt_mb = 9  # type: ignore[misc]
+
+
+def test_config_path_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    system = tmp_path / "etc.toml"
+    monkeypatch.setattr(config_module, "SYSTEM_CONFIG", system)
+    assert config_module.config_path(None) == DEFAULT_CONFIG
+    system.write_text("")
+    assert config_module.config_path(None) == system
+    assert config_module.config_path("x.toml") == Path("x.toml")
+
+
+def test_resolve_path() -> None:
+    assert resolve_path("/abs/file") == Path("/abs/file")
+    assert resolve_path("books/x") == config_module.PROJECT_DIR / "books" / "x"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware_py", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_cli_exit_78_names_key(tmp_path: Path) -> None:
+    path = write(tmp_path, "[speech]\nvolumme = 0.5\n")
+    result = run_cli("--config", str(path), "config")
+    assert result.returncode == 78
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "[speech] volumme" in lines[0] and str(path) in lines[0]
+
+
+def test_cli_help_and_version() -> None:
+    from firmware_py import __version__
+
+    assert run_cli("--version").stdout.strip() == f"c4pi {__version__}"
+    result = run_cli("--help")
+    assert result.returncode == 0 and "COMMAND" in result.stdout
+
+
+def test_cli_config_prints_effective_values(tmp_path: Path) -> None:
+    path = write(tmp_path, "[solver]\ntt_mb = 16\n")
+    result = run_cli("--config", str(path), "config", "--json")
+    assert result.returncode == 0
+    import json
+
+    data = json.loads(result.stdout)
+    assert data["solver"]["tt_mb"] == 16 and data["source"] == str(path)
