@@ -4,7 +4,9 @@
 #   ./setup.sh            set up (Debian packages, .venv, extension, book, clips)
 #   ./setup.sh run        set up, then run the appliance (the demo without a Pi camera)
 #   ./setup.sh test       set up with test tools, then run the test suite
-#   ./setup.sh --dry-run  print what would be done, do nothing
+#   ./setup.sh --system   on a Pi: install and start the c4pi service (as root)
+#   ./setup.sh --uninstall  stop and remove the service (keeps /etc/c4pi)
+#   --dry-run             print what would be done, do nothing (with any of the above)
 #
 # Each step is a small function; a failing step stops the script with a
 # message naming it and a non-zero exit status.
@@ -23,6 +25,10 @@ APT_PACKAGES=(
   libgl1 libglib2.0-0
 )
 PI_APT_PACKAGES=(python3-picamera2 python3-lgpio)
+INSTALL_DIR="${C4PI_INSTALL_DIR:-/opt/c4pi}"
+SERVICE_USER=c4pi
+ETC_DIR=/etc/c4pi
+UNIT_PATH=/etc/systemd/system/c4pi.service
 
 say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 die() { printf 'setup.sh: step "%s" failed: %s\n' "$CURRENT_STEP" "$*" >&2; exit 1; }
@@ -118,13 +124,112 @@ has_pi_camera() {
   is_pi && "$PY" -c "from picamera2 import Picamera2; import sys; sys.exit(not Picamera2.global_camera_info())" 2>/dev/null
 }
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+# ---------------------------------------------------------------- --system
+
+create_service_user() {
+  step "Service user $SERVICE_USER"
+  if id "$SERVICE_USER" >/dev/null 2>&1; then echo "   exists"; return; fi
+  as_root useradd --system --no-create-home --home-dir /var/lib/c4pi \
+    --shell /usr/sbin/nologin "$SERVICE_USER" || die "useradd $SERVICE_USER"
+  local group
+  for group in video dialout gpio audio; do
+    if getent group "$group" >/dev/null; then
+      as_root usermod -aG "$group" "$SERVICE_USER" || die "usermod -aG $group"
+    fi
+  done
+}
+
+install_code() {
+  step "c4pi code in $INSTALL_DIR"
+  as_root mkdir -p "$INSTALL_DIR" || die "mkdir $INSTALL_DIR"
+  if [ "$HERE" = "$INSTALL_DIR" ]; then echo "   running from $INSTALL_DIR"; return; fi
+  local files
+  if git -C "$HERE" rev-parse --git-dir >/dev/null 2>&1; then
+    files="git -C $HERE ls-files"
+  else
+    files="find . -path ./.venv -prune -o -type f -print"
+  fi
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '   would run: copy the files of %s (%s) to %s\n' "$HERE" "$files" "$INSTALL_DIR"
+  else
+    (cd "$HERE" && $files | tar -cf - -T -) | as_root tar -C "$INSTALL_DIR" -xf - \
+      || die "copy to $INSTALL_DIR"
+  fi
+  as_root "$INSTALL_DIR/setup.sh" || die "$INSTALL_DIR/setup.sh"
+}
+
+install_config() {
+  step "Config $ETC_DIR/config.toml"
+  as_root mkdir -p "$ETC_DIR" || die "mkdir $ETC_DIR"
+  if [ -e "$ETC_DIR/config.toml" ]; then
+    if cmp -s "$HERE/config/c4pi.toml" "$ETC_DIR/config.toml"; then
+      echo "   up to date"
+    else
+      echo "   kept your changed $ETC_DIR/config.toml; new defaults in $ETC_DIR/config.toml.default"
+      as_root install -m 0644 "$HERE/config/c4pi.toml" "$ETC_DIR/config.toml.default" \
+        || die "install config.toml.default"
+    fi
+    return
+  fi
+  as_root install -m 0644 "$HERE/config/c4pi.toml" "$ETC_DIR/config.toml" || die "install config"
+}
+
+install_unit() {
+  step "systemd unit $UNIT_PATH"
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '   would run: write %s from systemd/c4pi.service with INSTALL_DIR=%s\n' \
+      "$UNIT_PATH" "$INSTALL_DIR"
+  else
+    sed "s#@INSTALL_DIR@#$INSTALL_DIR#g" "$HERE/systemd/c4pi.service" \
+      | as_root tee "$UNIT_PATH" >/dev/null || die "write $UNIT_PATH"
+  fi
+  as_root systemctl daemon-reload || die "systemctl daemon-reload"
+}
+
+enable_uart() {
+  step "UART on, serial login console off"
+  if ! command -v raspi-config >/dev/null && [ "$DRY_RUN" = 0 ]; then
+    echo "   no raspi-config (not a Pi): skipped"; return
+  fi
+  as_root raspi-config nonint do_serial_hw 0 || die "raspi-config do_serial_hw"
+  as_root raspi-config nonint do_serial_cons 1 || die "raspi-config do_serial_cons"
+}
+
+start_service() {
+  step "Start the service"
+  as_root systemctl enable --now c4pi.service || die "systemctl enable --now c4pi"
+  run "$INSTALL_DIR/.venv/bin/c4pi" selftest || echo "   selftest reported failures (see above)"
+}
+
+install_system() {
+  install_apt_packages
+  create_service_user
+  install_code
+  install_config
+  install_unit
+  enable_uart
+  start_service
+}
+
+uninstall_system() {
+  step "Remove the c4pi service"
+  as_root systemctl disable --now c4pi.service || true
+  as_root rm -f "$UNIT_PATH" || die "rm $UNIT_PATH"
+  as_root systemctl daemon-reload || true
+  as_root rm -rf "$INSTALL_DIR" /var/lib/c4pi || die "rm $INSTALL_DIR"
+  if id "$SERVICE_USER" >/dev/null 2>&1; then as_root userdel "$SERVICE_USER" || true; fi
+  echo "   kept $ETC_DIR (your config); remove it by hand if you want"
+}
+
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   while [ $# -gt 0 ]; do
     case "$1" in
       run) ACTION=run ;;
       test) ACTION=test; WITH_TESTS=1 ;;
+      --system) ACTION=system ;;
+      --uninstall) ACTION=uninstall ;;
       --dry-run) DRY_RUN=1 ;;
       -h|--help) usage; exit 0 ;;
       *) echo "setup.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
@@ -135,6 +240,10 @@ parse_args() {
 
 main() {
   parse_args "$@"
+  case "$ACTION" in
+    system) install_system; return ;;
+    uninstall) uninstall_system; return ;;
+  esac
   install_apt_packages
   create_venv
   install_python_package

@@ -1,0 +1,104 @@
+"""The systemd unit (verified by systemd itself) and `setup.sh --system --dry-run`."""
+
+from __future__ import annotations
+
+import configparser
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UNIT = ROOT / "systemd" / "c4pi.service"
+
+
+def rendered_unit(tmp_path: Path, install_dir: Path) -> Path:
+    path = tmp_path / "c4pi.service"
+    path.write_text(UNIT.read_text().replace("@INSTALL_DIR@", str(install_dir)))
+    return path
+
+
+def unit_settings() -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in UNIT.read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def test_unit_has_required_settings() -> None:
+    settings = unit_settings()
+    assert settings["Type"] == ["notify"]
+    assert settings["Restart"] == ["on-failure"]
+    assert int(settings["WatchdogSec"][0]) > 0
+    assert set(settings["SupplementaryGroups"][0].split()) == {"video", "dialout", "gpio",
+                                                               "audio"}
+    assert settings["StateDirectory"] == ["c4pi"]
+    for key in ("NoNewPrivileges", "ProtectHome", "PrivateTmp", "ProtectKernelModules",
+                "ProtectControlGroups"):
+        assert settings[key] == ["yes"], key
+    assert settings["ProtectSystem"] == ["strict"]
+    assert "PrivateDevices" not in settings
+    assert "ProtectKernelTunables" not in settings
+    assert settings["ExecStartPre"][0].startswith("+")
+    assert settings["ExecStart"][0].endswith("/.venv/bin/c4pi run")
+
+
+def test_unit_parses_as_ini() -> None:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.read_string(UNIT.read_text())
+    assert set(parser.sections()) == {"Unit", "Service", "Install"}
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_systemd_analyze_verify(tmp_path: Path) -> None:
+    install_dir = tmp_path / "opt"
+    binary = install_dir / ".venv" / "bin" / "c4pi"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    unit = rendered_unit(tmp_path, install_dir)
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)],
+                            capture_output=True, text=True, timeout=60)
+    problems = [line for line in result.stderr.splitlines() if str(unit) in line]
+    assert result.returncode == 0, result.stderr
+    assert problems == []
+
+
+def dry_run(*args: str, env_extra: dict[str, str] | None = None) -> str:
+    result = subprocess.run(["bash", str(ROOT / "setup.sh"), *args, "--dry-run"],
+                            capture_output=True, text=True, timeout=120,
+                            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                                 **(env_extra or {})})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_system_dry_run_prints_every_action() -> None:
+    out = dry_run("--system", env_extra={"C4PI_INSTALL_DIR": "/opt/c4pi-test"})
+    expected_in_order = [
+        "copy the files of",
+        "/opt/c4pi-test/setup.sh",
+        "/etc/c4pi/config.toml",
+        "write /etc/systemd/system/c4pi.service",
+        "systemctl daemon-reload",
+        "raspi-config nonint do_serial_hw 0",
+        "raspi-config nonint do_serial_cons 1",
+        "systemctl enable --now c4pi.service",
+        "/opt/c4pi-test/.venv/bin/c4pi selftest",
+    ]
+    position = 0
+    for fragment in expected_in_order:
+        found = out.find(fragment, position)
+        assert found >= 0, f"{fragment!r} missing or out of order in:\n{out}"
+        position = found
+    assert not Path("/opt/c4pi-test").exists()
+
+
+def test_uninstall_dry_run() -> None:
+    out = dry_run("--uninstall")
+    assert "systemctl disable --now c4pi.service" in out
+    assert "rm -f /etc/systemd/system/c4pi.service" in out
+    assert "kept /etc/c4pi" in out
