@@ -1,8 +1,16 @@
-"""Build the Cython solver extension; everything else lives in pyproject.toml."""
+"""Build the Cython solver extension; everything else lives in pyproject.toml.
 
+Every ``cython_solver/*.pyx`` becomes an extension module. The flags are plain
+gcc/clang ones that work on x86-64 and aarch64 alike (no -march=native, no
+intrinsics), so a wheel built on one Pi runs on every Pi of the same arch.
+"""
+
+import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
+
+COMPILE_ARGS = [] if sys.platform == "win32" else ["-O3", "-fno-strict-aliasing"]
 
 
 def _extensions() -> list:
@@ -11,8 +19,12 @@ def _extensions() -> list:
         return []
     from Cython.Build import cythonize
 
+    extensions = [
+        Extension(f"cython_solver.{path.stem}", [str(path)], extra_compile_args=COMPILE_ARGS)
+        for path in sources
+    ]
     return cythonize(
-        [str(path) for path in sources],
+        extensions,
         compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False},
         quiet=True,
     )

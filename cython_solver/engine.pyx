@@ -1,0 +1,591 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The search engine: bitboards, transposition table, book probe, negamax.
+
+Everything below ``Engine`` is plain C (typed, ``noexcept nogil``): the search
+touches no Python object and runs with the GIL released.
+
+Bitboards follow ``firmware_py.board``: column c (0-based) uses bits 7c..7c+5,
+bit 7c+6 is an always-empty sentinel; ``cur`` holds the discs of the side to
+move, ``mask`` all discs. Scores are SPEC §2 scores of the side to move.
+
+Transposition table: ``1 << table_bits`` entries of 8 bytes. The 49-bit key
+``min(cur + mask, mirror(cur + mask))`` is scrambled by a bijection on 49 bits;
+the low ``table_bits`` bits of the result index the table and the remaining
+high bits (at most 32) are stored as the check, so a hit is never a false
+positive. An entry holds the check (32 bits), a lower and an upper bound on
+the score (8 bits each, offset by 64) and the best column found (8 bits, +1).
+"""
+
+from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <sys/mman.h>
+    static inline int c4_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    /* Kernighan's count: fast for the few bits of a threat mask, and portable
+       (x86-64 baseline has no popcnt instruction without -mpopcnt). */
+    static inline int c4_popcount_sparse(unsigned long long x) {
+        int n = 0;
+        while (x) { x &= x - 1; n++; }
+        return n;
+    }
+    /* The table: anonymous memory (zeroed lazily by the kernel), 2 MB aligned
+       and marked for transparent huge pages where the kernel offers them. */
+    static void *c4_table_alloc(size_t bytes, void **base, size_t *total) {
+        size_t align = (size_t)2 << 20;
+        char *p;
+        *total = bytes + align;
+        p = (char *)mmap(NULL, *total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == (char *)MAP_FAILED) { *base = NULL; return NULL; }
+        *base = p;
+        p = (char *)(((size_t)p + align - 1) & ~(align - 1));
+    #ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE);
+    #endif
+        return p;
+    }
+    static inline void c4_prefetch(const void *p) { __builtin_prefetch(p); }
+    static void c4_table_free(void *base, size_t total) { if (base) munmap(base, total); }
+    static inline int c4_load_flag(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void c4_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int c4_popcount(unsigned long long x) nogil
+    int c4_popcount_sparse(unsigned long long x) nogil
+    void *c4_table_alloc(size_t bytes, void **base, size_t *total) nogil
+    void c4_table_free(void *base, size_t total) nogil
+    void c4_prefetch(const void *p) nogil
+    int c4_load_flag(const int *p) nogil
+    void c4_store_flag(int *p, int v) nogil
+
+cdef enum:
+    WIDTH = 7
+    HEIGHT = 6
+    CELLS = 42
+    CHECK_EVERY = 4095          # poll the cancel flag when (nodes & CHECK_EVERY) == 0
+    BOUND_OFFSET = 64
+    NOT_FOUND = 127
+
+cdef uint64_t BOTTOM = 0x0040810204081          # bit 0 of every column
+cdef uint64_t BOARD = BOTTOM * 0x3F              # every playable cell
+cdef uint64_t KEY49 = (<uint64_t>1 << 49) - 1
+cdef int ORDER[7]
+ORDER[:] = [3, 2, 4, 1, 5, 0, 6]                 # centre first (0-based columns)
+
+MAX_TT_MB = 4096
+NOT_IN_BOOK = NOT_FOUND
+
+
+# ---------------------------------------------------------------- bitboards
+
+cdef inline uint64_t column_mask(int col) noexcept nogil:
+    return <uint64_t>0x3F << (7 * col)
+
+
+cdef inline uint64_t possible_moves(uint64_t mask) noexcept nogil:
+    """The lowest empty cell of every non-full column."""
+    return (mask + BOTTOM) & BOARD
+
+
+cdef inline uint64_t winning_cells(uint64_t pos, uint64_t mask) noexcept nogil:
+    """Empty cells that would complete a four for the discs ``pos``."""
+    cdef uint64_t r = (pos << 1) & (pos << 2) & (pos << 3)       # vertical
+    r |= _line_cells(pos, 7)                                      # horizontal
+    r |= _line_cells(pos, 6)                                      # diagonal down-right
+    r |= _line_cells(pos, 8)                                      # diagonal up-right
+    return r & (BOARD ^ mask)
+
+
+cdef inline uint64_t _line_cells(uint64_t pos, int s) noexcept nogil:
+    """Cells completing three discs of ``pos`` along the direction of shift ``s``."""
+    cdef uint64_t r, p = (pos << s) & (pos << (2 * s))
+    r = p & (pos << (3 * s))
+    r |= p & (pos >> s)
+    p = (pos >> s) & (pos >> (2 * s))
+    r |= p & (pos << s)
+    r |= p & (pos >> (3 * s))
+    return r
+
+
+cdef inline bint has_four(uint64_t pos) noexcept nogil:
+    return _four(pos, 1) or _four(pos, 7) or _four(pos, 6) or _four(pos, 8)
+
+
+cdef inline bint _four(uint64_t pos, int s) noexcept nogil:
+    cdef uint64_t m = pos & (pos >> s)
+    return (m & (m >> (2 * s))) != 0
+
+
+cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
+    """Swap columns 1<->7, 2<->6, 3<->5 of a 7-bits-per-column board."""
+    return (((k >> 42) & 0x7F) | ((k >> 28) & (<uint64_t>0x7F << 7))
+            | ((k >> 14) & (<uint64_t>0x7F << 14)) | (k & (<uint64_t>0x7F << 21))
+            | ((k << 14) & (<uint64_t>0x7F << 28)) | ((k << 28) & (<uint64_t>0x7F << 35))
+            | ((k << 42) & (<uint64_t>0x7F << 42)))
+
+
+cdef inline uint64_t mix_key(uint64_t k) noexcept nogil:
+    """A bijection on 49-bit integers that spreads every bit over the low bits."""
+    k ^= k >> 23
+    k = (k * 0x1C2BD4F7A5E3ULL) & KEY49
+    k ^= k >> 25
+    k = (k * 0x0B7E151628AEDULL) & KEY49
+    k ^= k >> 22
+    return k
+
+
+cdef inline uint64_t table_hash(uint64_t cur, uint64_t mask, int *sym) noexcept nogil:
+    """The scrambled symmetric key; ``sym`` tells whether the mirror image was used."""
+    cdef uint64_t key = cur + mask
+    cdef uint64_t mirrored = mirror_key(key)
+    sym[0] = mirrored < key
+    return mix_key(mirrored if sym[0] else key)
+
+
+# ---------------------------------------------------------------- opening book
+
+cdef inline uint32_t mix32(uint32_t h) noexcept nogil:
+    """A bijection on 32-bit integers (the MurmurHash3 finaliser)."""
+    h ^= h >> 16
+    h *= 0x85EBCA6BU
+    h ^= h >> 13
+    h *= 0xC2B2AE35U
+    h ^= h >> 16
+    return h
+
+
+cdef uint32_t position_code(uint64_t cur, uint64_t mask, int mirrored) noexcept nogil:
+    """The book's position code: per column (left to right, or right to left when
+    ``mirrored``) bottom-up ``10`` for a disc of the side to move, ``11`` for an
+    opponent disc, then ``0`` closing the column. 12 discs give 31 bits."""
+    cdef uint32_t code = 0
+    cdef int i, col, row
+    cdef uint64_t bit
+    for i in range(WIDTH):
+        col = WIDTH - 1 - i if mirrored else i
+        for row in range(HEIGHT):
+            bit = <uint64_t>1 << (7 * col + row)
+            if not mask & bit:
+                break
+            code = (code << 2) | (2 if cur & bit else 3)
+        code <<= 1
+    return code
+
+
+cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil:
+    """The exact score of a ``book.ply``-disc position, or NOT_FOUND (127)."""
+    cdef uint32_t code = position_code(cur, mask, 0)
+    cdef uint32_t other = position_code(cur, mask, 1)
+    if other < code:
+        code = other
+    cdef uint32_t h = mix32(code)
+    cdef uint32_t bucket = h >> (32 - book.bucket_bits)
+    cdef uint16_t low = <uint16_t>(h & 0xFFFF)
+    cdef uint32_t i = book.index[bucket]
+    cdef uint32_t end = book.index[bucket + 1]
+    while i < end:
+        if book.keys[i] >= low:
+            if book.keys[i] == low:
+                return book.values[i]
+            return NOT_FOUND
+        i += 1
+    return NOT_FOUND
+
+
+# ---------------------------------------------------------------- search
+
+cdef inline void tt_store(Search *s, uint64_t idx, uint64_t check, int lower, int upper,
+                          int best) noexcept nogil:
+    s.table[idx] = (check | (<uint64_t>(lower + BOUND_OFFSET) << 32)
+                    | (<uint64_t>(upper + BOUND_OFFSET) << 40)
+                    | (<uint64_t>(best + 1) << 48))
+
+
+cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
+                 int beta) noexcept nogil:
+    """Score of a position where the side to move cannot win at once, clamped to
+    [alpha, beta]: a result <= alpha is an upper bound, >= beta a lower bound."""
+    cdef uint64_t opp = cur ^ mask
+    cdef uint64_t possible, threats, forced, moves, h, idx, check, entry, m
+    cdef int lo, hi, v, best_col = -1, found_col = -1, i, j, cnt = 0, col, score, sym
+    cdef uint64_t order_moves[7]
+    cdef int order_scores[7]
+    cdef int order_cols[7]
+    cdef uint64_t child_hash[7]
+    cdef int tt_lower, tt_upper, use_tt
+
+    s.nodes += 1
+    if (s.nodes & CHECK_EVERY) == 0 and c4_load_flag(s.cancel):
+        s.aborted = 1
+    if s.aborted:
+        return 0
+
+    possible = possible_moves(mask)
+    threats = winning_cells(opp, mask)
+    forced = possible & threats
+    if forced:
+        if forced & (forced - 1):
+            return -((CELLS - n) // 2)           # two threats: lost at the opponent's next disc
+        possible = forced
+    moves = possible & ~(threats >> 1)           # never play under an opponent's winning cell
+    if moves == 0:
+        return -((CELLS - n) // 2)
+    if n >= CELLS - 2:
+        return 0
+
+    lo = -((CELLS - 2 - n) // 2)                 # we survive the opponent's next disc
+    if alpha < lo:
+        alpha = lo
+        if alpha >= beta:
+            return alpha
+    hi = (CELLS - 1 - n) // 2                    # we cannot win with this disc
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+
+    tt_lower = -BOUND_OFFSET
+    tt_upper = BOUND_OFFSET
+    use_tt = n < s.tt_limit
+    if use_tt:
+        h = table_hash(cur, mask, &sym)
+        idx = h & s.table_mask
+        check = h >> s.table_bits
+        entry = s.table[idx]
+        if entry != 0 and (entry & 0xFFFFFFFFULL) == check:
+            tt_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
+            tt_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
+            if tt_lower > alpha:
+                alpha = tt_lower
+                if alpha >= beta:
+                    return alpha
+            if tt_upper < beta:
+                beta = tt_upper
+                if alpha >= beta:
+                    return beta
+            found_col = <int>((entry >> 48) & 0xFF) - 1
+            if found_col >= 0 and sym:
+                found_col = WIDTH - 1 - found_col
+
+    if s.use_book and n == s.book.ply:
+        v = book_lookup(&s.book, cur, mask)
+        if v != NOT_FOUND:
+            return v
+
+    # order the moves: the table's best column first, then by the number of
+    # winning cells the move creates, ties centre first
+    for i in range(WIDTH):
+        col = ORDER[i]
+        m = moves & column_mask(col)
+        if m:
+            if n + 1 < s.tt_limit:
+                child_hash[col] = table_hash(opp, mask | m, &j)
+                c4_prefetch(&s.table[child_hash[col] & s.table_mask])
+            score = c4_popcount_sparse(winning_cells(cur | m, mask))
+            if col == found_col:
+                score = 1000
+            j = cnt
+            while j > 0 and order_scores[j - 1] < score:
+                order_moves[j] = order_moves[j - 1]
+                order_scores[j] = order_scores[j - 1]
+                order_cols[j] = order_cols[j - 1]
+                j -= 1
+            order_moves[j] = m
+            order_scores[j] = score
+            order_cols[j] = col
+            cnt += 1
+
+    if n < s.etc_limit and n + 1 < s.tt_limit:
+        # enhanced transposition cutoff: a child's stored upper bound is a
+        # lower bound for us
+        for i in range(cnt):
+            h = child_hash[order_cols[i]]
+            entry = s.table[h & s.table_mask]
+            if entry != 0 and (entry & 0xFFFFFFFFULL) == (h >> s.table_bits):
+                v = BOUND_OFFSET - <int>((entry >> 40) & 0xFF)
+                if v > alpha:
+                    alpha = v
+                    best_col = order_cols[i]
+                    if alpha >= beta:
+                        if use_tt:
+                            _store(s, idx, check, sym, alpha, tt_upper, best_col)
+                        return alpha
+
+    for i in range(cnt):
+        v = -negamax(s, opp, mask | order_moves[i], n + 1, -beta, -alpha)
+        if s.aborted:
+            return 0
+        if v >= beta:
+            if use_tt:
+                _store(s, idx, check, sym, v, tt_upper, order_cols[i])
+            return v
+        if v > alpha:
+            alpha = v
+            best_col = order_cols[i]
+    if best_col < 0:
+        best_col = found_col
+    if use_tt:
+        _store(s, idx, check, sym, tt_lower, alpha, best_col)
+    return alpha
+
+
+cdef inline void _store(Search *s, uint64_t idx, uint64_t check, int sym, int lower, int upper,
+                        int best_col) noexcept nogil:
+    """Store bounds, keeping the other bound when the slot still holds this position."""
+    cdef uint64_t entry = s.table[idx]
+    cdef int old_lower, old_upper
+    if entry != 0 and (entry & 0xFFFFFFFFULL) == check:
+        old_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
+        old_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
+        if old_lower > lower:
+            lower = old_lower
+        if old_upper < upper:
+            upper = old_upper
+    if lower < -BOUND_OFFSET + 1:
+        lower = -BOUND_OFFSET + 1
+    if upper > BOUND_OFFSET - 1:
+        upper = BOUND_OFFSET - 1
+    if best_col >= 0 and sym:
+        best_col = WIDTH - 1 - best_col
+    tt_store(s, idx, check, lower, upper, best_col)
+
+
+cdef inline bint can_win_next(uint64_t cur, uint64_t mask) noexcept nogil:
+    return (winning_cells(cur, mask) & possible_moves(mask)) != 0
+
+
+cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil:
+    """Exact score of a playable position (null-window searches around the middle)."""
+    cdef int lo, hi, med, r
+    if can_win_next(cur, mask):
+        return (CELLS + 1 - n) // 2
+    if s.use_book and n == s.book.ply:
+        r = book_lookup(&s.book, cur, mask)
+        if r != NOT_FOUND:
+            return r
+    lo = -((CELLS - n) // 2)
+    hi = (CELLS - 1 - n) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and lo // 2 < med:
+            med = lo // 2
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = negamax(s, cur, mask, n, med, med + 1)
+        if s.aborted:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+# ---------------------------------------------------------------- Python API
+
+cdef inline int _count(uint64_t x) noexcept nogil:
+    return c4_popcount(x)
+
+
+def parse_moves(str moves):
+    """Fast path for a move string: ``(current, mask, n)``, or ``None`` when the
+    string is not a legal, unfinished position (callers then ask the board model
+    for the exact error)."""
+    cdef uint64_t cur = 0, mask = 0, m
+    cdef int col
+    cdef Py_UCS4 ch
+    if len(moves) > CELLS:
+        return None
+    for ch in moves:
+        if ch < 49 or ch > 55:          # '1' .. '7'
+            return None
+        col = <int>ch - 49
+        if mask & (<uint64_t>1 << (7 * col + HEIGHT - 1)):
+            return None
+        if has_four(cur ^ mask):                 # the previous move won
+            return None
+        m = (mask + (<uint64_t>1 << (7 * col))) & column_mask(col)
+        cur ^= mask
+        mask |= m
+    if has_four(cur ^ mask) or _count(mask) == CELLS:
+        return None
+    return cur, mask, _count(mask)
+
+
+def check_bitboards(uint64_t cur, uint64_t mask):
+    """True when ``(cur, mask)`` is a well-formed, unfinished position whose side
+    to move holds ``cur`` (callers build the exact error from the board model)."""
+    cdef int n = _count(mask), col
+    cdef uint64_t bits
+    if mask & ~BOARD or cur & ~mask:
+        return False
+    for col in range(WIDTH):
+        bits = (mask >> (7 * col)) & 0x7F
+        if bits & (bits + 1):                    # a gap under a disc
+            return False
+    if _count(cur) != n // 2 or n == CELLS:
+        return False
+    return not has_four(cur) and not has_four(cur ^ mask)
+
+
+def winning_columns(uint64_t cur, uint64_t mask):
+    """Columns (0-based) where the side to move completes a four."""
+    cdef uint64_t w = winning_cells(cur, mask) & possible_moves(mask)
+    return [c for c in range(WIDTH) if w & column_mask(c)]
+
+
+def book_code(uint64_t cur, uint64_t mask, bint mirrored=False):
+    """The book's position code of a position (see ``position_code``)."""
+    return position_code(cur, mask, mirrored)
+
+
+def mix_code(uint32_t code):
+    """The bijective scramble that orders book entries (exposed for the builder)."""
+    return mix32(code)
+
+
+cdef class Engine:
+    """Owns a transposition table and runs searches without the GIL.
+
+    One thread uses an engine at a time; :meth:`cancel` may be called from any
+    thread and stops the running search at its next poll (every 4096 nodes).
+    """
+
+    def __cinit__(self, int tt_mb=64):
+        cdef int bits = 0
+        cdef uint64_t entries
+        if tt_mb < 1 or tt_mb > MAX_TT_MB:
+            raise ValueError(f"tt_mb must be 1 to {MAX_TT_MB}, got {tt_mb}")
+        entries = (<uint64_t>tt_mb << 20) // 8
+        while (<uint64_t>1 << (bits + 1)) <= entries:
+            bits += 1
+        self.table_memory = <uint64_t *>c4_table_alloc((<size_t>1 << bits) * 8, &self.table_base,
+                                                       &self.table_total)
+        if self.table_memory == NULL:
+            raise MemoryError(f"cannot allocate a {tt_mb} MB transposition table")
+        self.tt_mb = tt_mb
+        self.cancel_flag = 0
+        self.s.table = self.table_memory
+        self.s.table_bits = bits
+        self.s.table_mask = (<uint64_t>1 << bits) - 1
+        self.s.nodes = 0
+        self.s.cancel = &self.cancel_flag
+        self.s.aborted = 0
+        self.s.use_book = 0
+        self.s.tt_limit = CELLS
+        self.s.etc_limit = 0
+        memset(&self.s.book, 0, sizeof(BookView))
+        self.book_owner = None
+
+    def __dealloc__(self):
+        c4_table_free(self.table_base, self.table_total)
+        self.table_memory = NULL
+        self.table_base = NULL
+
+    @property
+    def table_entries(self) -> int:
+        return 1 << self.s.table_bits
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched since the last :meth:`start`."""
+        return self.s.nodes
+
+    @property
+    def aborted(self) -> bool:
+        return self.s.aborted != 0
+
+    def reset(self) -> None:
+        """Clear the transposition table."""
+        memset(self.table_memory, 0, (<size_t>1 << self.s.table_bits) * 8)
+
+    def cancel(self) -> None:
+        """Ask the running search to stop (thread-safe)."""
+        c4_store_flag(&self.cancel_flag, 1)
+
+    def start(self) -> None:
+        """Begin a new public call: clear the node count and the cancel flag."""
+        c4_store_flag(&self.cancel_flag, 0)
+        self.s.aborted = 0
+        self.s.nodes = 0
+
+    def set_book(self, owner, const uint32_t[::1] index, const uint16_t[::1] keys,
+                 const int8_t[::1] values, int bucket_bits, int ply) -> None:
+        """Use a validated book; ``owner`` keeps the mapped memory alive."""
+        if index.shape[0] != (1 << bucket_bits) + 1 or keys.shape[0] != values.shape[0]:
+            raise ValueError("book arrays do not match the bucket count")
+        if bucket_bits < 16 or bucket_bits > 24:
+            raise ValueError(f"book bucket_bits must be 16 to 24, got {bucket_bits}")
+        self.s.book.index = &index[0]
+        self.s.book.keys = &keys[0] if keys.shape[0] else NULL
+        self.s.book.values = &values[0] if values.shape[0] else NULL
+        self.s.book.bucket_bits = bucket_bits
+        self.s.book.ply = ply
+        self.s.book.count = keys.shape[0]
+        self.s.use_book = 1 if keys.shape[0] else 0
+        self.book_owner = owner
+
+    @property
+    def tt_limit(self) -> int:
+        """Positions with this many discs or more skip the transposition table."""
+        return self.s.tt_limit
+
+    @tt_limit.setter
+    def tt_limit(self, int value) -> None:
+        self.s.tt_limit = value
+
+    @property
+    def etc_limit(self) -> int:
+        """Positions with fewer discs try enhanced transposition cutoffs."""
+        return self.s.etc_limit
+
+    @etc_limit.setter
+    def etc_limit(self, int value) -> None:
+        self.s.etc_limit = value
+
+    def clear_book(self) -> None:
+        self.s.use_book = 0
+        self.s.tt_limit = CELLS
+        self.s.etc_limit = 0
+        memset(&self.s.book, 0, sizeof(BookView))
+        self.book_owner = None
+
+    @property
+    def has_book(self) -> bool:
+        return self.s.use_book != 0
+
+    def book_value(self, uint64_t cur, uint64_t mask):
+        """The book's score for a position, or ``None`` when it is not there."""
+        cdef int v
+        if not self.s.use_book or _count(mask) != self.s.book.ply:
+            return None
+        v = book_lookup(&self.s.book, cur, mask)
+        return None if v == NOT_FOUND else v
+
+    def solve(self, uint64_t cur, uint64_t mask, int n) -> int:
+        """Exact score of a playable position; ``aborted`` tells a cancelled search."""
+        cdef int r
+        with nogil:
+            r = solve_position(&self.s, cur, mask, n)
+        return r
+
+    def analyze(self, uint64_t cur, uint64_t mask, int n) -> list:
+        """Score of playing each column (``None`` for a full one); stops early on abort."""
+        cdef list scores = [None] * WIDTH
+        cdef uint64_t m, w = winning_cells(cur, mask)
+        cdef int col, r, i
+        for i in range(WIDTH):
+            col = ORDER[i]
+            m = possible_moves(mask) & column_mask(col)
+            if not m:
+                continue
+            if m & w:
+                scores[col] = (CELLS + 1 - n) // 2
+                continue
+            with nogil:
+                r = -solve_position(&self.s, cur ^ mask, mask | m, n + 1)
+            if self.s.aborted:
+                break
+            scores[col] = r
+        return scores

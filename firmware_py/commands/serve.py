@@ -1,0 +1,139 @@
+"""``c4pi serve``: run the serial solver service for the Arduino robot alone (SPEC §3)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from types import FrameType
+from typing import Any
+
+from firmware_py.config import Config
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="answer robot queries on the serial port (the serial solver alone)",
+        description="Run the serial solver service: answer !MOVES? queries from the Arduino "
+                    "robot with NxMM (SPEC §3), drive the activity/advantage LEDs, reopen a "
+                    "lost port. Stops on SIGINT/SIGTERM.")
+    parser.add_argument("--port", metavar="DEV", help="serial device (default: [serial] port)")
+    parser.add_argument("--baud", type=int, help="baud rate (default: [serial] baud)")
+    parser.add_argument("--pty", action="store_true",
+                        help="serve on a new pseudo-terminal pair instead of a real port and "
+                             "print the robot-side device (try it with c4pi client --port)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    stop = threading.Event()
+    previous = _on_signals(stop)
+    try:
+        with _Appliance(config) as appliance:
+            device = args.port or config.serial.port
+            if args.pty:
+                device = appliance.open_pty()
+                print(f"robot side: {appliance.robot_path}", flush=True)
+            appliance.serve(device, args.baud or config.serial.baud)
+            stop.wait()
+            log.info("stopping")
+    finally:
+        _restore_signals(previous)
+    return 0
+
+
+class _Appliance:
+    """Everything ``serve`` runs, closed in reverse order (LED trigger restored last)."""
+
+    def __init__(self, config: Config) -> None:
+        from firmware_py.leds import ActivityLight, open_activity_led, open_advantage_lights
+
+        self.config = config
+        self.activity = ActivityLight(open_activity_led(config.led), config.led.blink_hz)
+        self.advantage = open_advantage_lights(config.led)
+        self.worker: Any = None
+        self.service: Any = None
+        self.wire: Any = None
+        self.robot_path = ""
+
+    def __enter__(self) -> _Appliance:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.service is not None:
+            self.service.stop()
+        if self.worker is not None:
+            self.worker.stop()
+        if self.wire is not None:
+            self.wire.close()
+        if self.advantage is not None:
+            self.advantage.close()
+        self.activity.close()
+
+    def open_pty(self) -> str:
+        from firmware_py.serial_link.ptywire import PtyWire
+
+        self.wire = PtyWire()
+        self.robot_path = self.wire.robot_path
+        return self.wire.service_path
+
+    def serve(self, device: str, baud: int) -> None:
+        from firmware_py.serial_link.service import SerialService
+        from firmware_py.serial_link.transport import pyserial_opener
+        from firmware_py.worker import SolverWorker
+
+        solver, rng = _make_solver(self.config)
+        self.worker = SolverWorker(solver, self.config.solver.tie_break, rng).start()
+        self.worker.add_busy_listener(self.activity.set_busy)
+        serial = self.config.serial
+        self.service = SerialService(
+            pyserial_opener(device, baud), self.worker,
+            reconnect_min_s=serial.reconnect_min_s, reconnect_max_s=serial.reconnect_max_s,
+            on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready())
+        log.info("serving robot queries on %s at %d baud", device, baud)
+        self.service.start()
+
+    def _show_advantage(self, board: Any, answer: Any) -> None:
+        if self.advantage is not None:
+            self.advantage.show(board, answer.score)
+
+
+def _make_solver(config: Config) -> tuple[Any, Any]:
+    """The solver (with the book when configured and present) and the tie-break rng."""
+    import random
+
+    from cython_solver import Solver
+    from firmware_py.config import resolve_path
+
+    book = None
+    if config.solver.use_book:
+        path = resolve_path(config.solver.book)
+        if path.is_file():
+            book = path
+        else:
+            log.warning("no opening book at %s (run `c4pi book build`); early positions "
+                        "will be slow", path)
+    solver = Solver(tt_mb=config.solver.tt_mb, book=book)
+    log.info("solver ready: book %s", solver.book_status)
+    rng = random.Random() if config.solver.tie_break == "random" else None
+    return solver, rng
+
+
+def _on_signals(stop: threading.Event) -> dict[int, Any]:
+    """SIGTERM and SIGINT set ``stop`` (so the LED trigger is restored on the way out)."""
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        log.info("signal %d received", signum)
+        stop.set()
+
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous[signum] = signal.signal(signum, handler)
+    return previous
+
+
+def _restore_signals(previous: dict[int, Any]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)

@@ -1,0 +1,153 @@
+"""``c4pi watch SOURCE``: run the live pipeline on a source and print what it sees (SPEC §6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from firmware_py.config import Config
+
+EX_NOINPUT = 66
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "watch", help="run the live pipeline on a source and print the board and best move",
+        description="Run the live pipeline (board reader, stability voting, solver) on SOURCE: "
+                    "'sim' (the simulated camera), 'camera' (the Pi camera), 'usb:N' (a "
+                    "webcam), a video file or a folder of images. Files and folders are read "
+                    "as fast as possible on their own timeline (t = frame index / fps), "
+                    "so the same file always prints the same lines.")
+    parser.add_argument("source", metavar="SOURCE", help="sim, camera, usb:N, a video file or "
+                                                         "a folder of images")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per line at every change of state: t, state, "
+                             "grid, best, score, plies")
+    parser.add_argument("--fps", type=float, metavar="N",
+                        help="frame rate of a file or folder (default: the file's own, else "
+                             "10) or of the simulator (default: [camera] fps)")
+    parser.add_argument("--frames", type=int, metavar="N", help="stop after N frames")
+    sim = parser.add_argument_group("simulator (SOURCE = sim)")
+    sim.add_argument("--moves", metavar="MOVES",
+                     help="play this game (digits 1-7) instead of endless random games")
+    sim.add_argument("--seed", type=int, default=None, help="random seed of the simulator")
+    sim.add_argument("--fast", action="store_true",
+                     help="run the simulator as fast as possible on its own timeline")
+    parser.add_argument("--speak", action="store_true",
+                        help="also speak the recommendations ([speech] config)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from firmware_py.exc import CameraError, ModelError, PositionError
+
+    if args.fps is not None and not 0 < args.fps <= 1000:
+        print(f"c4pi watch: --fps must be between 0 and 1000, got {args.fps:g}",
+              file=sys.stderr)
+        return 2
+    try:
+        return _watch(args, config)
+    except (CameraError, ModelError, PositionError) as error:
+        print(f"c4pi watch: {error}", file=sys.stderr)
+        return EX_NOINPUT if isinstance(error, CameraError) else 2
+
+
+def _watch(args: argparse.Namespace, config: Config) -> int:
+    from firmware_py.pipeline.assemble import (
+        make_port,
+        make_reader,
+        make_solver,
+        params_from_config,
+    )
+    from firmware_py.pipeline.runtime import FrameLoop, Pipeline
+    from firmware_py.sources.factory import open_source
+
+    loop: FrameLoop | None = None
+    source = open_source(args.source, config.camera, fps=args.fps, fast=args.fast,
+                         moves=args.moves, seed=args.seed,
+                         wait=lambda seconds: loop.wait(seconds) if loop else False)
+    printer = ViewPrinter(sys.stdout, as_json=args.json)
+    announcer = _announcer(config) if args.speak else None
+    port = None
+    try:
+        source.open()
+        reader = make_reader(config, source)
+        port = make_port(config, make_solver(config), live=source.live)
+        start = time.monotonic()
+        clock = (lambda: time.monotonic() - start) if source.live else None
+        pipeline = Pipeline(params_from_config(config), port, announcer=announcer,
+                            on_show=printer.show, clock=clock)
+        loop = FrameLoop(_Rebased(source, start), reader, pipeline)
+        loop.run(args.frames)
+    finally:
+        source.close()
+        worker = getattr(port, "worker", None)
+        if worker is not None:
+            worker.stop()
+        if announcer is not None:
+            announcer.close()
+    return 0
+
+
+class _Rebased:
+    """A live source's frames with times counted from the start of ``watch``."""
+
+    def __init__(self, source: Any, start: float) -> None:
+        self.source = source
+        self.start = start
+
+    def read(self) -> Any:
+        from dataclasses import replace
+
+        frame = self.source.read()
+        if frame is None or not self.source.live:
+            return frame
+        return replace(frame, t=frame.t - self.start)
+
+
+def _announcer(config: Config) -> Any:
+    from firmware_py.speech import open_announcer
+
+    announcer = open_announcer(config.speech)
+    announcer.start()
+    return announcer
+
+
+class ViewPrinter:
+    """Prints each new view: a JSON line (SPEC §6) or a short human-readable block."""
+
+    def __init__(self, out: TextIO, *, as_json: bool) -> None:
+        self.out = out
+        self.as_json = as_json
+
+    def show(self, view: Any, t: float) -> None:
+        if self.as_json:
+            self.out.write(json.dumps(view.as_json(t)) + "\n")
+        else:
+            self.out.write(describe(view, t) + "\n")
+        self.out.flush()
+
+
+def describe(view: Any, t: float) -> str:
+    """The human-readable form of a view."""
+    from firmware_py.board import COLOUR_NAMES, Board
+    from firmware_py.scores import outcome
+
+    head = f"[{t:8.2f} s] {view.state}"
+    if view.grid is None:
+        return head
+    board = Board.from_grid(view.grid)
+    lines = [head]
+    if view.best is not None:
+        mover = COLOUR_NAMES[board.to_move]
+        verdict = {"+": f"{mover} wins", "-": f"{mover} loses", "=": "draw"}[outcome(view.score)]
+        lines[0] += (f": {mover} to play column {view.best} ({verdict}, {view.plies} plies "
+                     f"to the end; score {view.score:+d})")
+    elif board.is_finished:
+        winner = board.winner
+        lines[0] += f": {COLOUR_NAMES[winner]} has won" if winner else ": draw"
+    lines.extend("    " + line for line in view.grid)
+    return "\n".join(lines)

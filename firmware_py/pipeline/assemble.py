@@ -1,0 +1,65 @@
+"""Build the live pipeline's parts from the config (used by ``watch`` and ``run``)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import replace
+from typing import Any
+
+from firmware_py.config import Config, resolve_path
+from firmware_py.pipeline.reducer import PipelineParams
+from firmware_py.pipeline.runtime import SyncPort, WorkerPort
+
+log = logging.getLogger(__name__)
+
+
+def params_from_config(config: Config) -> PipelineParams:
+    """The reducer's numbers from ``[vision]``."""
+    return PipelineParams.from_config(config.vision)
+
+
+def make_solver(config: Config) -> Any:
+    """A :class:`cython_solver.Solver` with the opening book when configured and present."""
+    from cython_solver import Solver
+
+    book = None
+    if config.solver.use_book:
+        path = resolve_path(config.solver.book)
+        if path.is_file():
+            book = path
+        else:
+            log.warning("no opening book at %s (run `c4pi book build`): early positions "
+                        "are slow to solve", path)
+    solver = Solver(tt_mb=config.solver.tt_mb, book=book)
+    log.info("solver: book %s", solver.book_status)
+    return solver
+
+
+def make_port(config: Config, solver: Any, *, live: bool) -> Any:
+    """The solver port: the shared worker for live sources, synchronous for files.
+
+    A file's output must not depend on timing, so there the solver runs on
+    the frame loop's thread, and a random tie-break uses a fixed seed.
+    """
+    random_ties = config.solver.tie_break == "random"
+    if not live:
+        return SyncPort(solver, tie_break=config.solver.tie_break,
+                        rng=random.Random(0) if random_ties else None)
+    from firmware_py.worker import SolverWorker
+
+    worker = SolverWorker(solver, config.solver.tie_break,
+                          random.Random() if random_ties else None).start()
+    return WorkerPort(worker)
+
+
+def make_reader(config: Config, source: Any) -> Any:
+    """A :class:`BoardReader`; a source's own intrinsics fill in unset ``[camera]`` ones."""
+    from firmware_py.vision.reader import BoardReader
+
+    camera = config.camera
+    own = getattr(source, "intrinsics", None)
+    if own is not None and not (camera.fx and camera.fy):
+        camera = replace(camera, fx=own.fx, fy=own.fy, cx=own.cx, cy=own.cy,
+                         distortion=list(own.distortion))
+    return BoardReader.from_config(config.vision, camera)

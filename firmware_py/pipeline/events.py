@@ -1,0 +1,152 @@
+"""Values that flow through the pipeline: events in, effects out, the view.
+
+Everything is a frozen dataclass, so the reducer's inputs and outputs compare
+by value and tests can state them exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from firmware_py.board import Board
+from firmware_py.vision.reading import Reading
+
+Grid = tuple[str, ...]
+
+SCANNING = "scanning"
+TRANSITIONAL = "transitional"
+SOLVED = "solved"
+FINISHED = "finished"
+VIEW_STATES = (SCANNING, TRANSITIONAL, SOLVED, FINISHED)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What the pipeline keeps of a solver answer (SPEC §2 conventions)."""
+
+    column: int
+    score: int
+    plies: int
+    scores: tuple[int | None, ...] = ()
+    ms: float = 0.0
+
+    @classmethod
+    def from_answer(cls, answer: Any) -> SolveResult:
+        """Convert a ``cython_solver.Answer`` (or anything with the same fields)."""
+        return cls(column=int(answer.column), score=int(answer.score), plies=int(answer.plies),
+                   scores=tuple(answer.scores), ms=float(answer.ms))
+
+
+# --------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class ReadingSeen:
+    """The reader's verdict on one frame."""
+
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class SolveDone:
+    """A solve finished; ``grid`` is the board it was started for."""
+
+    job: int
+    grid: Grid
+    result: SolveResult
+
+
+@dataclass(frozen=True)
+class SolveFailed:
+    """A solve ended without an answer (``cancelled``: by the worker or by us)."""
+
+    job: int
+    grid: Grid
+    error: str
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passed without a frame (lets the board-lost debounce run out)."""
+
+
+Event = ReadingSeen | SolveDone | SolveFailed | Tick
+
+
+# --------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True)
+class StartSolve:
+    """Solve ``board``; answer with :class:`SolveDone` / :class:`SolveFailed` for ``job``."""
+
+    job: int
+    board: Board
+    speculative: bool
+
+
+@dataclass(frozen=True)
+class CancelSolve:
+    """Cancel ``job`` if it still runs (a late :class:`SolveDone` is still welcome)."""
+
+    job: int
+
+
+@dataclass(frozen=True)
+class View:
+    """What the pipeline shows: SPEC §6 ``c4pi watch --json`` without ``t``."""
+
+    state: str = SCANNING
+    grid: Grid | None = None
+    best: int | None = None
+    score: int | None = None
+    plies: int | None = None
+
+    def as_json(self, t: float) -> dict[str, Any]:
+        """The SPEC §6 JSON object at time ``t`` (seconds)."""
+        return {"t": round(t, 3), "state": self.state,
+                "grid": list(self.grid) if self.grid is not None else None,
+                "best": self.best, "score": self.score, "plies": self.plies}
+
+
+@dataclass(frozen=True)
+class Show:
+    """The view changed."""
+
+    view: View
+
+
+@dataclass(frozen=True)
+class Announce:
+    """Speak about ``board``: its best move (``result``), or that the game is over."""
+
+    board: Board
+    result: SolveResult | None
+
+
+@dataclass(frozen=True)
+class Silence:
+    """Stop speaking: what was announced is no longer on the table (``lost``: no board)."""
+
+    lost: bool = False
+
+
+@dataclass(frozen=True)
+class Committed:
+    """The voter accepted ``board`` as the table's real position (``kind``: why)."""
+
+    board: Board
+    kind: str
+
+
+@dataclass(frozen=True)
+class Log:
+    """A message for the log (``level`` as in :mod:`logging`: "info", "warning" …)."""
+
+    level: str
+    message: str
+
+
+Effect = StartSolve | CancelSolve | Show | Announce | Silence | Committed | Log

@@ -1,0 +1,316 @@
+"""The thin layer around the reducer: it runs effects and feeds events.
+
+:class:`Pipeline` owns the reducer state. ``post(event, now)`` is thread-safe
+and processes events strictly one after the other (an event posted while one
+is being handled, by the solver or from another thread, waits its turn), so
+the effects come out in a deterministic order. Effects go to collaborators
+passed in: a :class:`SolverPort` (the shared worker, or a synchronous solver
+for files), an announcer (docs/speech.md API), ``on_show`` / ``on_commit``
+callbacks and the log.
+
+:class:`FrameLoop` reads frames from a source, reads each with the board
+reader and feeds the readings in; a live source's outages become ticks.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from firmware_py.board import Board
+from firmware_py.exc import VisionError
+from firmware_py.pipeline.events import (
+    Announce,
+    CancelSolve,
+    Committed,
+    Effect,
+    Event,
+    Log,
+    ReadingSeen,
+    Show,
+    Silence,
+    SolveDone,
+    SolveFailed,
+    SolveResult,
+    StartSolve,
+    Tick,
+    View,
+)
+from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
+from firmware_py.scores import outcome
+from firmware_py.vision.reading import NO_BOARD, Reading
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[Event], None]
+
+
+class SolverPort(Protocol):
+    """Where the pipeline's solves run."""
+
+    def start(self, job: int, board: Board, deliver: Deliver) -> None:
+        """Begin solving; later call ``deliver(SolveDone | SolveFailed)`` once."""
+
+    def cancel(self, job: int) -> None:
+        """Drop ``job``: its result is no longer needed."""
+
+    def due(self, now: float) -> list[tuple[float, Event]]:
+        """Results whose time has come on a virtual timeline (``[]`` for real ones)."""
+
+
+class Announcer(Protocol):
+    """The part of :class:`firmware_py.speech.Announcer` the pipeline uses."""
+
+    def show_recommendation(self, player: str, column: int, outcome: str,
+                            plies: int) -> None: ...
+
+    def show_finished(self, winner: str | None, key: str | None = None) -> None: ...
+
+    def show_scanning(self) -> None: ...
+
+    def show_board_lost(self) -> None: ...
+
+
+def result_event(job: int, board: Board, answer: Any, error: BaseException | None) -> Event:
+    """The pipeline event for a solver's answer or error."""
+    grid = tuple(board.grid_lines())
+    if error is not None or answer is None:
+        return SolveFailed(job, grid, f"{type(error).__name__}: {error}")
+    return SolveDone(job, grid, SolveResult.from_answer(answer))
+
+
+class WorkerPort:
+    """Solves on the shared :class:`firmware_py.worker.SolverWorker` (tag ``vision``)."""
+
+    def __init__(self, worker: Any, *, tag: str = "vision", priority: int | None = None) -> None:
+        from firmware_py.worker import VISION_PRIORITY
+
+        self.worker = worker
+        self.tag = tag
+        self.priority = VISION_PRIORITY if priority is None else priority
+        self._handles: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def start(self, job: int, board: Board, deliver: Deliver) -> None:
+        def on_done(done_board: Board, answer: Any, error: BaseException | None) -> None:
+            with self._lock:
+                self._handles.pop(job, None)
+            deliver(result_event(job, done_board, answer, error))
+
+        handle = self.worker.submit(board, priority=self.priority, tag=self.tag, on_done=on_done)
+        with self._lock:
+            self._handles[job] = handle
+
+    def cancel(self, job: int) -> None:
+        with self._lock:
+            handle = self._handles.pop(job, None)
+        if handle is not None:
+            handle.cancel()
+
+    def due(self, now: float) -> list[tuple[float, Event]]:
+        return []
+
+
+class SyncPort:
+    """Solves at once on the calling thread: files get the same output every run."""
+
+    def __init__(self, solver: Any, *, tie_break: str = "centre", rng: Any = None) -> None:
+        self.solver = solver
+        self.tie_break = tie_break
+        self.rng = rng
+
+    def start(self, job: int, board: Board, deliver: Deliver) -> None:
+        deliver(self._solve(job, board))
+
+    def _solve(self, job: int, board: Board) -> Event:
+        try:
+            answer = self.solver.best(board, tie_break=self.tie_break, rng=self.rng)
+        except Exception as error:  # reported through the pipeline, like the worker does
+            return result_event(job, board, None, error)
+        return result_event(job, board, answer, None)
+
+    def cancel(self, job: int) -> None:
+        """Nothing runs in the background."""
+
+    def due(self, now: float) -> list[tuple[float, Event]]:
+        return []
+
+
+class DeferredPort(SyncPort):
+    """Solves at once but delivers on a virtual timeline, after the real solve time.
+
+    For benchmarks on a file timeline: a result solved in ``ms`` milliseconds
+    at virtual time ``t`` becomes visible at ``t + ms / 1000``.
+    """
+
+    def __init__(self, solver: Any, *, tie_break: str = "centre", rng: Any = None,
+                 timer: Callable[[], float] = time.perf_counter) -> None:
+        super().__init__(solver, tie_break=tie_break, rng=rng)
+        self._timer = timer
+        self._pending: dict[int, tuple[float, Event]] = {}
+        self.now = 0.0
+
+    def start(self, job: int, board: Board, deliver: Deliver) -> None:
+        began = self._timer()
+        event = self._solve(job, board)
+        self._pending[job] = (self.now + (self._timer() - began), event)
+
+    def cancel(self, job: int) -> None:
+        self._pending.pop(job, None)
+
+    def due(self, now: float) -> list[tuple[float, Event]]:
+        self.now = now
+        ready = sorted((when, job) for job, (when, _) in self._pending.items() if when <= now)
+        return [self._pending.pop(job) for _, job in ready]
+
+
+class Pipeline:
+    """Runs :func:`~firmware_py.pipeline.reducer.reduce` and executes its effects.
+
+    ``clock`` times events posted without a time (solver results from the
+    worker thread); ``None`` uses the time of the latest event (file mode).
+    """
+
+    def __init__(self, params: PipelineParams, solver: SolverPort, *,
+                 announcer: Announcer | None = None,
+                 on_show: Callable[[View, float], None] | None = None,
+                 on_commit: Callable[[Board, str, float], None] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.params = params
+        self.solver = solver
+        self.announcer = announcer
+        self.on_show = on_show
+        self.on_commit = on_commit
+        self.state = PipelineState()
+        self.now = 0.0
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._inbox: deque[tuple[Event, float | None]] = deque()
+        self._draining = False
+
+    @property
+    def view(self) -> View:
+        return self.state.view
+
+    def feed(self, reading: Reading, now: float) -> None:
+        """One frame's reading at ``now`` (after any solver results due by then)."""
+        for when, event in self.solver.due(now):
+            self.post(event, when)
+        self.post(ReadingSeen(reading), now)
+
+    def tick(self, now: float | None = None) -> None:
+        """Let time pass without a frame."""
+        self.post(Tick(), now)
+
+    def post(self, event: Event, now: float | None = None) -> None:
+        """Queue ``event`` and process the queue unless that is already under way."""
+        with self._lock:
+            self._inbox.append((event, now))
+            if self._draining:
+                return
+            self._draining = True
+            try:
+                while self._inbox:
+                    queued, when = self._inbox.popleft()
+                    self._step(queued, self._time(when))
+            finally:
+                self._draining = False
+
+    def _time(self, when: float | None) -> float:
+        if when is not None:
+            return when
+        return self._clock() if self._clock is not None else self.now
+
+    def _step(self, event: Event, now: float) -> None:
+        self.now = max(self.now, now)
+        self.state, effects = reduce(self.state, event, now, self.params)
+        for effect in effects:
+            try:
+                self._execute(effect, now)
+            except Exception:  # one broken collaborator must not stop the pipeline
+                log.exception("effect %r failed", effect)
+
+    def _execute(self, effect: Effect, now: float) -> None:
+        if isinstance(effect, StartSolve):
+            self.solver.start(effect.job, effect.board, self.post)
+        elif isinstance(effect, CancelSolve):
+            self.solver.cancel(effect.job)
+        elif isinstance(effect, Show):
+            if self.on_show is not None:
+                self.on_show(effect.view, now)
+        elif isinstance(effect, Committed):
+            log.info("committed (%s) %s", effect.kind, "/".join(effect.board.grid_lines()))
+            if self.on_commit is not None:
+                self.on_commit(effect.board, effect.kind, now)
+        elif isinstance(effect, (Announce, Silence)):
+            if self.announcer is not None:
+                speak(self.announcer, effect)
+        elif isinstance(effect, Log):
+            log.log(logging.getLevelName(effect.level.upper()), "%s", effect.message)
+
+
+def speak(announcer: Announcer, effect: Announce | Silence) -> None:
+    """Map an announce/silence effect onto the announcer's API (docs/speech.md)."""
+    if isinstance(effect, Silence):
+        if effect.lost:
+            announcer.show_board_lost()
+        else:
+            announcer.show_scanning()
+    elif effect.result is None:
+        announcer.show_finished(effect.board.winner, key=effect.board.grid_text())
+    else:
+        result = effect.result
+        announcer.show_recommendation(effect.board.to_move, result.column,
+                                      outcome(result.score), result.plies)
+
+
+class FrameLoop:
+    """Source → reader → pipeline, until the source ends or ``stop`` is set.
+
+    ``reader`` has ``read(image) -> Reading``; a :class:`VisionError` from it
+    counts as a frame without a board. ``on_frame(frame, reading)`` sees every
+    frame (status lines, benchmarks).
+    """
+
+    def __init__(self, source: Any, reader: Any, pipeline: Pipeline, *,
+                 stop: threading.Event | None = None,
+                 on_frame: Callable[[Any, Reading], None] | None = None) -> None:
+        self.source = source
+        self.reader = reader
+        self.pipeline = pipeline
+        self.stop = stop or threading.Event()
+        self.on_frame = on_frame
+        self.frames = 0
+
+    def run(self, max_frames: int | None = None) -> int:
+        """Process frames; returns how many were processed."""
+        while not self.stop.is_set() and (max_frames is None or self.frames < max_frames):
+            frame = self.source.read()
+            if frame is None:
+                break
+            reading = self.read(frame.image)
+            self.pipeline.feed(reading, frame.t)
+            self.frames += 1
+            if self.on_frame is not None:
+                self.on_frame(frame, reading)
+        return self.frames
+
+    def read(self, image: Any) -> Reading:
+        try:
+            return self.reader.read(image)
+        except VisionError as error:
+            log.warning("frame not read: %s", error)
+            return Reading(NO_BOARD, reason=str(error))
+
+    def wait(self, seconds: float, step: float = 0.1) -> bool:
+        """Wait (while a live source is being reopened), ticking; ``True`` when stopped."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self.stop.wait(min(step, left)):
+                return True
+            self.pipeline.tick()
+        return self.stop.is_set()

@@ -1,0 +1,198 @@
+"""Stability voting: which board does the camera really see?
+
+A pure function, :func:`vote`, takes the voter's immutable state and the grid
+of one reading (``None`` when no board was found) and returns the new state
+and a :class:`Vote`. Nothing here keeps time or does I/O.
+
+Rules (issue 6):
+
+* the last ``window`` grids are kept (5 by default); the *consensus* exists
+  when every one of the 42 cells holds the same value in at least ``agree``
+  of them (4 by default). A missing board (``None``) agrees with nothing;
+* the consensus must be a legal position (gravity, parity, a plausible four
+  in a row) — a grid that is no position is never committed;
+* against the *reference* (the last committed board): discs are only added
+  (monotonicity) and at most ``max_changed`` cells differ (3). More than
+  ``new_game_removed`` (6) reference discs gone means a new game: committed at
+  once;
+* a legal consensus that breaks those rules for ``override_frames`` (10)
+  consecutive frames replaces the reference anyway (a misread reference, or a
+  move the camera missed, must not freeze the board forever).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.exc import PositionError
+
+Grid = tuple[str, ...]
+
+COMMIT_FIRST = "first"
+COMMIT_NEXT = "next"
+COMMIT_NEW_GAME = "new-game"
+COMMIT_OVERRIDE = "override"
+
+
+@dataclass(frozen=True)
+class VoterParams:
+    """The voting rules' numbers (defaults from issue 6, window/agree from config)."""
+
+    window: int = 5
+    agree: int = 4
+    max_changed: int = 3
+    new_game_removed: int = 6
+    override_frames: int = 10
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.agree <= self.window:
+            raise ValueError(f"agree must be 1..window ({self.window}), got {self.agree}")
+        if self.override_frames < 1:
+            raise ValueError(f"override_frames must be >= 1, got {self.override_frames}")
+
+
+@dataclass(frozen=True)
+class VoterState:
+    """What the voter remembers: the recent grids, the reference, a pending override."""
+
+    recent: tuple[Grid | None, ...] = ()
+    reference: Board | None = None
+    pending: Grid | None = None
+    pending_frames: int = 0
+
+    def cleared(self) -> VoterState:
+        """Forget the recent grids (the board left the view); keep the reference."""
+        return replace(self, recent=(), pending=None, pending_frames=0)
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The verdict on one frame.
+
+    ``consensus`` is the agreed grid (or ``None``); ``board`` the consensus as
+    a legal position (or ``None``); ``stable`` is true when the consensus is
+    the (possibly just committed) reference; ``committed`` names why the
+    reference changed on this frame (``first``, ``next``, ``new-game``,
+    ``override``) or is ``""``; ``reason`` says why a consensus was not
+    committed.
+    """
+
+    consensus: Grid | None = None
+    board: Board | None = None
+    stable: bool = False
+    committed: str = ""
+    reason: str = ""
+
+
+def consensus(recent: tuple[Grid | None, ...], agree: int) -> Grid | None:
+    """The grid whose every cell agrees in at least ``agree`` of ``recent``."""
+    grids = [grid for grid in recent if grid is not None]
+    if len(grids) < agree:
+        return None
+    top, count = Counter(grids).most_common(1)[0]
+    if count >= agree:
+        return top
+    rows = []
+    for row in range(HEIGHT):
+        chars = []
+        for col in range(WIDTH):
+            value, votes = Counter(grid[row][col] for grid in grids).most_common(1)[0]
+            if votes < agree:
+                return None
+            chars.append(value)
+        rows.append("".join(chars))
+    return tuple(rows)
+
+
+def check_successor(reference: Board | None, board: Board, params: VoterParams) -> str:
+    """Why ``board`` cannot follow ``reference`` directly ("" when it can).
+
+    A board may follow when every reference disc is still there with its
+    colour and at most ``max_changed`` cells differ.
+    """
+    if reference is None:
+        return ""
+    changed = removed = recoloured = 0
+    for ref_col, new_col in zip(reference.columns, board.columns, strict=True):
+        for row in range(HEIGHT):
+            old = ref_col[row] if row < len(ref_col) else "."
+            new = new_col[row] if row < len(new_col) else "."
+            if old == new:
+                continue
+            changed += 1
+            if new == ".":
+                removed += 1
+            elif old != ".":
+                recoloured += 1
+    if removed or recoloured:
+        return f"monotonicity: {removed} disc(s) removed, {recoloured} changed colour"
+    if changed > params.max_changed:
+        return f"{changed} cells changed (at most {params.max_changed})"
+    return ""
+
+
+def removed_discs(reference: Board | None, board: Board) -> int:
+    """How many of the reference's discs are gone from ``board``."""
+    if reference is None:
+        return 0
+    gone = 0
+    for ref_col, new_col in zip(reference.columns, board.columns, strict=True):
+        gone += sum(1 for row in range(len(ref_col)) if row >= len(new_col))
+    return gone
+
+
+def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[VoterState, Vote]:
+    """Push one reading's grid (``None``: no board) and judge the consensus."""
+    recent = (*state.recent, grid)[-params.window:]
+    state = replace(state, recent=recent)
+    agreed = consensus(recent, params.agree)
+    if agreed is None:
+        return replace(state, pending=None, pending_frames=0), Vote(reason="no consensus")
+    reference = state.reference
+    if reference is not None and agreed == tuple(reference.grid_lines()):
+        return (replace(state, pending=None, pending_frames=0),
+                Vote(consensus=agreed, board=reference, stable=True))
+    try:
+        board = Board.from_grid(agreed)
+    except PositionError as error:
+        return (replace(state, pending=None, pending_frames=0),
+                Vote(consensus=agreed, reason=f"not a position: {error}"))
+    why = check_successor(reference, board, params)
+    if not why:
+        kind = COMMIT_FIRST if reference is None else COMMIT_NEXT
+        return _commit(state, board, agreed, kind)
+    if removed_discs(reference, board) > params.new_game_removed:
+        return _commit(state, board, agreed, COMMIT_NEW_GAME)
+    frames = state.pending_frames + 1 if state.pending == agreed else 1
+    if frames >= params.override_frames:
+        return _commit(state, board, agreed, COMMIT_OVERRIDE)
+    return (replace(state, pending=agreed, pending_frames=frames),
+            Vote(consensus=agreed, board=board, reason=why))
+
+
+def with_history(reference: Board | None, board: Board) -> Board:
+    """``board`` with its move sequence when it is known for sure.
+
+    Known for the empty board, and for a board that adds exactly one disc to a
+    reference whose moves are known; otherwise ``moves`` stays ``None``.
+    """
+    if board.n_discs == 0:
+        return Board.empty()
+    if reference is None or reference.moves is None or board.n_discs != reference.n_discs + 1:
+        return board
+    changed = [col for col, (old, new) in
+               enumerate(zip(reference.columns, board.columns, strict=True), 1) if old != new]
+    if len(changed) != 1:
+        return board
+    col = changed[0]
+    if not board.columns[col - 1].startswith(reference.columns[col - 1]):
+        return board
+    return Board(columns=board.columns, moves=reference.moves + str(col))
+
+
+def _commit(state: VoterState, board: Board, agreed: Grid, kind: str) -> tuple[VoterState, Vote]:
+    board = with_history(state.reference, board)
+    new_state = replace(state, reference=board, pending=None, pending_frames=0)
+    return new_state, Vote(consensus=agreed, board=board, stable=True, committed=kind)

@@ -1,0 +1,74 @@
+"""Pick the frame source for a name: ``camera``, ``sim``, ``usb:N``, a video file or a folder."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from firmware_py.exc import CameraError
+from firmware_py.sources.base import FrameSource, Intrinsics
+from firmware_py.sources.folder import ImageFolderSource
+from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
+from firmware_py.sources.picamera import PiCameraSource
+from firmware_py.sources.reopen import ReopeningSource
+
+SIM = "sim"
+CAMERA = "camera"
+
+
+def open_source(name: str, camera: Any, *, fps: float | None = None, fast: bool = False,
+                moves: str | None = None, seed: int | None = None,
+                wait: Callable[[float], bool] | None = None,
+                strict_open: bool = True) -> FrameSource:
+    """The source called ``name``, set up from ``camera`` (a ``[camera]`` config).
+
+    Live sources (``camera``, ``usb:N``) are wrapped in a
+    :class:`ReopeningSource` using ``wait`` between attempts. ``sim`` plays
+    ``moves`` (else endless random games from ``seed``) in real time, or on its
+    own timeline with ``fast``. Files and folders use ``fps`` (else their own
+    rate, else 10). The source is not opened yet.
+    """
+    if name == CAMERA:
+        return _reopening(PiCameraSource(camera), camera, wait, strict_open)
+    if name == SIM:
+        return sim_source(camera, fps=fps, fast=fast, moves=moves, seed=seed)
+    if parse_usb(name) is not None:
+        webcam = VideoCaptureSource(name, size=(camera.width, camera.height),
+                                    camera_fps=camera.fps,
+                                    intrinsics=Intrinsics.from_config(camera))
+        return _reopening(webcam, camera, wait, strict_open)
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return ImageFolderSource(path, fps=fps, intrinsics=Intrinsics.from_config(camera))
+    if path.is_file():
+        return VideoCaptureSource(str(path), fps=fps, intrinsics=Intrinsics.from_config(camera))
+    raise CameraError(f"unknown source {name!r}: not 'camera', 'sim', 'usb:N', "
+                      "an existing video file or a folder of images")
+
+
+def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
+               moves: str | None = None, seed: int | None = None) -> FrameSource:
+    """The simulated camera at the configured frame size."""
+    from firmware_py.board import Board
+    from firmware_py.sources.sim import SimulatedCamera, default_spec
+    from firmware_py.sources.sim_script import endless_games, game_script
+
+    rng = random.Random(seed)
+    if moves is not None:
+        Board.from_moves(moves)  # IllegalMoveError names a bad move before anything starts
+        actions: Any = game_script(moves, rng)
+    else:
+        actions = endless_games(rng)
+    return SimulatedCamera(actions, spec=default_spec((camera.width, camera.height)),
+                           fps=fps or camera.fps, live=not fast, seed=seed or 0)
+
+
+def _reopening(source: FrameSource, camera: Any, wait: Callable[[float], bool] | None,
+               strict_open: bool) -> ReopeningSource:
+    options: dict[str, Any] = {"min_s": camera.reopen_min_s, "max_s": camera.reopen_max_s,
+                               "strict_open": strict_open}
+    if wait is not None:
+        options["wait"] = wait
+    return ReopeningSource(source, **options)

@@ -1,0 +1,83 @@
+"""A folder of images, read in natural order (``frame2`` before ``frame10``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from firmware_py.exc import CameraError
+from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp",
+                            ".ppm", ".pgm", ".pnm"})
+DEFAULT_FPS = 10.0
+
+
+def natural_key(path: Path) -> list[Any]:
+    """Sort key that orders embedded numbers by value."""
+    return [int(part) if part.isdigit() else part.lower()
+            for part in re.split(r"(\d+)", path.name)]
+
+
+def list_images(folder: Path) -> list[Path]:
+    """The image files directly in ``folder``, naturally sorted."""
+    return sorted((p for p in folder.iterdir()
+                   if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES), key=natural_key)
+
+
+def _imread(path: str) -> np.ndarray | None:
+    import cv2
+
+    return cv2.imread(path, cv2.IMREAD_COLOR)
+
+
+class ImageFolderSource(FrameSource):
+    """Each image of a folder is one frame; ``t = index / fps``."""
+
+    live = False
+
+    def __init__(self, folder: str | Path, *, fps: float | None = None,
+                 intrinsics: Intrinsics | None = None,
+                 imread: Callable[[str], np.ndarray | None] = _imread) -> None:
+        self.folder = Path(folder)
+        self.name = str(folder)
+        self.fps = float(fps or DEFAULT_FPS)
+        self.intrinsics = intrinsics
+        self._imread = imread
+        self._files: list[Path] | None = None
+        self._index = 0
+
+    @property
+    def files(self) -> list[Path]:
+        """The images that will be read (after :meth:`open`)."""
+        return list(self._files or [])
+
+    def open(self) -> None:
+        if not self.folder.is_dir():
+            raise CameraError(f"image folder {self.name!r} does not exist")
+        files = list_images(self.folder)
+        if not files:
+            raise CameraError(f"image folder {self.name!r} holds no images "
+                              f"({', '.join(sorted(IMAGE_SUFFIXES))})")
+        self._files = files
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        if self._files is None:
+            raise CameraError(f"image folder {self.name!r} is not open")
+        if self._index >= len(self._files):
+            return None
+        path = self._files[self._index]
+        image = self._imread(str(path))
+        if image is None:
+            raise CameraError(f"cannot read image {str(path)!r} (not an image OpenCV reads)")
+        frame = Frame(check_image(image, str(path)), self._index / self.fps, self._index)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self._files = None

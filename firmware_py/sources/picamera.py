@@ -1,0 +1,92 @@
+"""The Raspberry Pi camera through picamera2 (imported only when opened).
+
+The camera runs a video configuration at the configured size and frame rate
+with format ``RGB888``, which libcamera lays out in memory as B, G, R: exactly
+the order OpenCV expects, so frames need no conversion. The intrinsics for
+the three-marker fallback come from ``[camera]`` (fx, fy, cx, cy, distortion).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware_py.exc import CameraError
+from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+
+log = logging.getLogger(__name__)
+
+PICAMERA2_HINT = "install it with: sudo apt install python3-picamera2 (Raspberry Pi OS)"
+
+
+def _default_factory() -> Any:
+    try:
+        from picamera2 import Picamera2  # type: ignore[import-not-found]
+    except ImportError as error:
+        raise CameraError(f"the Pi camera needs picamera2 ({error}); {PICAMERA2_HINT}") from None
+    return Picamera2()
+
+
+class PiCameraSource(FrameSource):
+    """Frames from the Pi camera (``source = "camera"``).
+
+    ``camera`` is a :class:`firmware_py.config.CameraConfig`; ``factory``
+    returns a ``Picamera2``-like object (tests pass a fake); ``clock`` stamps
+    the frames (monotonic seconds).
+    """
+
+    live = True
+
+    def __init__(self, camera: Any, *, factory: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.name = "camera"
+        self.fps = float(camera.fps)
+        self.size = (int(camera.width), int(camera.height))
+        self.intrinsics = Intrinsics.from_config(camera)
+        self._factory = factory or _default_factory
+        self._clock = clock
+        self._camera: Any = None
+        self._index = 0
+
+    def open(self) -> None:
+        if self._camera is not None:
+            return
+        camera = self._factory()
+        try:
+            config = camera.create_video_configuration(
+                main={"size": self.size, "format": "RGB888"},
+                controls={"FrameRate": self.fps}, buffer_count=4)
+            camera.configure(config)
+            camera.start()
+        except Exception as error:  # picamera2 raises RuntimeError, OSError, …
+            _close_quietly(camera)
+            raise CameraError(f"cannot start the Pi camera at {self.size[0]}x{self.size[1]} "
+                              f"{self.fps:g} fps: {error}") from error
+        self._camera = camera
+        log.info("Pi camera started: %dx%d at %g fps", *self.size, self.fps)
+
+    def read(self) -> Frame | None:
+        if self._camera is None:
+            raise CameraError("the Pi camera is not open")
+        try:
+            image = self._camera.capture_array("main")
+        except Exception as error:
+            raise CameraError(f"the Pi camera stopped delivering frames: {error}") from error
+        frame = Frame(check_image(image, "Pi camera"), self._clock(), self._index)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        camera, self._camera = self._camera, None
+        if camera is not None:
+            _close_quietly(camera)
+
+
+def _close_quietly(camera: Any) -> None:
+    for method in ("stop", "close"):
+        try:
+            getattr(camera, method)()
+        except Exception as error:  # closing a broken camera must not hide the first error
+            log.debug("Pi camera %s failed: %s", method, error)

@@ -1,0 +1,103 @@
+"""Every phrase c4pi says, and which clips make up each announcement.
+
+A *clip* is one rendered phrase, named by a short key. Announcements are
+tuples of clip names, played back to back with a short joining gap:
+
+- move channel, normal speed: ``move-R-4`` "Red four";
+- distance channel, 1.5x speed: ``wins-R`` "Red wins in" or ``draw-in``
+  "Draw in", then a number ``n-13`` "13" (said "thirteen");
+- finished games, normal speed: ``final-R`` "Red wins", ``final-Y``,
+  ``final-draw`` "It's a draw";
+- ``lost`` "Board not found" and ``startup`` "Connect four ready".
+
+The player named in "wins in" is the winner: the side to move when the
+outcome is ``+``, its opponent when it is ``-`` (SPEC §2 plies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from firmware_py.exc import PositionError
+
+PLAYERS = ("R", "Y")
+PLAYER_NAMES = {"R": "Red", "Y": "Yellow"}
+COLUMN_WORDS = ("one", "two", "three", "four", "five", "six", "seven")
+MAX_PLIES = 42
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One clip to render: its name, the text given to espeak-ng, and its speed."""
+
+    name: str
+    text: str
+    fast: bool = False
+
+
+def catalogue() -> tuple[Phrase, ...]:
+    """Every phrase of the clip set, in a stable order."""
+    phrases = [Phrase(f"move-{p}-{c}", f"{PLAYER_NAMES[p]} {COLUMN_WORDS[c - 1]}")
+               for p in PLAYERS for c in range(1, 8)]
+    phrases += [Phrase(f"wins-{p}", f"{PLAYER_NAMES[p]} wins in", fast=True) for p in PLAYERS]
+    phrases.append(Phrase("draw-in", "Draw in", fast=True))
+    phrases += [Phrase(f"n-{n}", str(n), fast=True) for n in range(1, MAX_PLIES + 1)]
+    phrases += [Phrase(f"final-{p}", f"{PLAYER_NAMES[p]} wins") for p in PLAYERS]
+    phrases.append(Phrase("final-draw", "It's a draw"))
+    phrases.append(Phrase("lost", "Board not found"))
+    phrases.append(Phrase("startup", "Connect four ready"))
+    return tuple(phrases)
+
+
+def _check_player(player: str) -> None:
+    if player not in PLAYERS:
+        raise PositionError(f"player {player!r} is not 'R' or 'Y'")
+
+
+def move_clips(player: str, column: int) -> tuple[str, ...]:
+    """``Red four``: the side to move and the column to play."""
+    _check_player(player)
+    if not isinstance(column, int) or not 1 <= column <= 7:
+        raise PositionError(f"column {column!r} is not 1-7")
+    return (f"move-{player}-{column}",)
+
+
+def distance_clips(player: str, outcome: str, plies: int) -> tuple[str, ...]:
+    """``Red wins in 13`` / ``Draw in 20`` for the side to move ``player``.
+
+    ``outcome`` is ``+``/``-``/``=`` for the side to move; ``plies`` counts the
+    discs to the end, the recommended one included (odd for ``+``, even for
+    ``-``, SPEC §2).
+    """
+    _check_player(player)
+    if not isinstance(plies, int) or not 1 <= plies <= MAX_PLIES:
+        raise PositionError(f"plies {plies!r} is not 1-{MAX_PLIES}")
+    if outcome == "=":
+        return ("draw-in", f"n-{plies}")
+    if outcome not in ("+", "-"):
+        raise PositionError(f"outcome {outcome!r} is not '+', '-' or '='")
+    if (plies % 2 == 1) != (outcome == "+"):
+        parity = "odd" if outcome == "+" else "even"
+        raise PositionError(f"plies {plies} with outcome {outcome!r}: expected {parity} plies")
+    winner = player if outcome == "+" else other(player)
+    return (f"wins-{winner}", f"n-{plies}")
+
+
+def final_clips(winner: str | None) -> tuple[str, ...]:
+    """``Red wins`` / ``Yellow wins`` / ``It's a draw`` (winner ``None``)."""
+    if winner is None:
+        return ("final-draw",)
+    _check_player(winner)
+    return (f"final-{winner}",)
+
+
+def other(player: str) -> str:
+    """The opponent of ``player``."""
+    _check_player(player)
+    return "Y" if player == "R" else "R"
+
+
+def spoken_text(names: tuple[str, ...]) -> str:
+    """The words of a clip sequence, e.g. ``Red wins in 13`` (for logs and ``c4pi say``)."""
+    texts = {phrase.name: phrase.text for phrase in catalogue()}
+    return " ".join(texts[name] for name in names)

@@ -1,0 +1,319 @@
+"""Audio sinks: where the mixed PCM goes.
+
+A sink pulls int16 mono frames from a *source* (``source(frames) -> ndarray``,
+normally :meth:`Mixer.render`) and sends them on:
+
+- :class:`PyAudioSink`: the speaker, through a PortAudio callback stream. The
+  device is chosen by name (a case-insensitive part of it) or index. A device
+  that is missing, fails to open or stops delivering callbacks (an unplugged
+  USB speaker) is logged and reopened with exponential backoff, never fatal.
+- :class:`WavSink`: a WAV file, written in real time (or as fast as possible).
+- :class:`NullSink`: discards the frames in real time (headless machines).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import wave
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from firmware_py.exc import AudioError
+
+log = logging.getLogger(__name__)
+
+Source = Callable[[int], np.ndarray]
+FALLBACK_RATES = (48000, 44100)
+
+
+class AudioSink(ABC):
+    """Pulls frames from a source once started; ``close`` stops it for good."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()   # set once frames flow
+        self.frames_written = 0
+
+    def supported_rate(self, preferred: int) -> int:
+        """The output rate to use when the clips come at ``preferred`` Hz."""
+        return preferred
+
+    @abstractmethod
+    def start(self, source: Source, rate: int) -> None:
+        """Begin pulling ``source`` at ``rate`` frames per second (returns at once)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop pulling and release the output (idempotent)."""
+
+
+# --- paced sinks (no audio hardware) -------------------------------------------
+
+
+class PacedSink(AudioSink):
+    """Pulls blocks on a thread at the audio rate (``realtime``) or as fast as possible."""
+
+    def __init__(self, *, block_frames: int = 1024, realtime: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        if block_frames < 1:
+            raise ValueError(f"block_frames {block_frames!r} must be positive")
+        self.block_frames = block_frames
+        self.realtime = realtime
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, source: Source, rate: int) -> None:
+        if self._thread is not None:
+            raise AudioError(f"{type(self).__name__} already started")
+        self._open(rate)
+        self._thread = threading.Thread(target=self._loop, args=(source, rate),
+                                        name=f"c4pi-{type(self).__name__}", daemon=True)
+        self._thread.start()
+
+    def _loop(self, source: Source, rate: int) -> None:
+        deadline = self._clock()
+        self.ready.set()
+        while not self._stop.is_set():
+            self._write(source(self.block_frames))
+            self.frames_written += self.block_frames
+            if not self.realtime:
+                continue
+            deadline += self.block_frames / rate
+            delay = deadline - self._clock()
+            if delay > 0:
+                self._stop.wait(delay)
+            elif delay < -1.0:          # fell far behind (suspended?): resynchronise
+                deadline = self._clock()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+        self._finish()
+
+    def _open(self, rate: int) -> None:
+        """Prepare the output (before the thread starts)."""
+
+    @abstractmethod
+    def _write(self, frames: np.ndarray) -> None:
+        """Consume one block."""
+
+    def _finish(self) -> None:
+        """Release the output (after the thread ended)."""
+
+
+class NullSink(PacedSink):
+    """Discards the audio, pulled at the real-time rate: speech without a speaker."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.peak = 0
+
+    def _write(self, frames: np.ndarray) -> None:
+        if len(frames):
+            self.peak = max(self.peak, int(np.max(np.abs(frames.astype(np.int32)))))
+
+
+class WavSink(PacedSink):
+    """Writes the audio into a mono 16-bit WAV file (finalised by ``close``)."""
+
+    def __init__(self, path: str | Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.path = Path(path)
+        self._file: BinaryIO | None = None
+        self._handle: wave.Wave_write | None = None
+
+    def _open(self, rate: int) -> None:
+        try:
+            self._file = open(self.path, "wb")  # noqa: SIM115 (closed by _finish)
+        except OSError as error:
+            raise AudioError(f"cannot write {self.path}: {error.strerror}") from None
+        self._handle = wave.open(self._file, "wb")  # noqa: SIM115 (closed by _finish)
+        self._handle.setnchannels(1)
+        self._handle.setsampwidth(2)
+        self._handle.setframerate(rate)
+
+    def _write(self, frames: np.ndarray) -> None:
+        assert self._handle is not None
+        self._handle.writeframes(frames.astype("<i2").tobytes())
+
+    def _finish(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+# --- PortAudio -----------------------------------------------------------------
+
+
+def output_devices(pa: Any) -> list[tuple[int, str, int]]:
+    """(index, name, default rate) of every PortAudio device with an output."""
+    devices = []
+    for index in range(pa.get_device_count()):
+        info = pa.get_device_info_by_index(index)
+        if info.get("maxOutputChannels", 0) > 0:
+            devices.append((index, str(info["name"]), int(info.get("defaultSampleRate", 0))))
+    return devices
+
+
+def find_output_device(pa: Any, spec: str) -> int | None:
+    """The device index for ``spec``: "" = default (None), a number, or part of a name."""
+    spec = spec.strip()
+    if not spec:
+        return None
+    devices = output_devices(pa)
+    if spec.isdigit():
+        if any(index == int(spec) for index, _, _ in devices):
+            return int(spec)
+    else:
+        for index, name, _ in devices:
+            if spec.lower() in name.lower():
+                return index
+    listing = ", ".join(f"{index}: {name!r}" for index, name, _ in devices) or "none"
+    raise AudioError(f"no audio output device matches {spec!r} (outputs: {listing})")
+
+
+class PyAudioSink(AudioSink):
+    """The speaker through a PyAudio (PortAudio) callback stream, reopened when it fails."""
+
+    def __init__(self, device: str = "", *, frames_per_buffer: int = 1024,
+                 pyaudio_module: ModuleType | None = None, retry_min_s: float = 0.5,
+                 retry_max_s: float = 10.0, stall_s: float = 2.0) -> None:
+        super().__init__()
+        if pyaudio_module is None:
+            import pyaudio as pyaudio_module  # the real PortAudio binding
+        self.device = device
+        self.frames_per_buffer = frames_per_buffer
+        self._pa_module = pyaudio_module
+        self._retry = (retry_min_s, retry_max_s)
+        self._stall_s = stall_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._source: Source | None = None
+        self._rate = 0
+        self._pa: Any = None
+        self._stream: Any = None
+        self._last_callback = 0.0
+        self.opens = 0                   # successful (re)opens
+        self.last_error = ""
+
+    def supported_rate(self, preferred: int) -> int:
+        try:
+            pa = self._pa_module.PyAudio()
+        except Exception as error:       # PortAudio itself failed to initialise
+            log.warning("PortAudio unavailable (%s); assuming %d Hz", error, preferred)
+            return preferred
+        try:
+            index = find_output_device(pa, self.device)
+            if index is None:
+                index = pa.get_default_output_device_info()["index"]
+            for rate in (preferred, *FALLBACK_RATES):
+                if self._rate_ok(pa, index, rate):
+                    return rate
+            log.warning("audio device %r takes none of %s Hz; trying %d",
+                        self.device or "default", (preferred, *FALLBACK_RATES), preferred)
+        except (AudioError, OSError) as error:
+            log.warning("cannot query audio device %r (%s); assuming %d Hz",
+                        self.device or "default", error, preferred)
+        finally:
+            pa.terminate()
+        return preferred
+
+    def _rate_ok(self, pa: Any, index: int, rate: int) -> bool:
+        try:
+            return bool(pa.is_format_supported(rate, output_device=index, output_channels=1,
+                                               output_format=self._pa_module.paInt16))
+        except ValueError:
+            return False
+
+    def start(self, source: Source, rate: int) -> None:
+        if self._thread is not None:
+            raise AudioError("PyAudioSink already started")
+        self._source, self._rate = source, rate
+        self._thread = threading.Thread(target=self._supervise, name="c4pi-audio", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10.0)
+
+    # --- the supervisor thread ---------------------------------------------------
+
+    def _supervise(self) -> None:
+        delay = self._retry[0]
+        while not self._stop.is_set():
+            try:
+                self._open_stream()
+            except Exception as error:       # PortAudio raises OSError, lookups AudioError
+                self._close_stream()
+                self.last_error = str(error)
+                log.warning("audio output %r unavailable (%s); retrying in %.1f s",
+                            self.device or "default", error, delay)
+                self._stop.wait(delay)
+                delay = min(delay * 2, self._retry[1])
+                continue
+            delay = self._retry[0]
+            self.opens += 1
+            self.ready.set()
+            self._watch()
+            self._close_stream()
+
+    def _open_stream(self) -> None:
+        self._pa = self._pa_module.PyAudio()
+        index = find_output_device(self._pa, self.device)
+        self._last_callback = time.monotonic()
+        self._stream = self._pa.open(
+            format=self._pa_module.paInt16, channels=1, rate=self._rate, output=True,
+            output_device_index=index, frames_per_buffer=self.frames_per_buffer,
+            stream_callback=self._callback)
+        self._stream.start_stream()
+        log.info("audio output open: %r at %d Hz", self.device or "default", self._rate)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.2):
+            try:
+                active = self._stream.is_active()
+            except Exception as error:
+                log.warning("audio stream failed (%s); reopening", error)
+                return
+            if not active:
+                log.warning("audio stream stopped; reopening")
+                return
+            if time.monotonic() - self._last_callback > self._stall_s:
+                log.warning("audio stream stalled for %.1f s; reopening", self._stall_s)
+                return
+
+    def _close_stream(self) -> None:
+        stream, pa = self._stream, self._pa
+        self._stream = self._pa = None
+        for action in (lambda: stream and stream.stop_stream(),
+                       lambda: stream and stream.close(),
+                       lambda: pa and pa.terminate()):
+            try:
+                action()
+            except Exception as error:   # a vanished device fails to close too
+                log.debug("closing audio output: %s", error)
+
+    def _callback(self, in_data: bytes | None, frame_count: int, time_info: Any,
+                  status: int) -> tuple[bytes, int]:
+        self._last_callback = time.monotonic()
+        assert self._source is not None
+        try:
+            data = self._source(frame_count)
+        except Exception:
+            log.exception("audio source failed; playing silence")
+            data = np.zeros(frame_count, dtype=np.int16)
+        self.frames_written += frame_count
+        return data.astype("<i2").tobytes(), self._pa_module.paContinue

@@ -1,0 +1,96 @@
+"""Warp the grid top-down and cut the 42 cell crops the classifier reads.
+
+The warp is the SPEC.md §5 plane (80 px per pitch) restricted to the grid:
+560 x 480 px, pixel (i, j) of the warp covering plane square [i + 80, i + 81) x
+[j + 40, j + 41).
+Each cell is 80 x 80 px; a 10% inset leaves a 64 x 64 crop centred on the hole.
+
+Model input: the crops in HSV as OpenCV computes it for 8-bit images (H 0-179,
+S and V 0-255) with the hue rotated by 90 (H' = (H + 90) mod 180), so that red,
+which straddles H = 0, becomes one contiguous range around 90 (yellow ~ 118,
+the usual blue board ~ 30); the discontinuity moves to cyan, which neither
+discs nor usual boards have. Float32, shape (42, 64, 64, 3), top row first,
+left to right.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+
+from firmware_py.board import HEIGHT, WIDTH
+from firmware_py.vision.fit import BoardFit
+from firmware_py.vision.geometry import (
+    CELL_PX,
+    CROP_PX,
+    GRID_ORIGIN,
+    GRID_SIZE,
+    INSET_PX,
+    grid_translation,
+)
+
+HUE_SHIFT = 90
+MAP_STEP = 8  # distortion maps are computed every MAP_STEP px and interpolated
+
+
+def warp_grid(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
+    """The grid region of the top-down warp (480 x 560 x 3, BGR uint8)."""
+    if fit.plane_to_image is None:
+        raise ValueError("cannot warp: the fit holds no board")
+    if fit.pose is None or fit.pose[2].distortion.size == 0 or not fit.pose[2].distortion.any():
+        image_to_grid = grid_translation() @ np.linalg.inv(fit.plane_to_image)
+        return cv2.warpPerspective(frame, image_to_grid, GRID_SIZE, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    return _remap_distorted(frame, fit)
+
+
+def _remap_distorted(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
+    """Sample the frame through the pose, lens distortion included."""
+    width, height = GRID_SIZE
+    xs = np.arange(0, width + MAP_STEP, MAP_STEP, dtype=np.float64)
+    ys = np.arange(0, height + MAP_STEP, MAP_STEP, dtype=np.float64)
+    grid_x, grid_y = np.meshgrid(xs + GRID_ORIGIN[0] + 0.5, ys + GRID_ORIGIN[1] + 0.5)
+    points = fit.project(np.column_stack([grid_x.ravel(), grid_y.ravel()]))
+    coarse = points.reshape(len(ys), len(xs), 2).astype(np.float32)
+    # Resize so that coarse node k lands on fine pixel k * MAP_STEP exactly.
+    full = cv2.resize(coarse, ((len(xs) - 1) * MAP_STEP + 1, (len(ys) - 1) * MAP_STEP + 1),
+                      interpolation=cv2.INTER_LINEAR)[:height, :width]
+    map_x = np.ascontiguousarray(full[..., 0])
+    map_y = np.ascontiguousarray(full[..., 1])
+    return cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def cell_crops(grid: np.ndarray) -> np.ndarray:
+    """The 42 inset crops (42, 64, 64, 3) of a warped grid, top row first."""
+    if grid.shape[:2] != (GRID_SIZE[1], GRID_SIZE[0]):
+        raise ValueError(f"expected a {GRID_SIZE[0]} x {GRID_SIZE[1]} warped grid, "
+                         f"got {grid.shape[1]} x {grid.shape[0]}")
+    cells = grid.reshape(HEIGHT, CELL_PX, WIDTH, CELL_PX, -1).swapaxes(1, 2)
+    inner = cells[:, :, INSET_PX:INSET_PX + CROP_PX, INSET_PX:INSET_PX + CROP_PX]
+    return np.ascontiguousarray(inner).reshape(HEIGHT * WIDTH, CROP_PX, CROP_PX, -1)
+
+
+@functools.lru_cache(maxsize=1)
+def _hue_lut() -> np.ndarray:
+    lut = np.tile(np.arange(256, dtype=np.uint8)[:, None], (1, 3))
+    lut[:180, 0] = (np.arange(180) + HUE_SHIFT) % 180
+    return lut.reshape(1, 256, 3)
+
+
+def to_model_input(crops: np.ndarray) -> np.ndarray:
+    """BGR crops (N, 64, 64, 3) uint8 to the classifier's float32 HSV input."""
+    if crops.ndim != 4 or crops.shape[1:] != (CROP_PX, CROP_PX, 3) or crops.dtype != np.uint8:
+        raise ValueError(f"expected (N, {CROP_PX}, {CROP_PX}, 3) uint8 crops, "
+                         f"got {crops.shape} {crops.dtype}")
+    count = crops.shape[0]
+    tall = crops.reshape(count * CROP_PX, CROP_PX, 3)
+    hsv = cv2.LUT(cv2.cvtColor(tall, cv2.COLOR_BGR2HSV), _hue_lut())
+    return hsv.reshape(count, CROP_PX, CROP_PX, 3).astype(np.float32)
+
+
+def blur_measure(grid: np.ndarray) -> float:
+    """Sharpness of the warped grid: variance of the Laplacian of its grey image."""
+    grey = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY) if grid.ndim == 3 else grid
+    return float(cv2.Laplacian(grey, cv2.CV_32F).var())

@@ -1,0 +1,103 @@
+"""Read one camera frame into a :class:`~firmware_py.vision.reading.Reading`.
+
+Markers → plane fit (with checks) → top-down warp → 42 HSV crops → classifier
+→ softmax → gravity / parity / finished rules. See ``docs/vision.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from firmware_py.config import CameraConfig, VisionConfig, resolve_path
+from firmware_py.exc import VisionError
+from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
+from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
+from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
+from firmware_py.vision.markers import MarkerDetector
+from firmware_py.vision.postprocess import judge
+from firmware_py.vision.reading import NO_BOARD, Reading
+
+
+@dataclass(frozen=True)
+class FrameAnalysis:
+    """Everything :meth:`BoardReader.analyse` computed for one frame (for tools)."""
+
+    reading: Reading
+    fit: BoardFit
+    grid_image: np.ndarray | None = None
+    probabilities: np.ndarray | None = None
+
+
+def intrinsics_from_config(camera: CameraConfig | None,
+                           frame_size: tuple[int, int] | None = None) -> Intrinsics | None:
+    """Intrinsics from ``[camera] fx fy cx cy distortion``; None when fx or fy is 0.
+
+    A principal point of 0 means the centre of the configured frame size.
+    """
+    if camera is None or camera.fx <= 0 or camera.fy <= 0:
+        return None
+    width, height = frame_size or (camera.width, camera.height)
+    cx = camera.cx if camera.cx > 0 else width / 2
+    cy = camera.cy if camera.cy > 0 else height / 2
+    return Intrinsics.from_values(camera.fx, camera.fy, cx, cy, camera.distortion)
+
+
+class BoardReader:
+    """Turns BGR frames into readings; holds one classifier (not thread-safe)."""
+
+    def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
+                 locator: BoardLocator | None = None, min_cell_confidence: float = 0.6) -> None:
+        self.classifier = classifier
+        self.detector = detector or MarkerDetector()
+        self.locator = locator or BoardLocator()
+        self.min_cell_confidence = min_cell_confidence
+
+    @classmethod
+    def from_config(cls, vision: VisionConfig, camera: CameraConfig | None = None, *,
+                    num_threads: int = 1) -> BoardReader:
+        """A reader set up from ``[vision]`` (and ``[camera]`` intrinsics, if any)."""
+        model = resolve_path(vision.model) if vision.model else None
+        locator = BoardLocator(marker_size_pitch=vision.marker_size_pitch,
+                               calibration=vision.calibration,
+                               max_reprojection_px=vision.max_reprojection_px,
+                               intrinsics=intrinsics_from_config(camera))
+        return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
+                   min_cell_confidence=vision.min_cell_confidence)
+
+    def read(self, frame: np.ndarray) -> Reading:
+        """Read one BGR frame (H x W x 3 uint8)."""
+        return self.analyse(frame).reading
+
+    def analyse(self, frame: np.ndarray) -> FrameAnalysis:
+        """Read one frame and keep the intermediate results."""
+        _check_frame(frame)
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        markers = self.detector.detect(grey)
+        fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
+        if not fit.ok:
+            reading = Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
+                              reprojection_px=fit.reprojection_px)
+            return FrameAnalysis(reading, fit)
+        grid_image = warp_grid(frame, fit)
+        logits = self.classifier.logits(to_model_input(cell_crops(grid_image)))
+        probabilities = softmax(logits)
+        verdict = judge(probabilities, self.min_cell_confidence)
+        reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
+                          confidence=verdict.confidence,
+                          cell_confidence=verdict.cell_confidence, markers=fit.markers,
+                          reason=verdict.reason, blur=blur_measure(grid_image),
+                          reprojection_px=fit.reprojection_px)
+        return FrameAnalysis(reading, fit, grid_image, probabilities)
+
+
+def _check_frame(frame: np.ndarray) -> None:
+    if not isinstance(frame, np.ndarray):
+        raise VisionError(f"a frame must be a numpy array, got {type(frame).__name__}")
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        raise VisionError(f"a frame must be H x W x 3 uint8 BGR, got shape {frame.shape} "
+                          f"dtype {frame.dtype}")
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise VisionError(f"frame of {frame.shape[1]} x {frame.shape[0]} px is too small")

@@ -1,0 +1,271 @@
+"""The runtime: effects reach the solver port, the announcer and the display."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.exc import VisionError
+from firmware_py.pipeline.events import (
+    SOLVED,
+    Announce,
+    Silence,
+    SolveDone,
+    SolveFailed,
+    SolveResult,
+    View,
+)
+from firmware_py.pipeline.fakes import FakeSolver, fake_answer
+from firmware_py.pipeline.reducer import PipelineParams
+from firmware_py.pipeline.runtime import (
+    DeferredPort,
+    FrameLoop,
+    Pipeline,
+    SyncPort,
+    WorkerPort,
+    speak,
+)
+from firmware_py.sources.base import Frame
+from firmware_py.vision.reading import NO_BOARD, OK, Reading
+from firmware_py.worker import SolverWorker
+
+P = PipelineParams()
+
+
+def ok(moves: str, confidence: float = 0.9) -> Reading:
+    board = Board.from_moves(moves)
+    return Reading(OK, tuple(board.grid_lines()), board, confidence)
+
+
+def solved_view(moves: str) -> View:
+    board = Board.from_moves(moves)
+    answer = fake_answer(board)
+    return View(SOLVED, tuple(board.grid_lines()), answer.column, answer.score, answer.plies)
+
+
+def test_sync_port_solves_each_board_once_and_shows_it(announcer):
+    solver = FakeSolver()
+    shows = []
+    pipeline = Pipeline(P, SyncPort(solver), announcer=announcer,
+                        on_show=lambda view, t: shows.append((round(t, 2), view)))
+    for index in range(12):
+        pipeline.feed(ok("" if index < 6 else "4"), index * 0.1)
+    assert [b.grid_lines() for b in solver.boards] == [Board.from_moves(m).grid_lines()
+                                                        for m in ("", "4")]
+    assert [view.state for _, view in shows] == ["transitional", "solved", "transitional",
+                                                 "solved"]
+    assert shows[1] == (0.3, solved_view("")) and shows[3] == (0.9, solved_view("4"))
+    assert announcer.calls == [("recommend", "R", 4, "=", 42), ("recommend", "Y", 4, "=", 41)]
+
+
+def test_results_are_processed_after_the_effects_of_the_same_event():
+    """A synchronous result must not overtake the Show of the event that started it."""
+    shows = []
+    pipeline = Pipeline(P, SyncPort(FakeSolver()), on_show=lambda view, t: shows.append(view))
+    for index in range(4):
+        pipeline.feed(ok(""), index * 0.1)
+    assert [view.state for view in shows] == ["transitional", "solved"]
+
+
+def test_solver_error_is_logged_and_not_retried(caplog):
+    class Broken:
+        def __init__(self):
+            self.calls = 0
+
+        def best(self, board, tie_break="centre", rng=None):
+            self.calls += 1
+            raise RuntimeError("table exploded")
+
+    broken = Broken()
+    pipeline = Pipeline(P, SyncPort(broken))
+    with caplog.at_level(logging.ERROR):
+        for index in range(8):
+            pipeline.feed(ok(""), index * 0.1)
+    assert broken.calls == 1  # the speculative attempt failed; not retried for the same board
+    assert "RuntimeError: table exploded" in caplog.text
+    assert pipeline.view.state == "transitional"
+
+
+def test_a_failing_display_does_not_stop_the_pipeline(caplog):
+    def explode(view, t):
+        raise OSError("broken pipe")
+
+    pipeline = Pipeline(P, SyncPort(FakeSolver()), on_show=explode)
+    with caplog.at_level(logging.ERROR):
+        for index in range(5):
+            pipeline.feed(ok(""), index * 0.1)
+    assert pipeline.state.result is not None and "broken pipe" in caplog.text
+
+
+def test_deferred_port_delivers_after_the_solve_time():
+    ticks = iter([10.0, 10.25])  # the solve "takes" 250 ms
+    port = DeferredPort(FakeSolver(), timer=lambda: next(ticks))
+    shows = []
+    pipeline = Pipeline(replace_params(speculate=False), port,
+                        on_show=lambda view, t: shows.append((round(t, 2), view.state)))
+    for index in range(8):
+        pipeline.feed(ok(""), index * 0.1)
+    # committed at 0.3 s, solved 250 ms later: visible with the first frame from 0.55 s
+    assert shows == [(0.2, "transitional"), (0.3, "transitional"), (0.55, "solved")]
+
+
+def replace_params(**changes) -> PipelineParams:
+    from dataclasses import replace
+
+    return replace(P, **changes)
+
+
+def test_deferred_port_drops_cancelled_jobs():
+    port = DeferredPort(FakeSolver(), timer=iter([0.0, 0.1]).__next__)
+    port.start(1, Board.empty(), lambda e: None)
+    port.cancel(1)
+    assert port.due(5.0) == []
+
+
+def test_worker_port_delivers_from_the_worker_thread(announcer):
+    solver = FakeSolver(block=True)
+    worker = SolverWorker(solver).start()
+    done = threading.Event()
+    shows = []
+
+    def on_show(view, t):
+        shows.append(view)
+        if view.state == SOLVED:
+            done.set()
+
+    pipeline = Pipeline(replace_params(speculate=False), WorkerPort(worker),
+                        announcer=announcer, on_show=on_show, clock=lambda: 99.0)
+    try:
+        for index in range(4):
+            pipeline.feed(ok(""), index * 0.1)
+        assert solver.started.wait(5)
+        assert pipeline.view.state == "transitional"
+        solver.release.set()
+        assert done.wait(5)
+    finally:
+        worker.stop()
+    assert shows[-1] == solved_view("")
+    assert pipeline.now == 99.0  # the result was timed by the pipeline's clock
+    assert announcer.calls == [("recommend", "R", 4, "=", 42)]
+
+
+def test_worker_port_cancel_stops_the_job():
+    solver = FakeSolver(block=True)
+    worker = SolverWorker(solver).start()
+    delivered = []
+    port = WorkerPort(worker)
+    try:
+        port.start(1, Board.empty(), delivered.append)
+        assert solver.started.wait(5)
+        port.cancel(1)
+        deadline = time.monotonic() + 5
+        while worker.busy and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not worker.busy
+    finally:
+        worker.stop()
+    assert delivered == []
+
+
+def test_worker_errors_become_solve_failed():
+    class Raising:
+        def best(self, board, tie_break="centre", rng=None):
+            raise ValueError("bad position")
+
+        def cancel(self):
+            pass
+
+    worker = SolverWorker(Raising()).start()
+    got = threading.Event()
+    events = []
+    try:
+        WorkerPort(worker).start(7, Board.empty(), lambda e: (events.append(e), got.set()))
+        assert got.wait(5)
+    finally:
+        worker.stop()
+    assert events == [SolveFailed(7, tuple(Board.empty().grid_lines()),
+                                  "ValueError: bad position")]
+
+
+@pytest.mark.parametrize("effect, call", [
+    (Announce(Board.from_moves("4"), SolveResult(4, -2, 36)), ("recommend", "Y", 4, "-", 36)),
+    (Announce(Board.from_moves("1213121"), None), ("finished", "R")),
+    (Announce(Board.from_moves("472424756645422154157737216635626711335331"), None),
+     ("finished", None)),  # a draw
+    (Silence(), ("scanning",)),
+    (Silence(lost=True), ("lost",)),
+])
+def test_speak_maps_effects_onto_the_announcer(announcer, effect, call):
+    speak(announcer, effect)
+    assert announcer.calls == [call]
+
+
+class ListSource:
+    def __init__(self, images):
+        self.images = list(images)
+        self.index = 0
+
+    def read(self):
+        if self.index >= len(self.images):
+            return None
+        frame = Frame(self.images[self.index], self.index / 10, self.index)
+        self.index += 1
+        return frame
+
+
+class MapReader:
+    """Reads frames whose first pixel value names a position (255: vision error)."""
+
+    def __init__(self, positions):
+        self.positions = positions
+
+    def read(self, image):
+        key = int(image[0, 0, 0])
+        if key == 255:
+            raise VisionError("sensor garbage")
+        moves = self.positions[key]
+        return Reading(NO_BOARD) if moves is None else ok(moves)
+
+
+def test_frame_loop_reads_feeds_and_survives_vision_errors(caplog):
+    images = [np.full((2, 2, 3), key, np.uint8) for key in (0, 0, 255, 0, 0, 0, 1)]
+    seen = []
+    pipeline = Pipeline(P, SyncPort(FakeSolver()))
+    loop = FrameLoop(ListSource(images), MapReader({0: "", 1: None}), pipeline,
+                     on_frame=lambda frame, reading: seen.append(reading.status))
+    with caplog.at_level(logging.WARNING):
+        assert loop.run() == 7
+    assert seen == ["ok", "ok", "no-board", "ok", "ok", "ok", "no-board"]
+    assert "sensor garbage" in caplog.text
+    assert pipeline.view == solved_view("")
+
+
+def test_frame_loop_max_frames_and_stop():
+    images = [np.zeros((2, 2, 3), np.uint8)] * 5
+    loop = FrameLoop(ListSource(images), MapReader({0: ""}), Pipeline(P, SyncPort(FakeSolver())))
+    assert loop.run(max_frames=2) == 2
+    loop.stop.set()
+    assert loop.run() == 2
+
+
+def test_frame_loop_wait_ticks_until_stopped():
+    pipeline = Pipeline(P, SyncPort(FakeSolver()), clock=lambda: 0.0)
+    ticks = []
+    pipeline.tick = lambda now=None: ticks.append(now)
+    loop = FrameLoop(ListSource([]), MapReader({}), pipeline)
+    assert loop.wait(0.05, step=0.01) is False
+    assert len(ticks) >= 3
+    loop.stop.set()
+    assert loop.wait(1.0) is True
+
+
+def test_solve_done_event_for_unknown_job_is_cached():
+    pipeline = Pipeline(P, SyncPort(FakeSolver()))
+    grid = tuple(Board.empty().grid_lines())
+    pipeline.post(SolveDone(42, grid, SolveResult(4, 1, 41)), 0.0)
+    assert pipeline.state.cache.grid == grid

@@ -1,0 +1,112 @@
+"""``c4pi say`` and ``c4pi clips`` end to end (in-process), and the say helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.cli import main
+from firmware_py.config import SpeechConfig
+from firmware_py.scores import plies_to_end
+from firmware_py.speech.clips import ClipSet, read_wav, to_int16
+from firmware_py.speech.say import play, render_once, speech_for
+from firmware_py.speech.sinks import WavSink
+
+TEST_SETS = Path("/work/shared/data/test-sets")
+REPO_TEST_SETS = Path(__file__).resolve().parents[2] / "data" / "test-sets"
+
+
+def write_config(path: Path, clip_dir: Path) -> Path:
+    path.write_text(f'[solver]\nuse_book = false\ntt_mb = 16\n\n'
+                    f'[speech]\nclip_dir = "{clip_dir}"\n')
+    return path
+
+
+@pytest.fixture
+def config_file(tmp_path: Path, clip_dir: Path) -> Path:
+    return write_config(tmp_path / "c4pi.toml", clip_dir)
+
+
+def test_say_a_finished_game_into_a_wav(config_file: Path, tmp_path: Path, clips: ClipSet,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "said.wav"
+    assert main(["--config", str(config_file), "say", "1212121", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == "Red wins."
+    samples, rate = read_wav(out)
+    assert rate == clips.rate
+    assert np.array_equal(to_int16(samples), to_int16(clips["final-R"]))
+
+
+def test_say_rejects_a_bad_position(config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--config", str(config_file), "say", "4448"]) == 2
+    assert "'8'" in capsys.readouterr().err
+    assert main(["--config", str(config_file), "say", "12121212"]) == 2   # move after a win
+    assert main(["--config", str(config_file), "say"]) == 2
+
+
+def _solver_available() -> bool:
+    try:
+        from cython_solver import Solver  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _positions() -> list[tuple[str, int]]:
+    folder = REPO_TEST_SETS if REPO_TEST_SETS.is_dir() else TEST_SETS
+    if not folder.is_dir():
+        return []
+    lines = (folder / "end-easy.txt").read_text().split("\n")
+    picked: dict[int, tuple[str, int]] = {}
+    for line in lines:
+        if line.strip():
+            moves, score = line.split()
+            picked.setdefault((int(score) > 0) - (int(score) < 0), (moves, int(score)))
+    return [picked[sign] for sign in (1, -1, 0)]
+
+
+@pytest.mark.skipif(not _solver_available(), reason="cython_solver.Solver not built yet")
+@pytest.mark.skipif(not _positions(), reason="no test sets (data/test-sets)")
+@pytest.mark.parametrize("moves,score", _positions() or [("", 0)])
+def test_say_speaks_the_test_set_outcome(config_file: Path, tmp_path: Path, clips: ClipSet,
+                                         moves: str, score: int,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "said.wav"
+    assert main(["--config", str(config_file), "say", moves, "--out", str(out)]) == 0
+    text = capsys.readouterr().out.strip()
+    board = Board.from_moves(moves)
+    mover = {"R": "Red", "Y": "Yellow"}[board.to_move]
+    opponent = {"R": "Yellow", "Y": "Red"}[board.to_move]
+    plies = plies_to_end(score, board.n_discs)
+    expected = (f"{mover} wins in {plies}" if score > 0 else
+                f"{opponent} wins in {plies}" if score < 0 else f"Draw in {plies}")
+    assert text.startswith(f"{mover} ") and text.endswith(f". {expected}.")
+    words = ("one", "two", "three", "four", "five", "six", "seven")
+    column = words.index(text.split(".")[0].split()[1]) + 1
+    speech = speech_for(board, column, score)
+    samples, _ = read_wav(out)
+    assert np.array_equal(to_int16(samples), render_once(speech, clips, SpeechConfig()))
+
+
+def test_render_once_is_move_gap_then_quieter_distance(clips: ClipSet) -> None:
+    config = SpeechConfig(volume=1.0, distance_volume=0.5, repeat_gap_ms=300)
+    speech = speech_for(Board.from_moves("44"), 4, 1)   # any legal score will do
+    pcm = render_once(speech, clips, config).astype(np.float64) / 32768
+    move = clips["move-R-4"]
+    gap = round(0.3 * clips.rate)
+    assert np.allclose(pcm[:len(move)], move, atol=1e-4)
+    assert not pcm[len(move):len(move) + gap].any()
+    tail = pcm[len(move) + gap:]
+    assert np.abs(tail).max() == pytest.approx(0.5 * 0.65, abs=2e-3)   # clips peak at 0.65
+
+
+def test_play_sends_the_samples_to_the_sink(tmp_path: Path, clips: ClipSet) -> None:
+    pcm = to_int16(clips["final-draw"])
+    path = tmp_path / "played.wav"
+    play(pcm, clips.rate, WavSink(path, block_frames=2048), tail_s=0.0)
+    samples, _ = read_wav(path)
+    assert np.array_equal(to_int16(samples)[:len(pcm)], pcm)
+    assert not to_int16(samples)[len(pcm):].any()

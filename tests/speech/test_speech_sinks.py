@@ -1,0 +1,214 @@
+"""Sinks: paced WAV/null sinks, and PyAudioSink's device choice and recovery (fake PortAudio)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from firmware_py.exc import AudioError
+from firmware_py.speech.sinks import NullSink, PyAudioSink, WavSink, find_output_device
+
+DEVICES = [{"name": "bcm2835 Headphones: - (hw:0,0)", "maxOutputChannels": 8,
+            "defaultSampleRate": 44100.0, "index": 0},
+           {"name": "USB Audio Device: - (hw:1,0)", "maxOutputChannels": 2,
+            "defaultSampleRate": 48000.0, "index": 1},
+           {"name": "Camera Mic", "maxOutputChannels": 0, "defaultSampleRate": 16000.0,
+            "index": 2},
+           {"name": "default", "maxOutputChannels": 128, "defaultSampleRate": 44100.0,
+            "index": 3}]
+
+
+class FakePortAudio:
+    """A fake ``pyaudio`` module: scripted open failures, streams that can die."""
+
+    paInt16, paContinue = 8, 0
+
+    def __init__(self, failures: int = 0, rates: tuple[int, ...] = (22050, 48000)) -> None:
+        self.failures = failures
+        self.rates = rates
+        self.opened: list[dict] = []
+        self.streams: list[FakeStream] = []
+        self.terminated = 0
+
+    def PyAudio(self) -> types.SimpleNamespace:  # noqa: N802 (pyaudio's name)
+        module = self
+        return types.SimpleNamespace(
+            get_device_count=lambda: len(DEVICES),
+            get_device_info_by_index=lambda i: DEVICES[i],
+            get_default_output_device_info=lambda: DEVICES[3],
+            is_format_supported=self._supported,
+            open=self._open,
+            terminate=lambda: setattr(module, "terminated", module.terminated + 1))
+
+    def _supported(self, rate: int, **kwargs: object) -> bool:
+        if rate not in self.rates:
+            raise ValueError("Invalid sample rate")
+        return True
+
+    def _open(self, **kwargs: object) -> FakeStream:
+        if self.failures > 0:
+            self.failures -= 1
+            raise OSError(-9996, "Invalid output device (no default output device)")
+        self.opened.append(kwargs)
+        stream = FakeStream(kwargs["stream_callback"], kwargs["frames_per_buffer"])
+        self.streams.append(stream)
+        return stream
+
+
+class FakeStream:
+    """Calls the callback from a thread until stopped or "unplugged"."""
+
+    def __init__(self, callback, frames: int) -> None:
+        self.callback, self.frames = callback, frames
+        self.active, self.unplugged, self.chunks = False, False, []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start_stream(self) -> None:
+        self.active = True
+        self._thread.start()
+
+    def _run(self) -> None:
+        while self.active and not self.unplugged:
+            data, flag = self.callback(None, self.frames, {}, 0)
+            self.chunks.append(data)
+            time.sleep(0.005)
+
+    def is_active(self) -> bool:
+        if self.unplugged:
+            raise OSError(-9999, "Unanticipated host error")
+        return self.active
+
+    def stop_stream(self) -> None:
+        self.active = False
+
+    def close(self) -> None:
+        self.active = False
+
+
+def wait_for(condition, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def counter_source():
+    position = [0]
+
+    def source(frames: int) -> np.ndarray:
+        out = (np.arange(position[0], position[0] + frames) % 1000).astype(np.int16)
+        position[0] += frames
+        return out
+    return source
+
+
+def test_device_by_name_index_or_default() -> None:
+    pa = FakePortAudio().PyAudio()
+    assert find_output_device(pa, "") is None
+    assert find_output_device(pa, "usb") == 1
+    assert find_output_device(pa, "1") == 1
+    assert find_output_device(pa, " Headphones ") == 0
+    with pytest.raises(AudioError, match="'Camera'.*outputs: 0: 'bcm2835"):
+        find_output_device(pa, "Camera")        # an input-only device
+    with pytest.raises(AudioError, match="'2'"):
+        find_output_device(pa, "2")
+
+
+def test_rate_falls_back_to_one_the_device_takes() -> None:
+    assert PyAudioSink("usb", pyaudio_module=FakePortAudio()).supported_rate(22050) == 22050
+    only_48k = FakePortAudio(rates=(48000,))
+    assert PyAudioSink("usb", pyaudio_module=only_48k).supported_rate(22050) == 48000
+    missing = PyAudioSink("HDMI", pyaudio_module=FakePortAudio())
+    assert missing.supported_rate(22050) == 22050   # device absent now: logged, assumed
+
+
+def test_failing_device_is_retried_then_streams(caplog: pytest.LogCaptureFixture) -> None:
+    fake = FakePortAudio(failures=3)
+    sink = PyAudioSink("usb", pyaudio_module=fake, retry_min_s=0.01, retry_max_s=0.02)
+    sink.start(counter_source(), 22050)
+    try:
+        assert sink.ready.wait(5.0)
+        wait_for(lambda: len(fake.streams[0].chunks) >= 3)
+    finally:
+        sink.close()
+    assert sink.opens == 1 and fake.failures == 0
+    assert fake.opened[0]["output_device_index"] == 1 and fake.opened[0]["rate"] == 22050
+    assert sum("unavailable" in r.message for r in caplog.records) == 3
+    chunks = np.frombuffer(b"".join(fake.streams[0].chunks), dtype=np.int16)
+    assert np.array_equal(chunks, np.arange(len(chunks)) % 1000)   # nothing lost or repeated
+    assert not fake.streams[0].active                              # closed on close()
+
+
+def test_unplugged_or_stalled_stream_is_reopened() -> None:
+    fake = FakePortAudio()
+    sink = PyAudioSink("", pyaudio_module=fake, retry_min_s=0.01, stall_s=0.3)
+    sink.start(counter_source(), 22050)
+    try:
+        wait_for(lambda: fake.streams and fake.streams[0].chunks)
+        fake.streams[0].unplugged = True               # host error on the next check
+        wait_for(lambda: len(fake.streams) == 2 and fake.streams[1].chunks)
+        fake.streams[1].callback = lambda *a: time.sleep(10)   # never called again: stall
+        fake.streams[1].active = False                 # stop its thread, keep "active"
+        fake.streams[1].is_active = lambda: True
+        wait_for(lambda: len(fake.streams) == 3)
+    finally:
+        sink.close()
+    assert sink.opens == 3
+    assert fake.opened[0]["output_device_index"] is None
+
+
+def test_a_failing_source_plays_silence() -> None:
+    fake = FakePortAudio()
+    sink = PyAudioSink("", pyaudio_module=fake)
+
+    def broken(frames: int) -> np.ndarray:
+        raise RuntimeError("boom")
+    sink.start(broken, 22050)
+    try:
+        wait_for(lambda: fake.streams and len(fake.streams[0].chunks) >= 2)
+    finally:
+        sink.close()
+    assert not any(np.frombuffer(c, np.int16).any() for c in fake.streams[0].chunks)
+
+
+def test_wav_sink_writes_in_real_time(tmp_path: Path) -> None:
+    path = tmp_path / "out.wav"
+    sink = WavSink(path, block_frames=441)
+    started = time.monotonic()
+    sink.start(counter_source(), 22050)
+    time.sleep(0.4)
+    sink.close()
+    elapsed = time.monotonic() - started
+    with wave.open(str(path)) as handle:
+        assert (handle.getframerate(), handle.getnchannels()) == (22050, 1)
+        frames = np.frombuffer(handle.readframes(handle.getnframes()), np.int16)
+    assert 0.3 * 22050 < len(frames) <= (elapsed + 0.05) * 22050
+    assert np.array_equal(frames, np.arange(len(frames)) % 1000)
+
+
+def test_null_sink_discards_at_real_time_pace() -> None:
+    sink = NullSink(block_frames=220)
+    sink.start(counter_source(), 22050)
+    time.sleep(0.3)
+    sink.close()
+    assert 0.2 * 22050 < sink.frames_written < 0.45 * 22050
+    assert sink.peak == 999
+
+
+def test_wav_sink_reports_an_unwritable_path(tmp_path: Path) -> None:
+    with pytest.raises(AudioError, match="cannot write .*nowhere"):
+        WavSink(tmp_path / "nowhere" / "x.wav").start(counter_source(), 22050)
+
+
+def test_play_reports_a_device_that_never_opens() -> None:
+    from firmware_py.speech.say import play
+
+    sink = PyAudioSink("usb", pyaudio_module=FakePortAudio(failures=1000), retry_min_s=0.01)
+    with pytest.raises(AudioError, match="did not start: Invalid output device"):
+        play(np.zeros(100, np.int16), 22050, sink, open_timeout_s=0.2)
