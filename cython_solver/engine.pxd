@@ -19,6 +19,9 @@ cdef struct Search:
     uint64_t table_mask
     int table_bits
     int etc_limit              # positions with fewer discs try enhanced cutoffs
+    int history[2][49]
+    int w_all
+    int w_good
     int tt_limit               # positions with this many discs or more skip the table
     uint64_t nodes
     const int *cancel          # set from another thread to stop the search

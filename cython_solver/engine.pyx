@@ -24,6 +24,7 @@ cdef extern from *:
     #include <stddef.h>
     #include <sys/mman.h>
     static inline int c4_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int c4_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     /* Kernighan's count: fast for the few bits of a threat mask, and portable
        (x86-64 baseline has no popcnt instruction without -mpopcnt). */
     static inline int c4_popcount_sparse(unsigned long long x) {
@@ -53,6 +54,7 @@ cdef extern from *:
     """
     int c4_popcount(unsigned long long x) nogil
     int c4_popcount_sparse(unsigned long long x) nogil
+    int c4_ctz(unsigned long long x) nogil
     void *c4_table_alloc(size_t bytes, void **base, size_t *total) nogil
     void c4_table_free(void *base, size_t total) nogil
     void c4_prefetch(const void *p) nogil
@@ -115,6 +117,10 @@ cdef inline bint has_four(uint64_t pos) noexcept nogil:
 cdef inline bint _four(uint64_t pos, int s) noexcept nogil:
     cdef uint64_t m = pos & (pos >> s)
     return (m & (m >> (2 * s))) != 0
+
+
+cdef inline int cell_index(uint64_t m) noexcept nogil:
+    return c4_ctz(m)
 
 
 cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
@@ -213,6 +219,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
     cdef int order_scores[7]
     cdef int order_cols[7]
     cdef uint64_t child_hash[7]
+    cdef uint64_t w, good_rows
     cdef int tt_lower, tt_upper, use_tt
 
     s.nodes += 1
@@ -273,6 +280,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
         if v != NOT_FOUND:
             return v
 
+    good_rows = BOTTOM * (0x15 if (n & 1) == 0 else 0x2A)
     # order the moves: the table's best column first, then by the number of
     # winning cells the move creates, ties centre first
     for i in range(WIDTH):
@@ -282,7 +290,10 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
             if n + 1 < s.tt_limit:
                 child_hash[col] = table_hash(opp, mask | m, &j)
                 c4_prefetch(&s.table[child_hash[col] & s.table_mask])
-            score = c4_popcount_sparse(winning_cells(cur | m, mask))
+            w = winning_cells(cur | m, mask)
+            score = c4_popcount_sparse(w) * s.w_all
+            if s.w_good:
+                score += s.history[n & 1][cell_index(m)]
             if col == found_col:
                 score = 1000
             j = cnt
@@ -319,6 +330,10 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
         if v >= beta:
             if use_tt:
                 _store(s, idx, check, sym, v, tt_upper, order_cols[i])
+            if i > 0 and s.w_all < 0:
+                for j in range(i):
+                    s.history[n & 1][cell_index(order_moves[j])] -= 1
+                s.history[n & 1][cell_index(order_moves[i])] += i
             return v
         if v > alpha:
             alpha = v
@@ -380,6 +395,30 @@ cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept 
         else:
             lo = r
     return lo
+
+
+cdef void init_history(Search *s) noexcept nogil:
+    """Seed the history with the number of four-lines through each cell."""
+    cdef int col, row, side, d, dc, dr, k, c, r, lines
+    cdef int dcs[4]
+    cdef int drs[4]
+    dcs[:] = [1, 0, 1, 1]
+    drs[:] = [0, 1, 1, -1]
+    for side in range(2):
+        for col in range(WIDTH):
+            for row in range(HEIGHT + 1):
+                lines = 0
+                if row < HEIGHT:
+                    for d in range(4):
+                        dc = dcs[d]
+                        dr = drs[d]
+                        for k in range(4):        # the cell is the k-th of the line
+                            c = col - k * dc
+                            r = row - k * dr
+                            if (0 <= c and c + 3 * dc < WIDTH and 0 <= r and r < HEIGHT
+                                    and 0 <= r + 3 * dr and r + 3 * dr < HEIGHT):
+                                lines += 1
+                s.history[side][7 * col + row] = lines
 
 
 # ---------------------------------------------------------------- Python API
@@ -475,8 +514,11 @@ cdef class Engine:
         self.s.use_book = 0
         self.s.tt_limit = CELLS
         self.s.etc_limit = 0
+        self.s.w_all = 1
+        self.s.w_good = 0
         memset(&self.s.book, 0, sizeof(BookView))
         self.book_owner = None
+        init_history(&self.s)
 
     def __dealloc__(self):
         c4_table_free(self.table_base, self.table_total)
@@ -497,8 +539,9 @@ cdef class Engine:
         return self.s.aborted != 0
 
     def reset(self) -> None:
-        """Clear the transposition table."""
+        """Clear the transposition table and the move-ordering history."""
         memset(self.table_memory, 0, (<size_t>1 << self.s.table_bits) * 8)
+        init_history(&self.s)
 
     def cancel(self) -> None:
         """Ask the running search to stop (thread-safe)."""
@@ -544,10 +587,12 @@ cdef class Engine:
     def etc_limit(self, int value) -> None:
         self.s.etc_limit = value
 
+    def set_weights(self, int w_all, int w_good) -> None:
+        self.s.w_all = w_all
+        self.s.w_good = w_good
+
     def clear_book(self) -> None:
         self.s.use_book = 0
-        self.s.tt_limit = CELLS
-        self.s.etc_limit = 0
         memset(&self.s.book, 0, sizeof(BookView))
         self.book_owner = None
 

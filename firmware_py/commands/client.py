@@ -44,7 +44,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return EXIT_NO_REPLY
     print(f"sent    {frame.decode('utf-8', 'replace')}  ({device}, {baud} baud)")
     if not result.ack:
-        print("ack     none within 5 s: check the wiring, the port and that the service runs")
+        print(f"ack     none within {min(args.timeout, 5.0):g} s: check the wiring, the port "
+              "and that the service runs")
         return EXIT_NO_REPLY
     print(f"ack     {result.ack}  {result.ack_ms:.1f} ms")
     if result.ack == "?":

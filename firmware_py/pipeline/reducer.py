@@ -54,7 +54,14 @@ from firmware_py.pipeline.events import (
     Tick,
     View,
 )
-from firmware_py.pipeline.voter import VoterParams, VoterState, check_successor, vote
+from firmware_py.pipeline.voter import (
+    VoterParams,
+    VoterState,
+    check_successor,
+    grid_of,
+    is_finished,
+    vote,
+)
 from firmware_py.vision.reading import OK, Reading
 
 EPSILON = 1e-9
@@ -183,7 +190,7 @@ def _on_done(state: PipelineState, event: SolveDone) -> PipelineState:
         else state.solving
     state = replace(state, solving=solving, cache=Cached(event.grid, event.result))
     reference = state.reference
-    if reference is not None and state.result is None and event.grid == _grid(reference):
+    if reference is not None and state.result is None and event.grid == grid_of(reference):
         state = replace(state, result=event.result)
     return state
 
@@ -204,10 +211,10 @@ def _on_failed(state: PipelineState, event: SolveFailed,
 def _plausible(state: PipelineState, reading: Reading, params: PipelineParams) -> Board | None:
     """The reading's board when it is worth solving before it is stable."""
     board = reading.board
-    if not params.speculate or reading.status != OK or board is None or board.is_finished:
+    if not params.speculate or reading.status != OK or board is None:
         return None
     reference = state.reference
-    if reference is not None and _grid(board) == _grid(reference):
+    if reference is not None and grid_of(board) == grid_of(reference):
         return None
     if check_successor(reference, board, params.voter):
         return None
@@ -219,13 +226,13 @@ def _wanted(state: PipelineState, params: PipelineParams) -> tuple[Board, bool] 
     if not state.present or state.ema is None or state.ema < params.gate - EPSILON:
         return None
     reference = state.reference
-    if (reference is not None and state.result is None and not reference.is_finished
-            and state.failed != _grid(reference)):
+    if (reference is not None and state.result is None and not is_finished(reference)
+            and state.failed != grid_of(reference)):
         return reference, False
     candidate = state.candidate
     if candidate is None:
         return None
-    grid = _grid(candidate)
+    grid = grid_of(candidate)
     if (state.cache is not None and state.cache.grid == grid) or state.failed == grid:
         return None
     return candidate, True
@@ -237,7 +244,7 @@ def _schedule(state: PipelineState, params: PipelineParams,
     if wanted is None:
         return state
     board, speculative = wanted
-    grid = _grid(board)
+    grid = grid_of(board)
     solving = state.solving
     if solving is not None and solving.grid == grid:
         if solving.speculative and not speculative:
@@ -257,8 +264,8 @@ def view_of(state: PipelineState) -> View:
         return View(SCANNING)
     if reference is None or not state.stable:
         return View(TRANSITIONAL)
-    grid = _grid(reference)
-    if reference.is_finished:
+    grid = grid_of(reference)
+    if is_finished(reference):
         return View(FINISHED, grid)
     result = state.result
     if result is None:
@@ -274,7 +281,7 @@ def _render(state: PipelineState, effects: list[Effect]) -> PipelineState:
     if view.state in (SOLVED, FINISHED):
         wanted = view.grid
     elif view.state == TRANSITIONAL and reference is not None \
-            and state.announced == _grid(reference):
+            and state.announced == grid_of(reference):
         wanted = state.announced  # the same board, only hidden for a moment
     else:
         wanted = None
@@ -284,7 +291,3 @@ def _render(state: PipelineState, effects: list[Effect]) -> PipelineState:
         else:
             effects.append(Silence(lost=view.state == SCANNING))
     return replace(state, view=view, announced=wanted)
-
-
-def _grid(board: Board) -> Grid:
-    return tuple(board.grid_lines())

@@ -22,6 +22,7 @@ Rules (issue 6):
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -143,6 +144,27 @@ def removed_discs(reference: Board | None, board: Board) -> int:
     return gone
 
 
+@functools.lru_cache(maxsize=256)
+def grid_of(board: Board) -> Grid:
+    """``board``'s grid lines as a tuple (memoised: boards are immutable)."""
+    return tuple(board.grid_lines())
+
+
+def has_four(bits: int) -> bool:
+    """True when the bitboard ``bits`` (layout of :mod:`firmware_py.board`) holds a four."""
+    for shift in (1, 7, 6, 8):  # vertical, horizontal, two diagonals
+        pairs = bits & (bits >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+def is_finished(board: Board) -> bool:
+    """``board.is_finished`` on bitboards (fast enough to call on every frame)."""
+    return board.n_discs == WIDTH * HEIGHT or has_four(board.colour_bits("R")) \
+        or has_four(board.colour_bits("Y"))
+
+
 def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[VoterState, Vote]:
     """Push one reading's grid (``None``: no board) and judge the consensus."""
     recent = (*state.recent, grid)[-params.window:]
@@ -151,7 +173,7 @@ def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[Vot
     if agreed is None:
         return replace(state, pending=None, pending_frames=0), Vote(reason="no consensus")
     reference = state.reference
-    if reference is not None and agreed == tuple(reference.grid_lines()):
+    if reference is not None and agreed == grid_of(reference):
         return (replace(state, pending=None, pending_frames=0),
                 Vote(consensus=agreed, board=reference, stable=True))
     try:

@@ -177,7 +177,7 @@ class SerialService:
             self._generation += 1
             generation = self._generation
         self.stats.accepted += 1
-        log.debug("query %r accepted", event.moves)
+        log.info("query %r accepted", event.moves)
         superseded = self._worker.cancel_tag(SERIAL_TAG)
         self.stats.superseded += superseded
         self._worker.submit(event.board, priority=SERIAL_PRIORITY, tag=SERIAL_TAG,

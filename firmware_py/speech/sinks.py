@@ -13,6 +13,9 @@ normally :meth:`Mixer.render`) and sends them on:
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import logging
 import threading
 import time
@@ -39,6 +42,19 @@ class AudioSink(ABC):
     def __init__(self) -> None:
         self.ready = threading.Event()   # set once frames flow
         self.frames_written = 0
+        self.source_errors = 0
+
+    def _pull(self, source: Source, frames: int) -> np.ndarray:
+        """``frames`` from ``source``; silence (logged once) if it fails."""
+        try:
+            data = source(frames)
+        except Exception:
+            self.source_errors += 1
+            if self.source_errors == 1:
+                log.exception("audio source failed; playing silence")
+            return np.zeros(frames, dtype=np.int16)
+        self.frames_written += frames
+        return data
 
     def supported_rate(self, preferred: int) -> int:
         """The output rate to use when the clips come at ``preferred`` Hz."""
@@ -82,8 +98,7 @@ class PacedSink(AudioSink):
         deadline = self._clock()
         self.ready.set()
         while not self._stop.is_set():
-            self._write(source(self.block_frames))
-            self.frames_written += self.block_frames
+            self._write(self._pull(source, self.block_frames))
             if not self.realtime:
                 continue
             deadline += self.block_frames / rate
@@ -184,6 +199,37 @@ def find_output_device(pa: Any, spec: str) -> int | None:
     raise AudioError(f"no audio output device matches {spec!r} (outputs: {listing})")
 
 
+_ALSA_HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                 ctypes.c_int, ctypes.c_char_p)
+
+
+_JACK_HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_char_p)
+
+
+@functools.cache
+def quiet_audio_libraries() -> tuple[object, ...]:
+    """Silence the stderr chatter of alsa-lib and libjack (PortAudio's device probing
+    prints dozens of lines on every initialisation; c4pi logs what matters).
+    Returns the installed handlers, which the cache keeps alive for the C libraries."""
+    handlers: list[object] = []
+    for library_name, setters, kind in (
+            ("asound", ("snd_lib_error_set_handler",), _ALSA_HANDLER),
+            ("jack", ("jack_set_error_function", "jack_set_info_function"), _JACK_HANDLER)):
+        path = ctypes.util.find_library(library_name)
+        if path is None:
+            continue
+        try:
+            library = ctypes.CDLL(path)
+            handler = kind(lambda *args: None)
+            for setter in setters:
+                getattr(library, setter)(handler)
+        except (OSError, AttributeError) as error:
+            log.debug("cannot quieten %s: %s", library_name, error)
+            continue
+        handlers.append(handler)
+    return tuple(handlers)
+
+
 class PyAudioSink(AudioSink):
     """The speaker through a PyAudio (PortAudio) callback stream, reopened when it fails."""
 
@@ -193,6 +239,8 @@ class PyAudioSink(AudioSink):
         super().__init__()
         if pyaudio_module is None:
             import pyaudio as pyaudio_module  # the real PortAudio binding
+
+            quiet_audio_libraries()
         self.device = device
         self.frames_per_buffer = frames_per_buffer
         self._pa_module = pyaudio_module
@@ -258,9 +306,13 @@ class PyAudioSink(AudioSink):
                 self._open_stream()
             except Exception as error:       # PortAudio raises OSError, lookups AudioError
                 self._close_stream()
+                repeated = str(error) == self.last_error
                 self.last_error = str(error)
-                log.warning("audio output %r unavailable (%s); retrying in %.1f s",
-                            self.device or "default", error, delay)
+                log.log(logging.DEBUG if repeated else logging.WARNING,
+                        "audio output %r unavailable (%s); retrying in %.1f s%s",
+                        self.device or "default", error, delay,
+                        " (further identical failures logged at debug level)"
+                        if not repeated else "")
                 self._stop.wait(delay)
                 delay = min(delay * 2, self._retry[1])
                 continue
@@ -310,10 +362,5 @@ class PyAudioSink(AudioSink):
                   status: int) -> tuple[bytes, int]:
         self._last_callback = time.monotonic()
         assert self._source is not None
-        try:
-            data = self._source(frame_count)
-        except Exception:
-            log.exception("audio source failed; playing silence")
-            data = np.zeros(frame_count, dtype=np.int16)
-        self.frames_written += frame_count
+        data = self._pull(self._source, frame_count)
         return data.astype("<i2").tobytes(), self._pa_module.paContinue

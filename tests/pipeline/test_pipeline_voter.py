@@ -17,6 +17,8 @@ from firmware_py.pipeline.voter import (
     VoterParams,
     VoterState,
     consensus,
+    grid_of,
+    is_finished,
     vote,
     with_history,
 )
@@ -239,3 +241,20 @@ def test_with_history_only_when_certain():
     assert with_history(ref, Board.from_grid(g("4435"))).moves is None
     assert with_history(Board.from_grid(g("44")), Board.from_grid(g("443"))).moves is None
     assert with_history(None, Board.from_grid(g(""))).moves == ""
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 7), max_size=42), st.integers(0, 42))
+def test_fast_finished_check_agrees_with_the_board_model(columns, cut):
+    board = Board.empty()
+    for column in columns[:cut]:
+        if board.is_finished or not board.can_play(column):
+            break
+        board = board.play(column)
+    assert is_finished(board) == board.is_finished
+    assert grid_of(board) == tuple(board.grid_lines())
+
+
+def test_fast_finished_on_a_full_draw():
+    board = Board.from_moves("472424756645422154157737216635626711335331")
+    assert board.is_draw and is_finished(board)

@@ -19,8 +19,9 @@ from firmware_py.serial_link.protocol import (
     query_bytes,
 )
 
-# A legal 41-disc game without a four (built column pairs so no line of four forms).
-FORTY_ONE = "1212121" [:0]
+# 41 moves of a legal game without a four-in-a-row (found by random play-outs;
+# test_digit_limit checks it with the board model).
+FORTY_ONE = "46754231124237573576567573313566162421442"
 
 
 def replies(stream: bytes) -> list[tuple[str, str]]:
@@ -57,20 +58,6 @@ def reference_frames(stream: bytes) -> list[tuple[str, str]]:
     return out
 
 
-def draw_game_41() -> str:
-    """41 moves of a legal game without any four-in-a-row (checked by the board model)."""
-    # Columns filled in pairs with a shifted colour pattern: the classic "no four" fill.
-    order = "1234567" * 6
-    moves = ""
-    board = Board.empty()
-    for col in order:
-        if len(moves) == 41:
-            break
-        board = board.play(int(col))
-        moves += col
-    return moves
-
-
 @pytest.mark.parametrize(("stream", "expected"), [
     (b"!427?", [("!", "427")]),
     (b"!?", [("!", "")]),
@@ -94,7 +81,7 @@ def test_framing_rules(stream: bytes, expected: list[tuple[str, str]]) -> None:
 
 
 def test_digit_limit() -> None:
-    moves = draw_game_41()
+    moves = FORTY_ONE
     assert len(moves) == 41 and model_legal(moves)
     assert replies(query_bytes(moves)) == [("!", moves)]
     # The 42nd digit ends the frame at once, before any '?'.
@@ -151,7 +138,7 @@ def test_parser_matches_reference_in_any_chunking(stream: bytes, cuts: list[int]
     assert got == expected
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(moves=st.text(alphabet="12345677", max_size=44))
 def test_fast_check_agrees_with_board_model(moves: str) -> None:
     board, reason = check_moves(moves)
@@ -172,7 +159,7 @@ def test_fast_check_on_test_set_positions(test_set_lines: list[str]) -> None:
 def test_set_lines() -> list[str]:
     from .conftest import read_test_set
 
-    return [m for name in ("end-easy", "begin-hard") for m, _ in read_test_set(name, 150)]
+    return [m for name in ("end-easy", "begin-hard") for m, _ in read_test_set(name, 40)]
 
 
 @pytest.mark.parametrize("n_discs", range(0, 42))

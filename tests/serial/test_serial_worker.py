@@ -66,6 +66,7 @@ def test_same_tag_supersedes_running_and_pending(worker: SolverWorker,
     first = worker.submit(Board.from_moves("1"), priority=10, tag="serial", on_done=recorder)
     assert gate_solver.wait_started("1")
     other = worker.submit(Board.from_moves("7"), priority=10, tag="other", on_done=recorder)
+    assert not other.done
     second = worker.submit(Board.from_moves("2"), priority=10, tag="serial", on_done=recorder)
     third = worker.submit(Board.from_moves("3"), priority=10, tag="serial", on_done=recorder)
     assert first.cancelled and second.cancelled and not third.done

@@ -53,6 +53,7 @@ def recorded(clip_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert raw.is_file(), f"ALSA wrote no file; child stderr: {done.stderr[-2000:]}"
+    summary["stderr"] = done.stderr
     return np.fromfile(raw, dtype="<i2"), summary
 
 
@@ -89,3 +90,7 @@ def test_speech_where_the_timeline_says_and_half_level_distance(
     assert distance_gain == pytest.approx(0.5, abs=0.02)
     # and, sample by sample, exactly the mix (int16 rounding aside)
     assert np.max(np.abs(got - np.clip(move + 0.5 * distance, -1, 1))) < 1.5 / 32768
+
+
+def test_alsa_lib_chatter_is_silenced(recorded: tuple[np.ndarray, dict]) -> None:
+    assert "ALSA lib" not in recorded[1]["stderr"]

@@ -110,3 +110,20 @@ def test_play_sends_the_samples_to_the_sink(tmp_path: Path, clips: ClipSet) -> N
     samples, _ = read_wav(path)
     assert np.array_equal(to_int16(samples)[:len(pcm)], pcm)
     assert not to_int16(samples)[len(pcm):].any()
+
+
+def test_clips_build_if_missing_and_check(tmp_path: Path, config_file: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    directory = tmp_path / "fresh"
+    base = ["--config", str(config_file), "clips"]
+    assert main([*base, "check", "--dir", str(directory)]) == 1
+    assert "no speech clips" in capsys.readouterr().err
+    assert main([*base, "build", "--if-missing", "--dir", str(directory)]) == 0
+    assert "rendered 64 clips" in capsys.readouterr().out
+    assert main([*base, "build", "--if-missing", "--dir", str(directory)]) == 0
+    assert "complete and current" in capsys.readouterr().out
+    (directory / "n-7.wav").write_bytes(b"RIFF")
+    assert main([*base, "check", "--dir", str(directory)]) == 1
+    assert "clip 'n-7'" in capsys.readouterr().err
+    assert main([*base, "check"]) == 0          # the config's clip_dir (the session set)
+    assert "ok: 64 clips" in capsys.readouterr().out

@@ -78,13 +78,12 @@ def test_fast_clips_are_rendered_at_one_and_a_half_speed() -> None:
     assert 1.3 < len(normal) / len(fast) < 1.7
 
 
-def test_a_missing_set_is_reported_and_then_rendered(tmp_path: Path) -> None:
+def test_a_missing_set_is_reported(tmp_path: Path) -> None:
+    # (rendering a missing set: test_speech_cli.py's `c4pi clips build --if-missing`)
     problems = check_clips(tmp_path / "none", SETTINGS)
     assert len(problems) == 1 and "no speech clips" in problems[0]
     with pytest.raises(AudioError, match="c4pi clips build"):
         load_clips(tmp_path / "none", SETTINGS)
-    clips = ensure_clips(tmp_path / "none", SETTINGS)
-    assert len(clips.names) == 64
 
 
 def test_a_missing_clip_is_named(own_clips: Path) -> None:

@@ -1,0 +1,49 @@
+"""``c4pi markers``: write the printable marker sheet (SPEC.md §5)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from firmware_py.config import Config
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "markers", help="write the printable sheet of the four board markers",
+        description="Write an A4 PNG (with its dpi recorded) holding the four AprilTag 36h11 "
+                    "markers at true size for a board of the given hole pitch, with cut lines "
+                    "and placement instructions. Print it at 100%%.")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE.png",
+                        help="output PNG file")
+    parser.add_argument("--pitch-mm", required=True, type=float, metavar="N",
+                        help="hole pitch of the board (centre to centre), in mm")
+    parser.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
+    parser.add_argument("--marker-size-pitch", type=float, default=None, metavar="F",
+                        help="marker side in pitches (default: [vision] marker_size_pitch)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from firmware_py.vision.sheet import marker_sheet, png_bytes
+
+    output = Path(args.output)
+    if output.suffix.lower() != ".png":
+        print(f"c4pi markers: {output}: only PNG output is supported (use a .png name)",
+              file=sys.stderr)
+        return 2
+    size = args.marker_size_pitch or config.vision.marker_size_pitch
+    try:
+        sheet = marker_sheet(args.pitch_mm, size, args.dpi)
+    except ValueError as error:
+        print(f"c4pi markers: {error}", file=sys.stderr)
+        return 2
+    try:
+        output.write_bytes(png_bytes(sheet, args.dpi))
+    except OSError as error:
+        print(f"c4pi markers: cannot write {output}: {error.strerror}", file=sys.stderr)
+        return 1
+    print(f"wrote {output}: A4 at {args.dpi} dpi, pitch {args.pitch_mm:g} mm, "
+          f"markers {size * args.pitch_mm:.1f} mm")
+    return 0

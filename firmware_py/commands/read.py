@@ -1,0 +1,66 @@
+"""``c4pi read IMAGE``: read one camera frame (SPEC.md §6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from firmware_py.config import Config
+
+EXIT_OK = 0
+EXIT_NOT_OK = 3
+EXIT_BAD_INPUT = 2
+EXIT_MODEL = 1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "read", help="read a Connect Four board from one image",
+        description="Read one camera frame (any format OpenCV reads) and print the grid "
+                    "(6 lines, top row first). Exit 0 when the reading is ok, 3 otherwise "
+                    "(no-board, invalid, finished); 2 when the image cannot be read.")
+    parser.add_argument("image", metavar="IMAGE", help="image file")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"status", "grid", "moves_to_play", "markers", "confidence"}')
+    parser.set_defaults(func=run)
+
+
+def reading_json(reading: Any) -> dict[str, Any]:
+    """The SPEC §6 JSON object of a reading."""
+    to_move = reading.board.to_move if reading.status == "ok" and reading.board else None
+    return {
+        "status": reading.status,
+        "grid": list(reading.grid) if reading.grid is not None else None,
+        "moves_to_play": to_move,
+        "markers": reading.markers,
+        "confidence": round(float(reading.confidence), 4),
+    }
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    import cv2
+
+    from firmware_py.exc import ModelError
+    from firmware_py.vision.reader import BoardReader
+
+    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if frame is None:
+        print(f"c4pi read: cannot read image {args.image!r} (missing or not an image)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        reader = BoardReader.from_config(config.vision, config.camera)
+    except ModelError as error:
+        print(f"c4pi read: {error}", file=sys.stderr)
+        return EXIT_MODEL
+    reading = reader.read(frame)
+    if args.json:
+        print(json.dumps(reading_json(reading)))
+    elif reading.grid is not None:
+        print("\n".join(reading.grid))
+    if reading.status != "ok":
+        print(f"c4pi read: {reading.status}: {reading.reason}", file=sys.stderr)
+        return EXIT_NOT_OK
+    return EXIT_OK

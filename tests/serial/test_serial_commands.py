@@ -1,0 +1,128 @@
+"""``c4pi serve`` and ``c4pi client`` as a user runs them (subprocess, pty, fake sysfs LED)."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.cli import main
+from firmware_py.config import PROJECT_DIR
+from firmware_py.serial_link.protocol import decode_answer
+from firmware_py.serial_link.ptywire import PtyWire
+
+from .conftest import read_test_set, wait_until
+from .test_serial_leds import make_led
+
+
+def write_config(tmp_path: Path, **extra: str) -> Path:
+    config = tmp_path / "c4pi.toml"
+    config.write_text(f"""
+[solver]
+tt_mb = 16
+use_book = {extra.get("use_book", "true")}
+[serial]
+port = "{tmp_path / 'serial0'}"
+reconnect_min_s = 0.05
+reconnect_max_s = 0.2
+[led]
+activity = "sysfs"
+sysfs_root = "{tmp_path / 'leds'}"
+blink_hz = 10.0
+""")
+    return config
+
+
+def start_serve(config: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "firmware_py", "--config", str(config), "serve", *extra],
+        cwd=PROJECT_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture
+def serve_env(tmp_path: Path) -> Iterator[tuple[Path, PtyWire, Path]]:
+    led = make_led(tmp_path / "leds", "ACT")
+    wire = PtyWire(link=tmp_path / "serial0")
+    yield tmp_path, wire, led
+    wire.close()
+
+
+def run_client(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status = main(["client", *args])
+    return status, capsys.readouterr().out
+
+
+def brightness(led: Path) -> str:
+    return (led / "brightness").read_text().strip()
+
+
+def test_serve_led_lifecycle_client_and_sigterm(serve_env, capsys, checker_solver) -> None:
+    tmp_path, wire, led = serve_env
+    wire.unplug()  # no port yet: the LED must stay solid
+    process = start_serve(write_config(tmp_path, use_book="false"))
+    try:
+        assert wait_until(lambda: (led / "trigger").read_text() == "none", 20)
+        assert wait_until(lambda: brightness(led) == "255", 5)
+        time.sleep(0.5)
+        assert brightness(led) == "255" and process.poll() is None
+        wire.replug()
+        assert wait_until(lambda: brightness(led) == "0", 20)  # ready and idle: off
+
+        # A slow query (no book) makes the LED blink; a client query supersedes it.
+        robot = os.open(wire.robot_path, os.O_RDWR | os.O_NOCTTY)
+        os.write(robot, b"!4453?")
+        seen = set()
+        deadline = time.monotonic() + 5
+        while seen != {"0", "255"} and time.monotonic() < deadline:
+            seen.add(brightness(led))
+            time.sleep(0.01)
+        assert seen == {"0", "255"}
+        moves, score = read_test_set("middle-easy", 3)[2]
+        status, out = run_client(capsys, "--port", wire.robot_path, moves)
+        assert status == 0, out
+        answer = out.split("answer")[1].split()[0]
+        assert decode_answer(answer, len(moves))[1] == score
+        assert answer == checker_solver.best(Board.from_moves(moves)).serial
+        assert wait_until(lambda: brightness(led) == "0", 5)
+        os.close(robot)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert (led / "trigger").read_text() == "mmc0"  # the original trigger is back
+    assert "4453" in err and moves in err  # both queries were logged
+
+
+def test_serve_on_a_pty_and_client_exit_codes(tmp_path: Path, capsys) -> None:
+    config = write_config(tmp_path)
+    process = start_serve(config, "--pty")
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready, "serve --pty printed nothing"
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        assert line.startswith("robot side: /dev/"), line
+        robot = line.split(": ", 1)[1].strip()
+        status, out = run_client(capsys, "--port", robot, "4444444")
+        assert status == 3 and "ack     ?" in out
+        status, out = run_client(capsys, "--port", robot, "44")
+        assert status == 0 and "ack     !" in out and "answer  " in out
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
+    assert process.returncode == 0
+
+
+def test_client_without_service_or_port(tmp_path: Path, capsys) -> None:
+    with PtyWire() as wire:  # nobody serves the other end
+        status, out = run_client(capsys, "--port", wire.robot_path, "--timeout", "1", "4")
+    assert status == 1 and "none within" in out
+    status, out = run_client(capsys, "--port", str(tmp_path / "nope"), "4")
+    assert status == 1 and "nope" in out

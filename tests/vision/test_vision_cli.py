@@ -1,0 +1,90 @@
+"""`c4pi read`, `c4pi render` and `c4pi markers` (SPEC §6 output and exit codes)."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py.cli import main
+from firmware_py.vision.render import RenderSpec, render_frame
+
+from .conftest import independent_grid
+
+
+def write_frame(path: Path, position, spec: RenderSpec | None = None, seed: int = 0) -> str:
+    cv2.imwrite(str(path), render_frame(position, spec or RenderSpec(yaw_deg=15), seed=seed))
+    return str(path)
+
+
+def test_read_ok_prints_the_grid(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    image = write_frame(tmp_path / "f.png", "4453")
+    assert main(["read", image]) == 0
+    assert capsys.readouterr().out.splitlines() == independent_grid("4453")
+
+
+def test_read_json_has_exactly_the_spec_keys(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture) -> None:
+    image = write_frame(tmp_path / "f.jpg", "445")
+    assert main(["read", image, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"status", "grid", "moves_to_play", "markers", "confidence"}
+    assert data["status"] == "ok" and data["moves_to_play"] == "Y" and data["markers"] == 4
+    assert data["grid"] == ["......."] * 4 + ["...R..."] + ["...RY.."]
+    assert 0.6 <= data["confidence"] <= 1
+
+
+def test_read_not_ok_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    image = write_frame(tmp_path / "n.png", "", RenderSpec(board_visible=False))
+    assert main(["read", image, "--json"]) == 3
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["status"] == "no-board" and data["grid"] is None
+    assert data["moves_to_play"] is None and "no-board" in captured.err
+    finished = write_frame(tmp_path / "w.png", "4455667")
+    assert main(["read", finished]) == 3
+    assert "finished" in capsys.readouterr().err
+
+
+def test_read_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    bad = tmp_path / "bad.png"
+    bad.write_text("not an image")
+    assert main(["read", str(bad)]) == 2
+    assert "bad.png" in capsys.readouterr().err
+
+
+def test_render_writes_a_readable_frame(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "r.png"
+    assert main(["render", "4453", "-o", str(out), "--random", "--seed", "11",
+                 "--hide-marker", "0"]) == 0
+    assert "fx=" in capsys.readouterr().out
+    assert cv2.imread(str(out)).shape == (720, 1280, 3)
+    assert main(["render", "4453", "-o", str(tmp_path / "s.png"), "--size", "640x360",
+                 "--yaw", "20"]) == 0
+    assert cv2.imread(str(tmp_path / "s.png")).shape == (360, 640, 3)
+    assert main(["render", "48", "-o", str(out)]) == 2
+    assert "illegal move" in capsys.readouterr().err
+
+
+def test_markers_sheet_has_true_size_markers(tmp_path: Path) -> None:
+    out = tmp_path / "sheet.png"
+    assert main(["markers", "-o", str(out), "--pitch-mm", "34"]) == 0
+    data = out.read_bytes()
+    index = data.index(b"pHYs")
+    per_metre = struct.unpack(">I", data[index + 4:index + 8])[0]
+    assert per_metre == round(300 / 0.0254)
+    sheet = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+    assert sheet.shape == (3508, 2480)  # A4 at 300 dpi
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    corners, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(sheet)
+    assert sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    expected_px = 0.8 * 34 / 25.4 * 300
+    for quad in corners:
+        side = np.linalg.norm(quad[0][1] - quad[0][0])
+        assert abs(side - expected_px) < 2.5
+    assert main(["markers", "-o", str(tmp_path / "x.pdf"), "--pitch-mm", "34"]) == 2
+    assert main(["markers", "-o", str(out), "--pitch-mm", "500"]) == 2

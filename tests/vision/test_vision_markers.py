@@ -1,0 +1,83 @@
+"""Marker detection on rendered frames, selection of duplicates, corner refinement."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py.vision.geometry import apply_homography, marker_corners
+from firmware_py.vision.markers import Marker, MarkerDetector, refine_corners, select_markers
+from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
+
+from .conftest import SEED_BASE
+
+
+def square(marker_id: int, x: float, y: float, side: float) -> Marker:
+    corners = np.array([(x, y), (x + side, y), (x + side, y + side), (x, y + side)], float)
+    return Marker(marker_id, corners)
+
+
+def test_select_keeps_largest_copy_and_known_ids_only() -> None:
+    chosen = select_markers([square(0, 0, 0, 10), square(0, 100, 100, 30), square(7, 5, 5, 50),
+                             square(2, 50, 50, 20), square(0, 200, 200, 20)])
+    assert list(chosen) == [0, 2]
+    assert chosen[0].area == pytest.approx(900)
+
+
+def test_detects_all_four_markers_near_truth() -> None:
+    detector = MarkerDetector()
+    rng = np.random.default_rng(SEED_BASE)
+    errors = []
+    for index in range(12):
+        spec = RenderSpec.random(rng, glare=0.0, max_tilt_deg=45)
+        frame = render_frame("4453", spec, seed=SEED_BASE + index)
+        found = detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        assert set(found) == {0, 1, 2, 3}, f"frame {index}: found {sorted(found)}"
+        truth = plane_to_image(spec)
+        for marker_id, marker in found.items():
+            expected = apply_homography(truth, marker_corners(marker_id, 0.8))
+            errors.append(np.abs(marker.corners - expected).max())
+    assert np.median(errors) < 0.6
+    assert max(errors) < 2.5
+
+
+def test_hidden_marker_is_not_detected() -> None:
+    spec = RenderSpec(hide_markers=(1,))
+    frame = render_frame("", spec, seed=SEED_BASE)
+    found = MarkerDetector().detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    assert set(found) == {0, 2, 3}
+
+
+def test_duplicate_marker_keeps_the_larger_copy() -> None:
+    spec = RenderSpec(distance=1.4)
+    frame = render_frame("", spec, seed=SEED_BASE)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    small = cv2.aruco.generateImageMarker(dictionary, 0, 32, borderBits=1)
+    grey[630:690, 1180:1240] = 255
+    grey[644:676, 1194:1226] = small  # a second, smaller marker 0 in a corner
+    found = MarkerDetector().detect(grey)
+    truth = apply_homography(plane_to_image(spec), marker_corners(0, 0.8))
+    assert np.abs(found[0].corners - truth).max() < 1.5
+
+
+def test_refine_corners_recovers_an_ideal_square() -> None:
+    grey = np.full((200, 200), 230, np.uint8)
+    cv2.rectangle(grey, (60, 50), (139, 129), 20, -1)  # pixels 60..139 -> edges at 59.5, 139.5
+    grey = cv2.GaussianBlur(grey, (0, 0), 1.2)
+    truth = np.array([(59.5, 49.5), (139.5, 49.5), (139.5, 129.5), (59.5, 129.5)])
+    rough = truth + np.array([(1.2, -0.8), (-1.0, 1.1), (0.9, 0.7), (-1.1, -1.2)])
+    refined = refine_corners(grey, rough[None])[0]
+    assert np.abs(refined - truth).max() < 0.15
+
+
+def test_refine_corners_leaves_unmeasurable_markers_alone() -> None:
+    flat = np.full((100, 100), 128, np.uint8)  # no edge anywhere
+    rough = np.array([[(20.0, 20.0), (60.0, 20.0), (60.0, 60.0), (20.0, 60.0)]])
+    assert np.array_equal(refine_corners(flat, rough), rough)
+
+
+def test_detector_rejects_colour_images() -> None:
+    with pytest.raises(ValueError, match="grey"):
+        MarkerDetector().detect(np.zeros((10, 10, 3), np.uint8))

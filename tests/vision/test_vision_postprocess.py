@@ -1,0 +1,87 @@
+"""Softmax stability and the status rules (uncertainty, gravity, parity, finished)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from firmware_py.vision.classifier import CLASSES, softmax
+from firmware_py.vision.postprocess import floating_discs, grid_from_labels, judge
+
+from .conftest import independent_grid
+
+
+def probabilities(grid: list[str], confidence: float = 0.99) -> np.ndarray:
+    """Probabilities that put ``confidence`` on each cell's true class."""
+    probs = np.full((42, 3), (1 - confidence) / 2)
+    for index, char in enumerate("".join(grid)):
+        probs[index, CLASSES.index(char)] = confidence
+    return probs
+
+
+def test_softmax_is_stable_and_normalised() -> None:
+    logits = np.array([[1e4, 0.0, -1e4], [-1e4, -1e4, -1e4], [0.0, 0.0, 0.0], [3.0, 1.0, 0.2]])
+    probs = softmax(logits)
+    assert np.all(np.isfinite(probs))
+    assert np.allclose(probs.sum(axis=1), 1.0)
+    assert probs[0].tolist() == [1.0, 0.0, 0.0]
+    assert np.allclose(probs[1], 1 / 3) and np.allclose(probs[2], 1 / 3)
+    expected = np.exp([3.0, 1.0, 0.2]) / np.exp([3.0, 1.0, 0.2]).sum()
+    assert np.allclose(probs[3], expected)
+
+
+def test_grid_from_labels_top_row_first() -> None:
+    labels = np.zeros(42, int)
+    labels[35] = 1  # bottom-left
+    labels[41] = 2  # bottom-right
+    assert grid_from_labels(labels) == (".......",) * 5 + ("R.....Y",)
+
+
+@pytest.mark.parametrize("moves", ["", "4", "4453", "44444455", "1234567123456712"])
+def test_legal_positions_are_ok(moves: str) -> None:
+    verdict = judge(probabilities(independent_grid(moves)), 0.6)
+    assert verdict.status == "ok", verdict.reason
+    assert verdict.board is not None and verdict.board.grid_lines() == independent_grid(moves)
+    assert verdict.confidence == pytest.approx(0.99)
+
+
+def test_an_uncertain_cell_makes_the_reading_invalid() -> None:
+    probs = probabilities(independent_grid("4453"))
+    probs[38] = (0.4, 0.35, 0.25)  # column 4 row 1
+    verdict = judge(probs, 0.6)
+    assert verdict.status == "invalid" and verdict.board is None
+    assert "column 4 row 1" in verdict.reason and "uncertain" in verdict.reason
+    assert verdict.confidence == pytest.approx(0.4)
+    assert "uncertain" not in judge(probs, 0.3).reason
+
+
+def test_floating_disc_is_invalid() -> None:
+    grid = independent_grid("44")
+    grid[2] = "...R..."  # a red disc at column 4 row 4, row 3 empty
+    assert floating_discs(tuple(grid)) == [(4, 4)]
+    verdict = judge(probabilities(grid), 0.6)
+    assert verdict.status == "invalid" and "floating disc at column 4 row 4" in verdict.reason
+
+
+def test_parity_violation_is_invalid() -> None:
+    grid = ["......."] * 5 + ["RR....."]
+    verdict = judge(probabilities(grid), 0.6)
+    assert verdict.status == "invalid" and "parity" in verdict.reason
+
+
+def test_four_in_a_row_is_finished_with_the_winner() -> None:
+    moves = "4455667"  # red completes 4-5-6-7 on the bottom row
+    verdict = judge(probabilities(independent_grid(moves)), 0.6)
+    assert verdict.status == "finished" and verdict.board is not None
+    assert verdict.board.winner == "R" and "Red" in verdict.reason
+
+
+def test_impossible_win_is_invalid() -> None:
+    grid = ["......."] * 4 + ["YYYY..."] + ["RRRRYRR"]  # both colours have four
+    verdict = judge(probabilities(grid), 0.6)
+    assert verdict.status == "invalid"
+
+
+def test_judge_rejects_bad_shapes() -> None:
+    with pytest.raises(ValueError):
+        judge(np.zeros((41, 3)), 0.6)

@@ -1,0 +1,105 @@
+"""End to end: rendered frames with known boards through the real reader."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from firmware_py.config import CameraConfig, VisionConfig
+from firmware_py.exc import VisionError
+from firmware_py.vision.reader import BoardReader
+from firmware_py.vision.render import Hand, RenderSpec, camera_matrix, render_frame
+
+from .conftest import SEED_BASE, random_board
+
+ACCEPTED = ("ok", "finished")
+
+
+def test_random_positions_and_poses_read_exactly_and_never_wrong_ok(
+        reader: BoardReader) -> None:
+    rng = np.random.default_rng(SEED_BASE + 100)
+    frames = 60
+    exact = wrong_ok = cells_right = cells = 0
+    for index in range(frames):
+        board = random_board(rng)
+        spec = RenderSpec.random(rng, max_tilt_deg=45)
+        reading = reader.read(render_frame(board, spec, seed=SEED_BASE + 100 + index))
+        truth = board.grid_lines()
+        right = reading.grid is not None and list(reading.grid) == truth
+        exact += right
+        wrong_ok += reading.status in ACCEPTED and not right
+        if reading.grid is not None:
+            cells += 42
+            cells_right += sum(a == b for row, want in zip(reading.grid, truth, strict=True)
+                               for a, b in zip(row, want, strict=True))
+        if right and reading.status in ACCEPTED:
+            assert reading.board is not None and reading.board.grid_lines() == truth
+            assert reading.status == ("finished" if board.is_finished else "ok")
+            assert reading.markers == 4 and 0 < reading.confidence <= 1
+            assert len(reading.cell_confidence) == 42 and reading.blur > 0
+    assert wrong_ok == 0
+    assert exact >= frames - 2
+    assert cells_right / cells >= 0.995
+
+
+def test_three_markers_with_intrinsics(reader: BoardReader) -> None:
+    rng = np.random.default_rng(SEED_BASE + 200)
+    for index in range(8):
+        hidden = int(rng.integers(0, 4))
+        spec = RenderSpec.random(rng, hide_markers=(hidden,), glare=0.0, max_tilt_deg=40)
+        k = camera_matrix(spec)
+        camera = CameraConfig(fx=k[0, 0], fy=k[1, 1], cx=k[0, 2], cy=k[1, 2])
+        with_intrinsics = BoardReader(reader.classifier,
+                                      locator=BoardReader.from_config(VisionConfig(), camera)
+                                      .locator)
+        board = random_board(rng, max_moves=30)
+        reading = with_intrinsics.read(render_frame(board, spec, seed=SEED_BASE + 200 + index))
+        assert reading.markers == 3, reading.reason
+        assert reading.status in ACCEPTED, reading.reason
+        assert list(reading.grid) == board.grid_lines()
+
+
+def test_no_board_frames(reader: BoardReader) -> None:
+    rng = np.random.default_rng(SEED_BASE + 300)
+    for index in range(6):
+        spec = RenderSpec.random(rng, board_visible=False)
+        reading = reader.read(render_frame("", spec, seed=SEED_BASE + 300 + index))
+        assert reading.status == "no-board" and reading.grid is None and reading.board is None
+        assert reading.reason
+
+
+def test_floating_disc_frames_are_invalid(reader: BoardReader) -> None:
+    grid = ["......."] * 3 + ["..Y...."] + ["......."] + ["..RY..."]
+    for index in range(3):
+        spec = RenderSpec.random(np.random.default_rng(SEED_BASE + 400 + index))
+        reading = reader.read(render_frame(grid, spec, seed=SEED_BASE + 400 + index))
+        assert reading.status == "invalid" and reading.board is None
+        assert reading.grid is not None
+
+
+def test_finished_board_reports_the_winner(reader: BoardReader) -> None:
+    moves = "4455667"
+    spec = RenderSpec(yaw_deg=20, pitch_deg=-15, noise_sigma=3)
+    reading = reader.read(render_frame(moves, spec, seed=SEED_BASE + 500))
+    assert reading.status == "finished"
+    assert reading.board is not None and reading.board.winner == "R"
+
+
+def test_a_hand_over_the_grid_is_never_a_wrong_ok(reader: BoardReader) -> None:
+    rng = np.random.default_rng(SEED_BASE + 600)
+    for index in range(8):
+        board = random_board(rng)
+        hand = Hand(0.5 + rng.uniform(-0.1, 0.1), 0.5 + rng.uniform(-0.1, 0.1),
+                    rng.uniform(-40, 40), 0.14)
+        spec = RenderSpec.random(rng, hand=hand)
+        reading = reader.read(render_frame(board, spec, seed=SEED_BASE + 600 + index))
+        if reading.status in ACCEPTED:
+            assert list(reading.grid) == board.grid_lines()
+
+
+@pytest.mark.parametrize("frame", [np.zeros((720, 1280), np.uint8),
+                                   np.zeros((720, 1280, 3), np.float32),
+                                   np.zeros((10, 10, 3), np.uint8), "frame.png"])
+def test_bad_frames_raise_a_vision_error(reader: BoardReader, frame: object) -> None:
+    with pytest.raises(VisionError):
+        reader.read(frame)  # type: ignore[arg-type]

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Benchmark the live pipeline on simulated games (issue 6 targets).
+
+Measures, on random games with passing hands, light flicker and the board
+leaving the view:
+
+* wrong committed boards (a committed board that was not on the table in the
+  voting window): must be 0; also positions never committed;
+* the delay from a disc landing to its answer being available, in frames and
+  milliseconds on the game's timeline (solves take their real time, measured);
+* the per-frame loop rate (reader + pipeline) at 1280x720 on one core.
+
+Examples::
+
+    .venv/bin/python tools/bench_pipeline.py                 # rendered frames, real reader
+    .venv/bin/python tools/bench_pipeline.py --fake-vision --games 200   # pipeline only
+    .venv/bin/python tools/bench_pipeline.py --loop-only --loop-frames 200
+
+The machine's load matters: numbers from a shared machine are pessimistic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from firmware_py.board import Board  # noqa: E402
+from firmware_py.config import load_config  # noqa: E402
+from firmware_py.pipeline.fakes import FakeSolver, SceneReader  # noqa: E402
+from firmware_py.pipeline.reducer import PipelineParams  # noqa: E402
+from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline  # noqa: E402
+from firmware_py.sources.sim import SimulatedCamera, default_spec  # noqa: E402
+from firmware_py.sources.sim_script import LANDED, game_script, random_moves  # noqa: E402
+
+
+@dataclass
+class GameStats:
+    frames: int = 0
+    commits: int = 0
+    wrong: list = field(default_factory=list)
+    missed: int = 0
+    delays_frames: list = field(default_factory=list)
+    delays_ms: list = field(default_factory=list)
+    instant: int = 0  # answer shown on the frame that committed the board
+    solves: int = 0
+
+
+def one_core() -> None:
+    """Pin the process to one CPU and keep OpenCV single-threaded."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+
+def make_solver(args: argparse.Namespace) -> Any:
+    if args.fake_solver:
+        return FakeSolver()
+    from firmware_py.pipeline.assemble import make_solver as from_config
+
+    return from_config(load_config(args.config))
+
+
+def make_reader(args: argparse.Namespace, camera: SimulatedCamera) -> Any:
+    if args.fake_vision:
+        return None
+    from firmware_py.pipeline.assemble import make_reader as from_config
+
+    return from_config(load_config(args.config), camera)
+
+
+def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
+    """Run one random game through the pipeline; compare with the script's truth."""
+    rng = random.Random(args.seed * 1000 + index)
+    moves = random_moves(rng)
+    actions = game_script(moves, rng, pass_p=args.hands, flicker_p=args.flicker,
+                          away_p=args.away)
+    camera = SimulatedCamera(actions, spec=default_spec(args.size), fps=args.fps, seed=index)
+    reader = make_reader(args, camera)
+    scene_reader = SceneReader(seed=index)
+    params = PipelineParams()
+    stats = GameStats()
+    truths: list[Board] = []
+    landings: list[tuple[int, Board]] = []
+    commits: list[tuple[int, Board]] = []
+    solved: dict[tuple[str, ...], float] = {}
+    frame_no = [0]
+    port = DeferredPort(solver)
+    started = port.start
+
+    def counting_start(job: int, board: Board, deliver: Any) -> None:
+        stats.solves += 1
+        started(job, board, deliver)
+
+    port.start = counting_start  # type: ignore[method-assign]
+    pipeline = Pipeline(
+        params, port,
+        on_commit=lambda board, kind, t: commits.append((frame_no[0], board)),
+        on_show=lambda view, t: view.grid is not None and view.state in ("solved", "finished")
+        and solved.setdefault(view.grid, t))
+    with camera:
+        while (frame := camera.read()) is not None:
+            scene = frame.info
+            frame_no[0] = frame.index
+            truths.append(scene.truth)
+            if scene.event == LANDED:
+                landings.append((frame.index, scene.truth))
+            if reader is None:
+                reading = scene_reader.read_scene(scene)
+            else:
+                reading = reader.read(frame.image)
+            pipeline.feed(reading, frame.t)
+            if scene.event == LANDED:
+                solved.pop(tuple(scene.truth.grid_lines()), None)
+    stats.frames = len(truths)
+    _score(stats, params, truths, landings, commits, solved, args.fps)
+    return stats
+
+
+def _score(stats: GameStats, params: PipelineParams, truths: list[Board],
+           landings: list[tuple[int, Board]], commits: list[tuple[int, Board]],
+           solved: dict[tuple[str, ...], float], fps: float) -> None:
+    window = params.voter.window
+    committed = set()
+    for frame, board in commits:
+        grid = tuple(board.grid_lines())
+        committed.add(grid)
+        recent = {tuple(t.grid_lines()) for t in truths[max(0, frame - window + 1):frame + 1]}
+        if grid not in recent:
+            stats.wrong.append((frame, board.grid_lines()))
+    stats.commits = len(commits)
+    commit_frame = {tuple(b.grid_lines()): f for f, b in commits}
+    for frame, truth in landings:
+        grid = tuple(truth.grid_lines())
+        if grid not in committed:
+            stats.missed += 1
+            continue
+        shown = solved.get(grid)
+        if shown is None:
+            continue
+        landed_t = frame / fps
+        stats.delays_ms.append((shown - landed_t) * 1000)
+        stats.delays_frames.append(round((shown - landed_t) * fps, 3))
+        if abs(shown - commit_frame[grid] / fps) < 1e-9:
+            stats.instant += 1
+
+
+def loop_rate(args: argparse.Namespace, solver: Any) -> dict[str, float]:
+    """Frames per second of reader + pipeline on pre-rendered 1280x720 frames."""
+    rng = random.Random(args.seed)
+    actions = game_script(random_moves(rng), rng, pass_p=0.5, flicker_p=0.5, away_p=0.0)
+    camera = SimulatedCamera(actions, spec=default_spec((1280, 720)), fps=args.fps,
+                             reuse=False)
+    frames = []
+    with camera:
+        while len(frames) < args.loop_frames and (frame := camera.read()) is not None:
+            frames.append(frame)
+    from firmware_py.pipeline.assemble import make_reader as from_config
+
+    reader = from_config(load_config(args.config), camera)
+    pipeline = Pipeline(PipelineParams(), DeferredPort(solver))
+    source = iter(frames)
+    loop = FrameLoop(_IterSource(source), reader, pipeline)
+    reader.read(frames[0].image)  # warm-up (model load, allocations)
+    read_s = 0.0
+    began = time.perf_counter()
+    for frame in frames:
+        t0 = time.perf_counter()
+        reading = loop.read(frame.image)
+        read_s += time.perf_counter() - t0
+        pipeline.feed(reading, frame.t)
+    total = time.perf_counter() - began
+    return {"frames": len(frames), "fps": len(frames) / total,
+            "ms_per_frame": 1000 * total / len(frames),
+            "reader_ms": 1000 * read_s / len(frames),
+            "pipeline_ms": 1000 * (total - read_s) / len(frames)}
+
+
+class _IterSource:
+    def __init__(self, frames: Any) -> None:
+        self.frames = frames
+
+    def read(self) -> Any:
+        return next(self.frames, None)
+
+
+def summarise(games: list[GameStats]) -> dict[str, Any]:
+    frames = [d for g in games for d in g.delays_frames]
+    ms = [d for g in games for d in g.delays_ms]
+    landings = len(frames)
+    return {
+        "games": len(games), "frames": sum(g.frames for g in games),
+        "commits": sum(g.commits for g in games),
+        "wrong_commits": sum(len(g.wrong) for g in games),
+        "wrong_examples": [w for g in games for w in g.wrong][:3],
+        "missed_positions": sum(g.missed for g in games),
+        "landings_with_answer": landings,
+        "answer_on_commit_frame": sum(g.instant for g in games),
+        "solves": sum(g.solves for g in games),
+        "delay_frames": _stats(frames), "delay_ms": _stats(ms),
+    }
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    ordered = sorted(values)
+    return {"mean": round(statistics.fmean(values), 2), "median": round(ordered[len(values) // 2], 2),
+            "p95": round(ordered[min(len(values) - 1, int(0.95 * len(values)))], 2),
+            "max": round(ordered[-1], 2), "min": round(ordered[0], 2)}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=3, help="random games to play (3)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fps", type=float, default=10.0, help="camera frame rate (10)")
+    parser.add_argument("--size", default="1280x720", help="rendered frame size (1280x720)")
+    parser.add_argument("--hands", type=float, default=0.4, help="P(hand passes) per move")
+    parser.add_argument("--flicker", type=float, default=0.4, help="P(flicker) per move")
+    parser.add_argument("--away", type=float, default=0.15, help="P(board leaves) per move")
+    parser.add_argument("--fake-vision", action="store_true",
+                        help="read scenes with the fallible SceneReader instead of rendering")
+    parser.add_argument("--fake-solver", action="store_true", help="answers from FakeSolver")
+    parser.add_argument("--loop-frames", type=int, default=120,
+                        help="frames for the loop-rate measurement (0 = skip)")
+    parser.add_argument("--loop-only", action="store_true", help="only the loop rate")
+    parser.add_argument("--config", help="c4pi config (default as c4pi)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args(argv)
+    width, _, height = args.size.partition("x")
+    args.size = (int(width), int(height))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    one_core()
+    solver = make_solver(args)
+    results: dict[str, Any] = {"fps": args.fps, "size": list(args.size),
+                               "vision": "SceneReader" if args.fake_vision else "BoardReader",
+                               "solver": type(solver).__name__}
+    if not args.loop_only:
+        began = time.perf_counter()
+        games = [play_game(index, args, solver) for index in range(args.games)]
+        results["games"] = summarise(games)
+        results["games"]["seconds"] = round(time.perf_counter() - began, 1)
+    if args.loop_frames and not args.fake_vision:
+        results["loop_1280x720_one_core"] = {k: round(v, 2) for k, v in
+                                             loop_rate(args, solver).items()}
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for key, value in results.items():
+            print(f"{key}: {json.dumps(value)}")
+    wrong = results.get("games", {}).get("wrong_commits", 0)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
