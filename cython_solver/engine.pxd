@@ -18,10 +18,8 @@ cdef struct Search:
     uint64_t *table            # transposition table, 1 << table_bits entries of 8 bytes
     uint64_t table_mask
     int table_bits
+    uint64_t generation        # in bits 56..63, as stored in entries
     int etc_limit              # positions with fewer discs try enhanced cutoffs
-    int history[2][49]
-    int w_all
-    int w_good
     int tt_limit               # positions with this many discs or more skip the table
     uint64_t nodes
     const int *cancel          # set from another thread to stop the search
@@ -33,6 +31,11 @@ cdef struct Search:
 cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil
 cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int beta) noexcept nogil
 cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil
+cdef uint32_t position_code(uint64_t cur, uint64_t mask, int mirrored) noexcept nogil
+cdef bint four_in_row(uint64_t pos) noexcept nogil
+cdef uint64_t winning_moves(uint64_t cur, uint64_t mask) noexcept nogil
+cdef uint32_t book_mix(uint32_t code) noexcept nogil
+cdef int disc_count(uint64_t bits) noexcept nogil
 
 
 cdef class Engine:

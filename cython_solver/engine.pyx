@@ -13,7 +13,9 @@ Transposition table: ``1 << table_bits`` entries of 8 bytes. The 49-bit key
 the low ``table_bits`` bits of the result index the table and the remaining
 high bits (at most 32) are stored as the check, so a hit is never a false
 positive. An entry holds the check (32 bits), a lower and an upper bound on
-the score (8 bits each, offset by 64) and the best column found (8 bits, +1).
+the score (8 bits each, offset by 64), the best column found (8 bits, +1) and
+the table generation (8 bits): ``reset`` starts a new generation instead of
+wiping 64 MB.
 """
 
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -72,6 +74,7 @@ cdef enum:
 cdef uint64_t BOTTOM = 0x0040810204081          # bit 0 of every column
 cdef uint64_t BOARD = BOTTOM * 0x3F              # every playable cell
 cdef uint64_t KEY49 = (<uint64_t>1 << 49) - 1
+cdef uint64_t MATCH_BITS = 0xFF000000FFFFFFFFULL  # check and generation of an entry
 cdef int ORDER[7]
 ORDER[:] = [3, 2, 4, 1, 5, 0, 6]                 # centre first (0-based columns)
 
@@ -117,10 +120,6 @@ cdef inline bint has_four(uint64_t pos) noexcept nogil:
 cdef inline bint _four(uint64_t pos, int s) noexcept nogil:
     cdef uint64_t m = pos & (pos >> s)
     return (m & (m >> (2 * s))) != 0
-
-
-cdef inline int cell_index(uint64_t m) noexcept nogil:
-    return c4_ctz(m)
 
 
 cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
@@ -213,14 +212,14 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
     """Score of a position where the side to move cannot win at once, clamped to
     [alpha, beta]: a result <= alpha is an upper bound, >= beta a lower bound."""
     cdef uint64_t opp = cur ^ mask
-    cdef uint64_t possible, threats, forced, moves, h, idx, check, entry, m
-    cdef int lo, hi, v, best_col = -1, found_col = -1, i, j, cnt = 0, col, score, sym
+    cdef uint64_t possible, threats, forced, moves, h = 0, idx = 0, check = 0, entry, m
+    cdef int lo, hi, v, best_col = -1, found_col = -1, i, j, cnt = 0, col, score, sym = 0
+    cdef int tt_lower = -BOUND_OFFSET, tt_upper = BOUND_OFFSET
+    cdef bint use_tt = n < s.tt_limit, child_tt = n + 1 < s.tt_limit
     cdef uint64_t order_moves[7]
     cdef int order_scores[7]
     cdef int order_cols[7]
     cdef uint64_t child_hash[7]
-    cdef uint64_t w, good_rows
-    cdef int tt_lower, tt_upper, use_tt
 
     s.nodes += 1
     if (s.nodes & CHECK_EVERY) == 0 and c4_load_flag(s.cancel):
@@ -252,50 +251,21 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
         if alpha >= beta:
             return beta
 
-    tt_lower = -BOUND_OFFSET
-    tt_upper = BOUND_OFFSET
-    use_tt = n < s.tt_limit
-    if use_tt:
+    if use_tt:                                   # start the load; its latency overlaps the ordering
         h = table_hash(cur, mask, &sym)
         idx = h & s.table_mask
-        check = h >> s.table_bits
-        entry = s.table[idx]
-        if entry != 0 and (entry & 0xFFFFFFFFULL) == check:
-            tt_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
-            tt_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
-            if tt_lower > alpha:
-                alpha = tt_lower
-                if alpha >= beta:
-                    return alpha
-            if tt_upper < beta:
-                beta = tt_upper
-                if alpha >= beta:
-                    return beta
-            found_col = <int>((entry >> 48) & 0xFF) - 1
-            if found_col >= 0 and sym:
-                found_col = WIDTH - 1 - found_col
+        check = (h >> s.table_bits) | s.generation
+        c4_prefetch(&s.table[idx])
 
-    if s.use_book and n == s.book.ply:
-        v = book_lookup(&s.book, cur, mask)
-        if v != NOT_FOUND:
-            return v
-
-    good_rows = BOTTOM * (0x15 if (n & 1) == 0 else 0x2A)
-    # order the moves: the table's best column first, then by the number of
-    # winning cells the move creates, ties centre first
+    # order the moves by the number of winning cells they create, ties centre first
     for i in range(WIDTH):
         col = ORDER[i]
         m = moves & column_mask(col)
         if m:
-            if n + 1 < s.tt_limit:
+            if child_tt:
                 child_hash[col] = table_hash(opp, mask | m, &j)
                 c4_prefetch(&s.table[child_hash[col] & s.table_mask])
-            w = winning_cells(cur | m, mask)
-            score = c4_popcount_sparse(w) * s.w_all
-            if s.w_good:
-                score += s.history[n & 1][cell_index(m)]
-            if col == found_col:
-                score = 1000
+            score = c4_popcount_sparse(winning_cells(cur | m, mask))
             j = cnt
             while j > 0 and order_scores[j - 1] < score:
                 order_moves[j] = order_moves[j - 1]
@@ -307,13 +277,37 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
             order_cols[j] = col
             cnt += 1
 
-    if n < s.etc_limit and n + 1 < s.tt_limit:
+    if use_tt:
+        entry = s.table[idx]
+        if (entry & MATCH_BITS) == check:
+            tt_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
+            tt_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
+            if tt_lower > alpha:
+                alpha = tt_lower
+                if alpha >= beta:
+                    return alpha
+            if tt_upper < beta:
+                beta = tt_upper
+                if alpha >= beta:
+                    return beta
+            found_col = <int>((entry >> 48) & 0xFF) - 1
+            if found_col >= 0:
+                if sym:
+                    found_col = WIDTH - 1 - found_col
+                _move_to_front(order_moves, order_cols, cnt, found_col)
+
+    if s.use_book and n == s.book.ply:
+        v = book_lookup(&s.book, cur, mask)
+        if v != NOT_FOUND:
+            return v
+
+    if n < s.etc_limit and child_tt:
         # enhanced transposition cutoff: a child's stored upper bound is a
         # lower bound for us
         for i in range(cnt):
             h = child_hash[order_cols[i]]
             entry = s.table[h & s.table_mask]
-            if entry != 0 and (entry & 0xFFFFFFFFULL) == (h >> s.table_bits):
+            if (entry & MATCH_BITS) == ((h >> s.table_bits) | s.generation):
                 v = BOUND_OFFSET - <int>((entry >> 40) & 0xFF)
                 if v > alpha:
                     alpha = v
@@ -330,10 +324,6 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
         if v >= beta:
             if use_tt:
                 _store(s, idx, check, sym, v, tt_upper, order_cols[i])
-            if i > 0 and s.w_all < 0:
-                for j in range(i):
-                    s.history[n & 1][cell_index(order_moves[j])] -= 1
-                s.history[n & 1][cell_index(order_moves[i])] += i
             return v
         if v > alpha:
             alpha = v
@@ -345,12 +335,29 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
     return alpha
 
 
+cdef inline void _move_to_front(uint64_t *moves, int *cols, int cnt, int col) noexcept nogil:
+    """Put the move in ``col`` first, keeping the order of the others."""
+    cdef int i, j
+    cdef uint64_t m
+    for i in range(cnt):
+        if cols[i] == col:
+            m = moves[i]
+            j = i
+            while j > 0:
+                moves[j] = moves[j - 1]
+                cols[j] = cols[j - 1]
+                j -= 1
+            moves[0] = m
+            cols[0] = col
+            return
+
+
 cdef inline void _store(Search *s, uint64_t idx, uint64_t check, int sym, int lower, int upper,
                         int best_col) noexcept nogil:
     """Store bounds, keeping the other bound when the slot still holds this position."""
     cdef uint64_t entry = s.table[idx]
     cdef int old_lower, old_upper
-    if entry != 0 and (entry & 0xFFFFFFFFULL) == check:
+    if (entry & MATCH_BITS) == check:
         old_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
         old_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
         if old_lower > lower:
@@ -397,91 +404,28 @@ cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept 
     return lo
 
 
-cdef void init_history(Search *s) noexcept nogil:
-    """Seed the history with the number of four-lines through each cell."""
-    cdef int col, row, side, d, dc, dr, k, c, r, lines
-    cdef int dcs[4]
-    cdef int drs[4]
-    dcs[:] = [1, 0, 1, 1]
-    drs[:] = [0, 1, 1, -1]
-    for side in range(2):
-        for col in range(WIDTH):
-            for row in range(HEIGHT + 1):
-                lines = 0
-                if row < HEIGHT:
-                    for d in range(4):
-                        dc = dcs[d]
-                        dr = drs[d]
-                        for k in range(4):        # the cell is the k-th of the line
-                            c = col - k * dc
-                            r = row - k * dr
-                            if (0 <= c and c + 3 * dc < WIDTH and 0 <= r and r < HEIGHT
-                                    and 0 <= r + 3 * dr and r + 3 * dr < HEIGHT):
-                                lines += 1
-                s.history[side][7 * col + row] = lines
-
-
 # ---------------------------------------------------------------- Python API
 
 cdef inline int _count(uint64_t x) noexcept nogil:
     return c4_popcount(x)
 
 
-def parse_moves(str moves):
-    """Fast path for a move string: ``(current, mask, n)``, or ``None`` when the
-    string is not a legal, unfinished position (callers then ask the board model
-    for the exact error)."""
-    cdef uint64_t cur = 0, mask = 0, m
-    cdef int col
-    cdef Py_UCS4 ch
-    if len(moves) > CELLS:
-        return None
-    for ch in moves:
-        if ch < 49 or ch > 55:          # '1' .. '7'
-            return None
-        col = <int>ch - 49
-        if mask & (<uint64_t>1 << (7 * col + HEIGHT - 1)):
-            return None
-        if has_four(cur ^ mask):                 # the previous move won
-            return None
-        m = (mask + (<uint64_t>1 << (7 * col))) & column_mask(col)
-        cur ^= mask
-        mask |= m
-    if has_four(cur ^ mask) or _count(mask) == CELLS:
-        return None
-    return cur, mask, _count(mask)
+# ---------------------------------------------------------------- exported to positions.pyx
+
+cdef bint four_in_row(uint64_t pos) noexcept nogil:
+    return has_four(pos)
 
 
-def check_bitboards(uint64_t cur, uint64_t mask):
-    """True when ``(cur, mask)`` is a well-formed, unfinished position whose side
-    to move holds ``cur`` (callers build the exact error from the board model)."""
-    cdef int n = _count(mask), col
-    cdef uint64_t bits
-    if mask & ~BOARD or cur & ~mask:
-        return False
-    for col in range(WIDTH):
-        bits = (mask >> (7 * col)) & 0x7F
-        if bits & (bits + 1):                    # a gap under a disc
-            return False
-    if _count(cur) != n // 2 or n == CELLS:
-        return False
-    return not has_four(cur) and not has_four(cur ^ mask)
+cdef uint64_t winning_moves(uint64_t cur, uint64_t mask) noexcept nogil:
+    return winning_cells(cur, mask) & possible_moves(mask)
 
 
-def winning_columns(uint64_t cur, uint64_t mask):
-    """Columns (0-based) where the side to move completes a four."""
-    cdef uint64_t w = winning_cells(cur, mask) & possible_moves(mask)
-    return [c for c in range(WIDTH) if w & column_mask(c)]
-
-
-def book_code(uint64_t cur, uint64_t mask, bint mirrored=False):
-    """The book's position code of a position (see ``position_code``)."""
-    return position_code(cur, mask, mirrored)
-
-
-def mix_code(uint32_t code):
-    """The bijective scramble that orders book entries (exposed for the builder)."""
+cdef uint32_t book_mix(uint32_t code) noexcept nogil:
     return mix32(code)
+
+
+cdef int disc_count(uint64_t bits) noexcept nogil:
+    return c4_popcount(bits)
 
 
 cdef class Engine:
@@ -514,11 +458,9 @@ cdef class Engine:
         self.s.use_book = 0
         self.s.tt_limit = CELLS
         self.s.etc_limit = 0
-        self.s.w_all = 1
-        self.s.w_good = 0
+        self.s.generation = <uint64_t>1 << 56
         memset(&self.s.book, 0, sizeof(BookView))
         self.book_owner = None
-        init_history(&self.s)
 
     def __dealloc__(self):
         c4_table_free(self.table_base, self.table_total)
@@ -539,9 +481,18 @@ cdef class Engine:
         return self.s.aborted != 0
 
     def reset(self) -> None:
-        """Clear the transposition table and the move-ordering history."""
+        """Clear the transposition table: entries of older generations never
+        match; every 255 resets the memory is wiped for real."""
+        if self.s.generation >= (<uint64_t>255 << 56):
+            memset(self.table_memory, 0, (<size_t>1 << self.s.table_bits) * 8)
+            self.s.generation = <uint64_t>1 << 56
+        else:
+            self.s.generation += <uint64_t>1 << 56
+
+    def wipe(self) -> None:
+        """Zero the whole table now (also faults its pages in, for benchmarks)."""
         memset(self.table_memory, 0, (<size_t>1 << self.s.table_bits) * 8)
-        init_history(&self.s)
+        self.s.generation = <uint64_t>1 << 56
 
     def cancel(self) -> None:
         """Ask the running search to stop (thread-safe)."""
@@ -587,10 +538,6 @@ cdef class Engine:
     def etc_limit(self, int value) -> None:
         self.s.etc_limit = value
 
-    def set_weights(self, int w_all, int w_good) -> None:
-        self.s.w_all = w_all
-        self.s.w_good = w_good
-
     def clear_book(self) -> None:
         self.s.use_book = 0
         memset(&self.s.book, 0, sizeof(BookView))
@@ -614,6 +561,17 @@ cdef class Engine:
         with nogil:
             r = solve_position(&self.s, cur, mask, n)
         return r
+
+    def check_score(self, uint64_t cur, uint64_t mask, int n, int score) -> bool:
+        """Whether ``score`` is the exact score, proved by two null-window searches
+        (cheaper than :meth:`solve`); ``aborted`` tells a cancelled search."""
+        cdef int above, below
+        if winning_moves(cur, mask):
+            return score == (CELLS + 1 - n) // 2
+        with nogil:
+            above = negamax(&self.s, cur, mask, n, score - 1, score)
+            below = negamax(&self.s, cur, mask, n, score, score + 1)
+        return above >= score and below <= score
 
     def analyze(self, uint64_t cur, uint64_t mask, int n) -> list:
         """Score of playing each column (``None`` for a full one); stops early on abort."""

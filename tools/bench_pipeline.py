@@ -40,7 +40,12 @@ from firmware_py.pipeline.fakes import FakeSolver, SceneReader  # noqa: E402
 from firmware_py.pipeline.reducer import PipelineParams  # noqa: E402
 from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline  # noqa: E402
 from firmware_py.sources.sim import SimulatedCamera, default_spec  # noqa: E402
-from firmware_py.sources.sim_script import LANDED, game_script, random_moves  # noqa: E402
+from firmware_py.sources.sim_script import (  # noqa: E402
+    LANDED,
+    compile_scenes,
+    game_script,
+    random_moves,
+)
 
 
 @dataclass
@@ -109,23 +114,28 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
         on_commit=lambda board, kind, t: commits.append((frame_no[0], board)),
         on_show=lambda view, t: view.grid is not None and view.state in ("solved", "finished")
         and solved.setdefault(view.grid, t))
-    with camera:
-        while (frame := camera.read()) is not None:
-            scene = frame.info
-            frame_no[0] = frame.index
-            truths.append(scene.truth)
-            if scene.event == LANDED:
-                landings.append((frame.index, scene.truth))
-            if reader is None:
-                reading = scene_reader.read_scene(scene)
-            else:
-                reading = reader.read(frame.image)
-            pipeline.feed(reading, frame.t)
-            if scene.event == LANDED:
-                solved.pop(tuple(scene.truth.grid_lines()), None)
+    for index, scene, image in _frames(camera, actions, args, reader is None):
+        frame_no[0] = index
+        truths.append(scene.truth)
+        if scene.event == LANDED:
+            landings.append((index, scene.truth))
+        reading = scene_reader.read_scene(scene) if reader is None else reader.read(image)
+        pipeline.feed(reading, index / args.fps)
     stats.frames = len(truths)
     _score(stats, params, truths, landings, commits, solved, args.fps)
     return stats
+
+
+def _frames(camera: SimulatedCamera, actions: list, args: argparse.Namespace,
+            scenes_only: bool) -> Any:
+    """(index, scene, image) per frame; no rendering when only scenes are read."""
+    if scenes_only:
+        for index, scene in enumerate(compile_scenes(actions, args.fps, seed=camera.seed)):
+            yield index, scene, None
+        return
+    with camera:
+        while (frame := camera.read()) is not None:
+            yield frame.index, frame.info, frame.image
 
 
 def _score(stats: GameStats, params: PipelineParams, truths: list[Board],
@@ -216,7 +226,8 @@ def _stats(values: list[float]) -> dict[str, float]:
     if not values:
         return {}
     ordered = sorted(values)
-    return {"mean": round(statistics.fmean(values), 2), "median": round(ordered[len(values) // 2], 2),
+    return {"mean": round(statistics.fmean(values), 2),
+            "median": round(ordered[len(values) // 2], 2),
             "p95": round(ordered[min(len(values) - 1, int(0.95 * len(values)))], 2),
             "max": round(ordered[-1], 2), "min": round(ordered[0], 2)}
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from firmware_py.commands.solve import add_solver_flags
 from firmware_py.config import Config
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the distance overlaid) instead of saying it once")
     parser.add_argument("--list-devices", action="store_true",
                         help="list the audio output devices ([speech] device) and exit")
+    add_solver_flags(parser)
     parser.set_defaults(func=run)
 
 
@@ -68,7 +70,7 @@ def _say(board: Board, args: argparse.Namespace, config: Config) -> int:
     )
     from firmware_py.speech.say import play, render_live, render_once, speech_for
 
-    column, score = (None, None) if board.is_finished else _solve(board, config)
+    column, score = (None, None) if board.is_finished else _solve(board, config, args)
     speech = speech_for(board, column, score)
     print(speech.text)
     clips = ensure_clips(default_clip_dir(config.speech),
@@ -88,19 +90,16 @@ def _say(board: Board, args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def _solve(board: Board, config: Config) -> tuple[int, int]:
-    from firmware_py.config import resolve_path
+def _solve(board: Board, config: Config, args: argparse.Namespace) -> tuple[int, int]:
     from firmware_py.exc import SolverError
 
     try:
         from cython_solver import Solver
     except ImportError as error:
         raise SolverError(f"the solver is not built ({error}); run ./setup.sh") from None
-    book = resolve_path(config.solver.book) if config.solver.use_book else None
-    if book is not None and not book.is_file():
-        log.warning("no opening book at %s; solving without it", book)
-        book = None
-    solver = Solver(tt_mb=config.solver.tt_mb, book=book)
+    solver = Solver.from_config(config, use_book=False if args.no_book else None,
+                                tt_mb=args.tt_mb)
+    log.debug("solver book: %s", solver.book_status)
     answer = solver.best(board, tie_break=config.solver.tie_break)
     return answer.column, answer.score
 

@@ -243,7 +243,7 @@ class Pipeline:
             if self.on_show is not None:
                 self.on_show(effect.view, now)
         elif isinstance(effect, Committed):
-            log.info("committed (%s) %s", effect.kind, "/".join(effect.board.grid_lines()))
+            log.debug("committed (%s) %s", effect.kind, "/".join(effect.board.grid_lines()))
             if self.on_commit is not None:
                 self.on_commit(effect.board, effect.kind, now)
         elif isinstance(effect, (Announce, Silence)):

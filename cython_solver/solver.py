@@ -1,0 +1,223 @@
+"""The public solver API (SPEC §2 scores, 1-based columns).
+
+>>> solver = Solver(tt_mb=64, book="books/book12.c4b")
+>>> solver.solve("4453")                  # exact score for the side to move
+>>> solver.analyze("4453")                # score of each column, None when full
+>>> solver.best("4453").serial            # "NxMM" for the robot link
+
+A position is a move string, a :class:`firmware_py.board.Board` or a
+``(current, mask)`` bitboard pair. Invalid positions raise
+:class:`~firmware_py.exc.IllegalMoveError` / :class:`~firmware_py.exc.InvalidGridError`,
+finished ones :class:`~firmware_py.exc.GameOverError`. The search runs in C with
+the GIL released; :meth:`Solver.cancel` (from any thread) makes the running
+call raise :class:`~firmware_py.exc.SolveCancelled`. One thread uses a solver
+at a time. The transposition table persists across calls; :meth:`Solver.reset`
+clears it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Union
+
+from cython_solver.book import BookFile
+from cython_solver.engine import Engine
+from cython_solver.positions import check_bitboards, parse_moves
+from firmware_py.board import Board
+from firmware_py.config import Config, SolverConfig, resolve_path
+from firmware_py.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
+from firmware_py.scores import pick_centre_first, plies_to_end, serial_answer
+
+Position = Union[str, Board, tuple[int, int]]
+TIE_BREAKS = ("centre", "random")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The full recommendation for a position.
+
+    ``column`` is the chosen optimal column (1-7), ``score`` its SPEC §2 score,
+    ``plies`` the plies to the end with perfect play (the recommended disc
+    included), ``best_columns`` every optimal column (ascending), ``scores`` the
+    score of each column (``None`` when full), ``nodes`` the nodes searched,
+    ``ms`` the wall time and ``n_discs`` the discs on the board.
+    """
+
+    column: int
+    score: int
+    plies: int
+    best_columns: tuple[int, ...]
+    scores: tuple[int | None, ...]
+    nodes: int
+    ms: float
+    n_discs: int
+
+    @property
+    def serial(self) -> str:
+        """The robot answer ``NxMM`` (SPEC §3)."""
+        return serial_answer(self.column, self.score, self.n_discs)
+
+
+class Solver:
+    """A perfect Connect Four solver with an optional 12-disc opening book.
+
+    ``tt_mb`` sizes the transposition table (1-4096 MB; the table uses the
+    largest power of two of 8-byte entries that fits). ``book`` is the path of
+    a book built by ``c4pi book build``, or ``None``. A book that fails to load
+    leaves the solver working without it; :attr:`book_status` says why.
+    """
+
+    def __init__(self, tt_mb: int = 64, book: str | os.PathLike[str] | None = None) -> None:
+        self._engine = Engine(tt_mb)
+        self._book: BookFile | None = None
+        self._nodes = 0
+        self.book_status = "no book"
+        if book is not None:
+            try:
+                self._book = BookFile(book)
+            except BookError as error:
+                self.book_status = f"book not loaded: {error}"
+            else:
+                self._engine.set_book(self._book, self._book.index, self._book.keys,
+                                      self._book.scores, self._book.header.bucket_bits,
+                                      self._book.ply)
+                self.book_status = self._book.describe()
+
+    @classmethod
+    def from_config(cls, config: Config | SolverConfig, *, use_book: bool | None = None,
+                    tt_mb: int | None = None) -> Solver:
+        """A solver set up by the ``[solver]`` config section; ``use_book`` and
+        ``tt_mb`` override it (command-line flags)."""
+        section = config.solver if isinstance(config, Config) else config
+        with_book = section.use_book if use_book is None else use_book
+        book = resolve_path(section.book) if with_book else None
+        return cls(tt_mb=tt_mb or section.tt_mb, book=book)
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def has_book(self) -> bool:
+        return self._book is not None
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched by the last solve/analyze/best call."""
+        return self._nodes
+
+    @property
+    def tt_mb(self) -> int:
+        return self._engine.tt_mb
+
+    # ------------------------------------------------------------ control
+
+    def cancel(self) -> None:
+        """Stop the running search (thread-safe); that call raises SolveCancelled.
+
+        Each public call clears the request when it starts, so a cancel that
+        arrives while no search runs has no effect on the next one.
+        """
+        self._engine.cancel()
+
+    def reset(self) -> None:
+        """Clear the transposition table."""
+        self._engine.reset()
+
+    # ------------------------------------------------------------ searches
+
+    def solve(self, position: Position) -> int:
+        """The exact score of the side to move (SPEC §2)."""
+        cur, mask, n = bitboards(position)
+        self._engine.start()
+        try:
+            score = self._engine.solve(cur, mask, n)
+        finally:
+            self._nodes = self._engine.nodes
+        self._raise_if_cancelled(position)
+        return score
+
+    def analyze(self, position: Position) -> list[int | None]:
+        """The score of playing each column 1-7, ``None`` for a full column."""
+        cur, mask, n = bitboards(position)
+        self._engine.start()
+        try:
+            scores = self._engine.analyze(cur, mask, n)
+        finally:
+            self._nodes = self._engine.nodes
+        self._raise_if_cancelled(position)
+        return scores
+
+    def best(self, position: Position, tie_break: str = "centre",
+             rng: random.Random | None = None) -> Answer:
+        """The recommended column with its score, plies to end and all scores.
+
+        ``tie_break`` "centre" picks 4, 3, 5, 2, 6, 1, 7 among equal columns;
+        "random" picks uniformly with ``rng`` (default: the random module).
+        """
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+        start = time.perf_counter()
+        cur, mask, n = bitboards(position)
+        scores = self.analyze((cur, mask))
+        top = max(score for score in scores if score is not None)
+        best = tuple(col + 1 for col, score in enumerate(scores) if score == top)
+        if tie_break == "random":
+            column = (rng or random).choice(best)
+        else:
+            column = pick_centre_first(best)
+        return Answer(column=column, score=top, plies=plies_to_end(top, n), best_columns=best,
+                      scores=tuple(scores), nodes=self._nodes,
+                      ms=(time.perf_counter() - start) * 1000.0, n_discs=n)
+
+    def _raise_if_cancelled(self, position: Position) -> None:
+        if self._engine.aborted:
+            raise SolveCancelled(f"search of {describe(position)} cancelled after "
+                                 f"{self._nodes} nodes")
+
+
+def bitboards(position: Position) -> tuple[int, int, int]:
+    """``(current, mask, n_discs)`` of a playable position; raises the board
+    model's errors for invalid or finished positions."""
+    if isinstance(position, str):
+        parsed = parse_moves(position)
+        if parsed is None:                       # let the board model say what is wrong
+            Board.from_moves(position).require_playable()
+            raise InvalidGridError(f"moves {position!r} are not a playable position")
+        return parsed
+    if isinstance(position, Board):
+        position.require_playable()
+        cur, mask = position.bitboards()
+        return cur, mask, mask.bit_count()
+    if isinstance(position, tuple) and len(position) == 2 and all(
+            isinstance(value, int) for value in position):
+        cur, mask = position
+        if not (0 <= cur < 1 << 64 and 0 <= mask < 1 << 64) or not check_bitboards(cur, mask):
+            _explain_bitboards(cur, mask)
+        return cur, mask, mask.bit_count()
+    raise TypeError(f"a position is a move string, a Board or a (current, mask) pair, "
+                    f"got {position!r}")
+
+
+def _explain_bitboards(cur: int, mask: int) -> None:
+    """Raise the precise error for a bad ``(current, mask)`` pair."""
+    if not (0 <= cur < 1 << 64 and 0 <= mask < 1 << 64) or cur & ~mask:
+        raise InvalidGridError(f"bitboards ({cur:#x}, {mask:#x}): current must be a subset "
+                               "of mask, both 64-bit")
+    board = Board.from_bitboards(cur, mask)     # floating discs, sentinel bits
+    if cur.bit_count() != mask.bit_count() // 2:
+        raise InvalidGridError(f"bitboards ({cur:#x}, {mask:#x}): current must hold the "
+                               f"discs of the side to move ({mask.bit_count() // 2}), "
+                               f"not {cur.bit_count()}")
+    Board.from_grid(board.grid_lines()).require_playable()
+    raise GameOverError(f"bitboards ({cur:#x}, {mask:#x}) are not a playable position")
+
+
+def describe(position: Position) -> str:
+    """A short text naming a position in messages."""
+    if isinstance(position, str):
+        return f"moves {position!r}"
+    if isinstance(position, Board):
+        return f"moves {position.moves!r}" if position.moves is not None else "a board"
+    return f"bitboards {position!r}"

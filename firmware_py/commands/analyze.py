@@ -1,0 +1,48 @@
+"""``c4pi analyze MOVES``: the score of every column."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from firmware_py.commands.solve import EX_USAGE, add_solver_flags
+from firmware_py.config import Config
+from firmware_py.exc import PositionError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "analyze", help="print the score of playing each column",
+        description="Print the SPEC §2 score of each column 1-7 for the side to move "
+                    "(- for a full column), then the best columns. Exit 2 with one line of "
+                    "explanation for an invalid position.")
+    parser.add_argument("moves", metavar="MOVES", help='the moves so far, e.g. 4453 ("" = empty)')
+    parser.add_argument("--json", action="store_true",
+                        help='print {"moves", "scores", "best", "score", "plies", "ms", "nodes"}')
+    add_solver_flags(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from cython_solver import Solver
+
+    solver = Solver.from_config(config, use_book=False if args.no_book else None,
+                                tt_mb=args.tt_mb)
+    try:
+        answer = solver.best(args.moves)
+    except PositionError as error:
+        print(f"c4pi analyze: {error}", file=sys.stderr)
+        return EX_USAGE
+    if args.json:
+        print(json.dumps({"moves": args.moves, "scores": list(answer.scores),
+                          "best": list(answer.best_columns), "score": answer.score,
+                          "plies": answer.plies, "ms": round(answer.ms, 3),
+                          "nodes": answer.nodes}))
+        return 0
+    print("column " + " ".join(f"{col:>3}" for col in range(1, 8)))
+    print("score  " + " ".join("  -" if s is None else f"{s:>3}" for s in answer.scores))
+    best = ", ".join(str(col) for col in answer.best_columns)
+    print(f"best: {best} (score {answer.score}, {answer.plies} plies to the end, "
+          f"{answer.nodes} nodes, {answer.ms:.1f} ms)")
+    return 0

@@ -1,0 +1,52 @@
+"""``c4pi solve MOVES``: the best move for a position (SPEC §6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from firmware_py.config import Config
+from firmware_py.exc import PositionError
+
+EX_USAGE = 2
+
+
+def add_solver_flags(parser: argparse.ArgumentParser) -> None:
+    """``--no-book`` and ``--tt-mb``, shared by the solver commands."""
+    parser.add_argument("--no-book", action="store_true", help="search without the opening book")
+    parser.add_argument("--tt-mb", type=int, metavar="MB",
+                        help="transposition table size in MB (default: [solver] tt_mb)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "solve", help="print the best move for a position as the robot answer NxMM",
+        description="Solve a position given as its moves (digits 1-7, Red first) and print "
+                    "the serial answer NxMM: column, +/-/= for the side to move, plies left "
+                    "after the disc. Exit 2 with one line of explanation for an invalid "
+                    "position.")
+    parser.add_argument("moves", metavar="MOVES", help='the moves so far, e.g. 4453 ("" = empty)')
+    parser.add_argument("--json", action="store_true",
+                        help='print {"moves", "score", "best", "scores", "plies", "ms"}')
+    add_solver_flags(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from cython_solver import Solver
+
+    solver = Solver.from_config(config, use_book=False if args.no_book else None,
+                                tt_mb=args.tt_mb)
+    try:
+        answer = solver.best(args.moves, tie_break=config.solver.tie_break)
+    except PositionError as error:
+        print(f"c4pi solve: {error}", file=sys.stderr)
+        return EX_USAGE
+    if args.json:
+        print(json.dumps({"moves": args.moves, "score": answer.score,
+                          "best": list(answer.best_columns), "scores": list(answer.scores),
+                          "plies": answer.plies, "ms": round(answer.ms, 3)}))
+    else:
+        print(answer.serial)
+    return 0

@@ -1,0 +1,127 @@
+"""``c4pi watch``: SPEC §6 output on folders and files (reader and solver faked here)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py import cli
+from firmware_py.board import Board
+from firmware_py.pipeline import assemble
+from firmware_py.pipeline.fakes import FakeSolver, fake_answer
+from firmware_py.vision.reading import NO_BOARD, OK, Reading
+
+# frame value -> position shown (None: no board)
+POSITIONS = {10: None, 20: "", 30: "4", 40: "43"}
+SCRIPT = [10] * 3 + [20] * 8 + [30] * 8 + [10] * 8 + [30] * 6 + [40] * 6
+
+
+class ValueReader:
+    """Reads the position named by a frame's brightness."""
+
+    def read(self, image):
+        moves = POSITIONS[int(round(float(image.mean()) / 10) * 10)]
+        if moves is None:
+            return Reading(NO_BOARD)
+        board = Board.from_moves(moves)
+        return Reading(OK, tuple(board.grid_lines()), board, 0.95)
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    solver = FakeSolver()
+    monkeypatch.setattr(assemble, "make_solver", lambda config: solver)
+    monkeypatch.setattr(assemble, "make_reader", lambda config, source: ValueReader())
+    return solver
+
+
+@pytest.fixture
+def folder(tmp_path):
+    for index, value in enumerate(SCRIPT):
+        cv2.imwrite(str(tmp_path / f"f{index}.png"), np.full((40, 60, 3), value, np.uint8))
+    return tmp_path
+
+
+def watch(capsys, *args: str) -> tuple[int, list[str], str]:
+    status = cli.main(["watch", *args])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err
+
+
+def expected_solved(moves: str) -> dict:
+    board = Board.from_moves(moves)
+    answer = fake_answer(board)
+    return {"state": "solved", "grid": board.grid_lines(), "best": answer.column,
+            "score": answer.score, "plies": answer.plies}
+
+
+def test_folder_json_lines_follow_the_spec(fakes, folder, capsys):
+    status, lines, _ = watch(capsys, str(folder), "--json", "--fps", "5")
+    assert status == 0
+    objects = [json.loads(line) for line in lines]
+    assert all(list(o) == ["t", "state", "grid", "best", "score", "plies"] for o in objects)
+    states = [(o["t"], o["state"]) for o in objects]
+    # board frames from 0.6 s: found after 160 ms (the 2nd, at 5 fps), stable on the 4th
+    assert states[:2] == [(0.8, "transitional"), (1.2, "solved")]
+    assert {k: objects[1][k] for k in expected_solved("")} == expected_solved("")
+    assert (2.8, "solved") in states and objects[states.index((2.8, "solved"))]["grid"] == \
+        Board.from_moves("4").grid_lines()
+    assert ("scanning" in [s for _, s in states]) and objects[-1] == {
+        "t": round(objects[-1]["t"], 3), **expected_solved("43")}
+    for obj in objects:
+        assert obj["t"] == pytest.approx(round(obj["t"] / 0.2) * 0.2)  # on the frame grid
+        if obj["state"] in ("scanning",):
+            assert obj["grid"] is None and obj["best"] is None
+
+
+def test_same_folder_same_output(fakes, folder, capsys):
+    first = watch(capsys, str(folder), "--json")
+    second = watch(capsys, str(folder), "--json")
+    assert first == second and first[1]
+
+
+def test_default_fps_is_ten(fakes, folder, capsys):
+    _, lines, _ = watch(capsys, str(folder), "--json")
+    assert json.loads(lines[0])["t"] == 0.5  # board from 0.3 s: found 200 ms later
+
+
+def test_video_file_uses_its_own_rate(fakes, tmp_path, capsys):
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 4.0, (64, 48))
+    for value in SCRIPT:
+        writer.write(np.full((48, 64, 3), value, np.uint8))
+    writer.release()
+    _, lines, _ = watch(capsys, str(path), "--json")
+    assert json.loads(lines[0])["t"] == 1.0  # board from frame 3: found on frame 4, at 4 fps
+
+
+def test_human_output(fakes, folder, capsys):
+    status, lines, _ = watch(capsys, str(folder))
+    assert status == 0
+    text = "\n".join(lines)
+    assert "solved: Red to play column 4 (draw, 42 plies to the end; score +0)" in text
+    assert "    ...R..." in text and "scanning" in text
+
+
+def test_frames_limit(fakes, folder, capsys):
+    _, lines, _ = watch(capsys, str(folder), "--json", "--frames", "6")
+    assert [json.loads(line)["state"] for line in lines] == ["transitional"]
+
+
+def test_missing_source(fakes, tmp_path, capsys):
+    status, lines, err = watch(capsys, str(tmp_path / "nothing"), "--json")
+    assert status == 66 and lines == []
+    assert "unknown source" in err and "nothing" in err
+
+
+def test_bad_sim_moves(fakes, capsys):
+    status, _, err = watch(capsys, "sim", "--moves", "4489", "--fast")
+    assert status == 2 and "illegal move '8' at move 3" in err
+
+
+def test_bad_fps(capsys):
+    status, _, err = watch(capsys, "sim", "--fps", "0")
+    assert status == 2 and "--fps" in err
