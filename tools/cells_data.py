@@ -24,6 +24,7 @@ from firmware_py.vision.classifier import CLASSES  # noqa: E402
 from firmware_py.vision.fit import BoardFit  # noqa: E402
 from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame  # noqa: E402
 
+HARD_NEGATIVE_SHARE = 0.2
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 
 
@@ -61,6 +62,8 @@ def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.
     hidden = tuple(int(m) for m in rng.choice(4, size=int(rng.integers(0, 2)), replace=False))
     spec = RenderSpec.random(rng, max_tilt_deg=50.0, hide_markers=hidden)
     spec = spec.replace(board_visible=not no_board)
+    if rng.random() < HARD_NEGATIVE_SHARE:
+        spec = spec.replace(**disc_like_background(rng, spec))
     frame = render_frame(grid, spec, seed=seed)
     fit = BoardFit(True, plane_to_image=plane_to_image(spec) @ jitter(rng, jitter_amount))
     crops = cell_crops(warp_grid(frame, fit))
@@ -68,6 +71,15 @@ def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.
         return crops, np.tile(UNIFORM, (len(crops), 1))
     labels = [CLASSES.index(ch) for line in grid for ch in line]
     return crops, np.eye(len(CLASSES), dtype=np.float32)[labels]
+
+
+def disc_like_background(rng: np.random.Generator, spec: RenderSpec) -> dict:
+    """Hard negatives: a backdrop and clutter in disc colours, seen through empty holes."""
+    colour = spec.red_colour if rng.random() < 0.5 else spec.yellow_colour
+    shade = np.clip(np.asarray(colour) * rng.uniform(0.7, 1.2) + rng.integers(-25, 26, 3),
+                    0, 255)
+    return {"background_colour": tuple(int(v) for v in shade),
+            "clutter": int(rng.integers(0, 16))}
 
 
 def make_dataset(first_seed: int, count: int, label: str,

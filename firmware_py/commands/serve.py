@@ -36,8 +36,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
             device = args.port or config.serial.port
             if args.pty:
                 device = appliance.open_pty()
-                print(f"robot side: {appliance.robot_path}", flush=True)
             appliance.serve(device, args.baud or config.serial.baud)
+            if args.pty and appliance.service.wait_connected(10):
+                print(f"robot side: {appliance.robot_path}", flush=True)
             stop.wait()
             log.info("stopping")
     finally:
@@ -102,22 +103,16 @@ class _Appliance:
 
 
 def _make_solver(config: Config) -> tuple[Any, Any]:
-    """The solver (with the book when configured and present) and the tie-break rng."""
+    """The solver (with the book when configured; a missing book is logged) and the rng."""
     import random
 
     from cython_solver import Solver
-    from firmware_py.config import resolve_path
 
-    book = None
-    if config.solver.use_book:
-        path = resolve_path(config.solver.book)
-        if path.is_file():
-            book = path
-        else:
-            log.warning("no opening book at %s (run `c4pi book build`); early positions "
-                        "will be slow", path)
-    solver = Solver(tt_mb=config.solver.tt_mb, book=book)
-    log.info("solver ready: book %s", solver.book_status)
+    solver = Solver.from_config(config)
+    log.info("solver ready (%d MB table), book: %s", config.solver.tt_mb, solver.book_status)
+    if config.solver.use_book and not solver.has_book:
+        log.warning("running without the opening book (%s): early positions will be slow; "
+                    "build it with `c4pi book build`", solver.book_status)
     rng = random.Random() if config.solver.tie_break == "random" else None
     return solver, rng
 

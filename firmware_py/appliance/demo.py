@@ -1,0 +1,87 @@
+"""``c4pi demo``: the whole appliance on any Linux machine.
+
+The simulated camera plays endless games, the serial service listens on a
+pseudo-terminal, speech goes to the speaker when PortAudio sees one (else
+into a WAV file), and the terminal shows the board as the appliance sees it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from firmware_py.appliance.app import Parts
+from firmware_py.appliance.view import TerminalView
+from firmware_py.config import Config
+
+log = logging.getLogger(__name__)
+
+
+def has_speaker() -> bool:
+    """True when PortAudio has a default output device."""
+    try:
+        import pyaudio
+
+        from firmware_py.speech.sinks import output_devices, quiet_audio_libraries
+
+        quiet_audio_libraries()
+        audio = pyaudio.PyAudio()
+        try:
+            return bool(output_devices(audio)) and bool(audio.get_default_output_device_info())
+        finally:
+            audio.terminate()
+    except Exception:  # no PortAudio, no ALSA, no device: all mean "no speaker"
+        return False
+
+
+def demo_config(config: Config, *, wav_path: Path, speaker: bool, seed: int | None,
+                fps: float | None) -> Config:
+    """The config with the demo's choices: simulated camera, speaker or WAV file."""
+    camera = replace(config.camera, enabled=True, source="sim",
+                     fps=fps if fps is not None else config.camera.fps)
+    speech = config.speech
+    if speech.enabled and speech.sink == "pyaudio" and not speaker:
+        speech = replace(speech, sink="wav", wav_path=str(wav_path))
+    serial = replace(config.serial, enabled=True)
+    return replace(config, camera=camera, speech=speech, serial=serial)
+
+
+def demo_parts(wire: Any, seed: int | None, out: TextIO, header: str) -> Parts:
+    """Factories for the demo: the pty for serial, a seeded simulator, a terminal view."""
+    from firmware_py.serial_link.transport import pyserial_opener
+    from firmware_py.sources.factory import sim_source
+
+    view = TerminalView(out, header=header)
+    return Parts(
+        port_opener=lambda config: pyserial_opener(wire.service_path, config.serial.baud),
+        source=lambda config, wait: sim_source(config.camera, seed=seed),
+        on_view=view.show,
+    )
+
+
+def banner(config: Config, robot_path: str) -> str:
+    speech = config.speech
+    where = ("the speaker" if speech.sink == "pyaudio" else
+             f"WAV file {speech.wav_path}" if speech.sink == "wav" else "nowhere (null sink)")
+    return (f"c4pi demo — simulated camera, serial robot link on {robot_path}\n"
+            f"try:  {sys.executable.rsplit('/', 1)[0]}/c4pi client --port {robot_path} 4453\n"
+            f"speech: {where}; Ctrl-C to stop\n")
+
+
+def run_demo(config: Config, *, seed: int | None, fps: float | None, wav_path: Path,
+             out: TextIO) -> int:
+    from firmware_py.appliance.app import Appliance
+    from firmware_py.appliance.process import run_until_signalled
+    from firmware_py.notify import SystemdNotifier
+    from firmware_py.serial_link.ptywire import PtyWire
+
+    config = demo_config(config, wav_path=wav_path, speaker=has_speaker(), seed=seed, fps=fps)
+    with PtyWire() as wire:
+        header = banner(config, wire.robot_path)
+        out.write(header)
+        out.flush()
+        appliance = Appliance(config, SystemdNotifier(), demo_parts(wire, seed, out, header))
+        return run_until_signalled(appliance)

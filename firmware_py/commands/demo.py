@@ -1,0 +1,30 @@
+"""``c4pi demo``: the appliance on a simulated camera and a pseudo-terminal serial port."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from firmware_py.config import Config
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="run the whole appliance on a simulated camera (any Linux machine)",
+        description="Run the appliance with the built-in simulated camera playing games, the "
+                    "serial robot service on a pseudo-terminal (the path and a `c4pi client` "
+                    "command to try are printed), speech on the speaker if there is one, "
+                    "else into a WAV file, and a live view of the board in the terminal.")
+    parser.add_argument("--seed", type=int, default=None, help="random seed of the games")
+    parser.add_argument("--fps", type=float, default=None, help="simulated frame rate")
+    parser.add_argument("--wav", type=Path, default=Path("c4pi-demo.wav"),
+                        help="where speech goes when there is no speaker "
+                             "(default c4pi-demo.wav)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from firmware_py.appliance.demo import run_demo
+
+    return run_demo(config, seed=args.seed, fps=args.fps, wav_path=args.wav, out=sys.stdout)
