@@ -19,8 +19,8 @@ from firmware_py.selftest import (
     format_json,
     format_table,
     run_checks,
+    system,
 )
-from firmware_py.selftest import system
 
 OPTIONS = SelftestOptions()
 
