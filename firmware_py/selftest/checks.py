@@ -1,0 +1,225 @@
+"""The device checks of ``c4pi selftest``, one function each.
+
+Each check returns a one-line detail (PASS), or raises :class:`Skip` (the part
+is disabled, or absent on a machine that is not a Pi) or :class:`Fail`.
+Hardware that is missing on a Raspberry Pi is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import time
+from importlib import resources
+from pathlib import Path
+
+from firmware_py.config import Config, resolve_path
+from firmware_py.selftest import system
+from firmware_py.selftest.core import Check, Fail, SelftestOptions, Skip
+
+PI_MODEL = Path("/proc/device-tree/model")
+SOLVER_BUDGET_S = 30.0
+
+
+def is_raspberry_pi(model_file: Path = PI_MODEL) -> bool:
+    try:
+        return "raspberry pi" in model_file.read_text(errors="replace").lower()
+    except OSError:
+        return False
+
+
+def absent(reason: str) -> Exception:
+    """Missing hardware: a failure on a Pi, a skip elsewhere."""
+    return Fail(reason) if is_raspberry_pi() else Skip(f"{reason} (not a Raspberry Pi)")
+
+
+def load_vectors() -> list[tuple[str, int, str]]:
+    """The bundled (moves, published score, test set) vectors."""
+    text = resources.files("firmware_py").joinpath("data/selftest_vectors.txt").read_text()
+    vectors = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            moves, score, name = line.split()
+            vectors.append((moves, int(score), name))
+    return vectors
+
+
+def check_solver(config: Config, options: SelftestOptions) -> str:
+    from cython_solver import Solver
+
+    solver = Solver.from_config(config)
+    vectors = [v for v in load_vectors() if solver.has_book or not v[2].startswith("begin-")]
+    started = time.perf_counter()
+    wrong = []
+    for moves, published, _ in vectors:
+        score = solver.solve(moves)
+        if score != published:
+            wrong.append(f"{moves}: {score} (published {published})")
+        if time.perf_counter() - started > SOLVER_BUDGET_S:
+            raise Fail(f"too slow: over {SOLVER_BUDGET_S:.0f} s for {len(vectors)} positions")
+    if wrong:
+        raise Fail("wrong scores: " + "; ".join(wrong))
+    elapsed = (time.perf_counter() - started) * 1000
+    return f"{len(vectors)} published positions exact in {elapsed:.0f} ms"
+
+
+def check_book(config: Config, options: SelftestOptions) -> str:
+    from cython_solver.book import BookFile
+    from firmware_py.exc import BookError
+
+    if not config.solver.use_book:
+        raise Skip("use_book = false in [solver]")
+    try:
+        return BookFile(resolve_path(config.solver.book)).describe() + "; sha256 ok"
+    except BookError as error:
+        raise Fail(str(error)) from None
+
+
+def check_model(config: Config, options: SelftestOptions) -> str:
+    """The classifier loads and reads rendered frames of known positions exactly."""
+    from firmware_py.vision.reader import BoardReader
+    from firmware_py.vision.render import RenderSpec, render_frame
+
+    reader = BoardReader.from_config(config.vision, None)
+    samples = [("", 0.0), ("4453", 20.0), ("44444453221", -25.0)]
+    for moves, yaw in samples:
+        frame = render_frame(moves, RenderSpec(yaw_deg=yaw, jpeg_quality=85), seed=11)
+        reading = reader.read(frame)
+        expected = _grid(moves)
+        if reading.status != "ok" or reading.grid is None or list(reading.grid) != expected:
+            raise Fail(f"sample {moves or 'empty'!r} read as {reading.status} "
+                       f"{reading.grid} ({reading.reason})")
+    return f"{len(samples)} sample frames read exactly"
+
+
+def _grid(moves: str) -> list[str]:
+    from firmware_py.board import Board
+
+    return Board.from_moves(moves).grid_lines()
+
+
+def check_camera(config: Config, options: SelftestOptions) -> str:
+    from firmware_py.exc import CameraError
+    from firmware_py.sources.factory import open_source
+
+    camera = config.camera
+    if not camera.enabled:
+        raise Skip("camera disabled in [camera]")
+    if camera.source == "camera":
+        try:
+            import picamera2  # noqa: F401
+        except ImportError:
+            raise absent("picamera2 is not installed") from None
+    source = open_source(camera.source, camera, wait=lambda seconds: True)
+    try:
+        source.open()
+        started = time.perf_counter()
+        shape = None
+        for _ in range(options.frames):
+            frame = source.read()
+            if frame is None:
+                raise Fail(f"{camera.source}: no frame")
+            shape = frame.image.shape
+        fps = options.frames / (time.perf_counter() - started)
+    except CameraError as error:
+        raise absent(str(error)) from None
+    finally:
+        source.close()
+    assert shape is not None
+    return f"{camera.source}: {shape[1]}x{shape[0]} at {fps:.1f} frames/s"
+
+
+def check_serial(config: Config, options: SelftestOptions) -> str:
+    import serial
+
+    link = config.serial
+    if not link.enabled:
+        raise Skip("serial disabled in [serial]")
+    if not Path(link.port).exists():
+        raise absent(f"no {link.port} (enable the UART: raspi-config)")
+    try:
+        port = serial.Serial(link.port, link.baud, timeout=0.5)
+    except (serial.SerialException, OSError) as error:
+        raise Fail(f"cannot open {link.port}: {error}") from None
+    with port:
+        if not options.loopback:
+            return f"{link.port} opens at {link.baud} baud (--loopback tests TX→RX)"
+        probe = b"!c4pi-loopback?"
+        port.reset_input_buffer()
+        port.write(probe)
+        echoed = port.read(len(probe))
+    if echoed != probe:
+        raise Fail(f"loopback on {link.port}: sent {probe!r}, got {echoed!r} (TX jumpered to RX?)")
+    return f"{link.port} loopback ok at {link.baud} baud"
+
+
+def check_led(config: Config, options: SelftestOptions) -> str:
+    from firmware_py.exc import LedError
+    from firmware_py.leds import GpioLed, SysfsLed
+
+    led_config = config.led
+    if led_config.activity == "none":
+        raise Skip('activity = "none" in [led]')
+    try:
+        if led_config.activity == "sysfs":
+            led = SysfsLed.find(resolve_path(led_config.sysfs_root), led_config.sysfs_names)
+        else:
+            led = GpioLed(led_config.gpio_pin)
+        led.on()
+        led.off()
+        led.close()
+    except (LedError, OSError) as error:
+        raise absent(str(error)) from None
+    return f"{led_config.activity} LED {getattr(led, 'name', '')} writable"
+
+
+def check_clips(config: Config, options: SelftestOptions) -> str:
+    from firmware_py.speech import ClipSettings, check_clips, default_clip_dir
+
+    if not config.speech.enabled:
+        raise Skip("speech disabled in [speech]")
+    directory = default_clip_dir(config.speech)
+    problems = check_clips(directory, ClipSettings.from_config(config.speech))
+    if problems:
+        raise Fail(f"{directory}: {problems[0]} (run `c4pi clips build`)")
+    return f"clip set complete in {directory}"
+
+
+def check_audio(config: Config, options: SelftestOptions) -> str:
+    from firmware_py.appliance.demo import has_speaker
+
+    speech = config.speech
+    if not speech.enabled or speech.sink != "pyaudio":
+        raise Skip(f"speech sink is {speech.sink!r}" if speech.enabled else "speech disabled")
+    if not has_speaker():
+        raise absent("no audio output device")
+    if options.speak:
+        _play_test_phrase(config)
+        return "audio device opens; test phrase played"
+    return "audio device opens (--speak plays a test phrase)"
+
+
+def _play_test_phrase(config: Config) -> None:
+    """Say "Red four … Red wins in 41" (the empty board's answer) on the speaker."""
+    from firmware_py.board import Board
+    from firmware_py.speech import ClipSettings, default_clip_dir, load_clips, make_sink
+    from firmware_py.speech.say import play, render_once, speech_for
+
+    clips = load_clips(default_clip_dir(config.speech), ClipSettings.from_config(config.speech))
+    samples = render_once(speech_for(Board.empty(), 4, 1), clips, config.speech)
+    play(samples, clips.rate, make_sink(config.speech))
+
+
+def all_checks() -> list[tuple[str, Check]]:
+    """Every check, in the order the table shows them."""
+    return [
+        ("solver", check_solver),
+        ("book", check_book),
+        ("model", check_model),
+        ("camera", check_camera),
+        ("serial", check_serial),
+        ("led", check_led),
+        ("speech clips", check_clips),
+        ("audio", check_audio),
+        ("disk", system.check_disk),
+        ("memory", system.check_memory),
+        ("cpu temperature", system.check_temperature),
+    ]

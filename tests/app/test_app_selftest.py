@@ -1,0 +1,84 @@
+"""`c4pi selftest` on this machine: passes what can pass, skips absent hardware with
+reasons, and fails (non-zero) when the book is corrupted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_py.config import Config, resolve_path
+from firmware_py.selftest import checks
+
+BOOK = resolve_path(Config().solver.book)
+needs_book = pytest.mark.skipif(not BOOK.is_file(), reason="opening book not built "
+                                                           "(./setup.sh builds it)")
+
+
+def selftest(tmp_path: Path, extra: str = "") -> tuple[int, dict[str, dict[str, str]]]:
+    config = tmp_path / "c4pi.toml"
+    config.write_text(f"[speech]\nclip_dir = \"{tmp_path / 'clips'}\"\n{extra}")
+    result = subprocess.run([sys.executable, "-m", "firmware_py", "--config", str(config),
+                             "selftest", "--json", "--frames", "3"],
+                            capture_output=True, text=True, timeout=300)
+    data = json.loads(result.stdout)
+    return result.returncode, {check["name"]: check for check in data["checks"]}
+
+
+@needs_book
+@pytest.mark.skipif(checks.is_raspberry_pi(), reason="expects a machine that is not a Pi")
+def test_selftest_here(tmp_path: Path) -> None:
+    from firmware_py.speech import ClipSettings, build_clips
+
+    build_clips(tmp_path / "clips", ClipSettings.from_config(Config().speech))
+    code, results = selftest(tmp_path)
+    for name in ("solver", "book", "model", "speech clips", "disk", "memory"):
+        assert results[name]["status"] == "PASS", results[name]
+    for name in ("camera", "serial", "led", "audio"):
+        assert results[name]["status"] == "SKIP", results[name]
+        assert "not a Raspberry Pi" in results[name]["detail"]
+    assert code == 0
+
+
+@needs_book
+def test_selftest_fails_on_corrupt_book(tmp_path: Path) -> None:
+    corrupt = tmp_path / "book.c4b"
+    shutil.copyfile(BOOK, corrupt)
+    with open(corrupt, "r+b") as handle:
+        handle.seek(corrupt.stat().st_size // 2)
+        byte = handle.read(1)
+        handle.seek(-1, 1)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    code, results = selftest(tmp_path, f'[solver]\nbook = "{corrupt}"\n')
+    assert results["book"]["status"] == "FAIL"
+    assert "sha256" in results["book"]["detail"]
+    assert code != 0
+
+
+def test_selftest_reports_missing_clips(tmp_path: Path) -> None:
+    code, results = selftest(tmp_path, "")
+    assert results["speech clips"]["status"] == "FAIL"
+    assert "c4pi clips build" in results["speech clips"]["detail"]
+    assert code != 0
+
+
+def test_vectors_are_published_scores() -> None:
+    data = Path(__file__).resolve().parents[3] / "shared" / "data" / "test-sets"
+    if not data.is_dir():
+        pytest.skip(f"no test sets at {data}")
+    for moves, score, name in checks.load_vectors():
+        lines = (data / f"{name}.txt").read_text().splitlines()
+        assert f"{moves} {score}" in lines
+
+
+def test_pi_detection(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    model.write_text("Raspberry Pi 4 Model B Rev 1.5\0")
+    assert checks.is_raspberry_pi(model)
+    model.write_text("QEMU Virtual Machine")
+    assert not checks.is_raspberry_pi(model)
+    assert not checks.is_raspberry_pi(tmp_path / "missing")
