@@ -160,31 +160,46 @@ cdef inline uint32_t mix32(uint32_t h) noexcept nogil:
     return h
 
 
+cdef uint16_t COLUMN_CODE[7 * 64]   # [height * 64 + discs of the side to move]: code bits
+
+
+cdef void _init_column_codes() noexcept nogil:
+    cdef int height, bits, row, code
+    for height in range(HEIGHT + 1):
+        for bits in range(64):
+            code = 0
+            for row in range(height):
+                code = (code << 2) | (2 if (bits >> row) & 1 else 3)
+            COLUMN_CODE[height * 64 + bits] = <uint16_t>(code << 1)
+
+
+_init_column_codes()
+
+
 cdef uint32_t position_code(uint64_t cur, uint64_t mask, int mirrored) noexcept nogil:
     """The book's position code: per column (left to right, or right to left when
     ``mirrored``) bottom-up ``10`` for a disc of the side to move, ``11`` for an
     opponent disc, then ``0`` closing the column. 12 discs give 31 bits."""
     cdef uint32_t code = 0
-    cdef int i, col, row
-    cdef uint64_t bit
+    cdef int i, col, height
+    cdef uint64_t column
     for i in range(WIDTH):
         col = WIDTH - 1 - i if mirrored else i
-        for row in range(HEIGHT):
-            bit = <uint64_t>1 << (7 * col + row)
-            if not mask & bit:
-                break
-            code = (code << 2) | (2 if cur & bit else 3)
-        code <<= 1
+        column = (mask >> (7 * col)) & 0x7F
+        height = c4_ctz(column + 1)
+        code = (code << (2 * height + 1)) | COLUMN_CODE[height * 64 + ((cur >> (7 * col)) & column)]
     return code
 
 
-cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil:
-    """The exact score of a ``book.ply``-disc position, or NOT_FOUND (127)."""
+cdef inline uint32_t book_hash(uint64_t cur, uint64_t mask) noexcept nogil:
+    """mix32 of the canonical (smaller of direct and mirrored) code."""
     cdef uint32_t code = position_code(cur, mask, 0)
     cdef uint32_t other = position_code(cur, mask, 1)
-    if other < code:
-        code = other
-    cdef uint32_t h = mix32(code)
+    return mix32(other if other < code else code)
+
+
+cdef inline int book_scan(const BookView *book, uint32_t h) noexcept nogil:
+    """The score stored under ``h`` (see ``book_hash``), or NOT_FOUND."""
     cdef uint32_t bucket = h >> (32 - book.bucket_bits)
     cdef uint16_t low = <uint16_t>(h & 0xFFFF)
     cdef uint32_t i = book.index[bucket]
@@ -196,6 +211,11 @@ cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept
             return NOT_FOUND
         i += 1
     return NOT_FOUND
+
+
+cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil:
+    """The exact score of a ``book.ply``-disc position, or NOT_FOUND (127)."""
+    return book_scan(book, book_hash(cur, mask))
 
 
 # ---------------------------------------------------------------- search
@@ -216,6 +236,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
     cdef int lo, hi, v, best_col = -1, found_col = -1, i, j, cnt = 0, col, score, sym = 0
     cdef int tt_lower = -BOUND_OFFSET, tt_upper = BOUND_OFFSET
     cdef bint use_tt = n < s.tt_limit, child_tt = n + 1 < s.tt_limit
+    cdef bint book_children = s.use_book and n + 1 == s.book.ply
     cdef uint64_t order_moves[7]
     cdef int order_scores[7]
     cdef int order_cols[7]
@@ -262,7 +283,10 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
         col = ORDER[i]
         m = moves & column_mask(col)
         if m:
-            if child_tt:
+            if book_children:
+                child_hash[col] = book_hash(opp, mask | m)
+                c4_prefetch(&s.book.index[child_hash[col] >> (32 - s.book.bucket_bits)])
+            elif child_tt:
                 child_hash[col] = table_hash(opp, mask | m, &j)
                 c4_prefetch(&s.table[child_hash[col] & s.table_mask])
             score = c4_popcount_sparse(winning_cells(cur | m, mask))
@@ -301,7 +325,11 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
         if v != NOT_FOUND:
             return v
 
-    if n < s.etc_limit and child_tt:
+    if book_children:                            # start loading the children's book entries
+        for i in range(cnt):
+            c4_prefetch(&s.book.keys[s.book.index[child_hash[order_cols[i]] >> (32 - s.book.bucket_bits)]])
+
+    if n < s.etc_limit and child_tt and not book_children:
         # enhanced transposition cutoff: a child's stored upper bound is a
         # lower bound for us
         for i in range(cnt):
@@ -318,7 +346,13 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha,
                         return alpha
 
     for i in range(cnt):
-        v = -negamax(s, opp, mask | order_moves[i], n + 1, -beta, -alpha)
+        v = NOT_FOUND
+        if book_children:
+            v = book_scan(&s.book, child_hash[order_cols[i]])
+        if v != NOT_FOUND:
+            v = -v
+        else:
+            v = -negamax(s, opp, mask | order_moves[i], n + 1, -beta, -alpha)
         if s.aborted:
             return 0
         if v >= beta:

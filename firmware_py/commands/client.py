@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from firmware_py.config import Config
+from firmware_py.serial_link.transport import baud_rates
 
 EXIT_REJECTED = 3
 EXIT_NO_REPLY = 1
-
-_OUTCOMES = {"+": "the side to move wins", "-": "the side to move loses", "=": "draw"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the moves so far, digits 1-7 (default: empty board); sent as is")
     parser.add_argument("--port", metavar="DEV",
                         help="serial device (default: [serial] port of the config)")
-    parser.add_argument("--baud", type=int, help="baud rate (default: [serial] baud)")
+    parser.add_argument("--baud", type=int, choices=baud_rates(), metavar="BAUD",
+                        help="baud rate (default: [serial] baud)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S",
                         help="seconds to wait for the answer (default 30)")
     parser.set_defaults(func=run)
@@ -57,8 +57,18 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if not result.ok:
         print(f"answer  {result.answer!r}: incomplete after {args.timeout:g} s")
         return EXIT_NO_REPLY
-    answer = result.answer
-    meaning = _OUTCOMES.get(answer[1], "?")
-    print(f"answer  {answer}  {result.answer_ms:.1f} ms  (play column {answer[0]}: {meaning}, "
-          f"{int(answer[2:]) if answer[2:].isdigit() else '?'} plies after this disc)")
+    meaning = _explain(args.moves, result.answer)
+    print(f"answer  {result.answer}  {result.answer_ms:.1f} ms  ({meaning})")
     return 0
+
+
+def _explain(moves: str, answer: str) -> str:
+    """``play column 4: Yellow (to move) wins, 12 plies after this disc``."""
+    from firmware_py.board import COLOUR_NAMES
+    from firmware_py.serial_link.protocol import check_moves
+
+    board, _ = check_moves(moves)
+    side = f"{COLOUR_NAMES[board.to_move]} (to move)" if board is not None else "the side to move"
+    outcome = {"+": f"{side} wins", "-": f"{side} loses", "=": "draw"}.get(answer[1], "?")
+    after = int(answer[2:]) if answer[2:].isdigit() else "?"
+    return f"play column {answer[0]}: {outcome}, {after} plies after this disc"

@@ -10,6 +10,7 @@ from types import FrameType
 from typing import Any
 
 from firmware_py.config import Config
+from firmware_py.serial_link.transport import baud_rates
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "robot with NxMM (SPEC §3), drive the activity/advantage LEDs, reopen a "
                     "lost port. Stops on SIGINT/SIGTERM.")
     parser.add_argument("--port", metavar="DEV", help="serial device (default: [serial] port)")
-    parser.add_argument("--baud", type=int, help="baud rate (default: [serial] baud)")
+    parser.add_argument("--baud", type=int, choices=baud_rates(), metavar="BAUD",
+                        help="baud rate (default: [serial] baud)")
     parser.add_argument("--pty", action="store_true",
                         help="serve on a new pseudo-terminal pair instead of a real port and "
                              "print the robot-side device (try it with c4pi client --port)")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from firmware_py.board import Board
-from firmware_py.exc import SerialPortError
+from firmware_py.exc import SerialPortError, SolverError
 from firmware_py.serial_link.protocol import Accepted, Event, FrameParser, encode_answer
 from firmware_py.serial_link.transport import Port, PortOpener
 from firmware_py.worker import SERIAL_PRIORITY, SolverWorker
@@ -121,6 +121,8 @@ class SerialService:
             except SerialPortError as error:
                 self.stats.losses += 1
                 log.warning("%s; reopening", error)
+            except Exception:  # a bug must not end the service: log it, start afresh
+                log.exception("serial service error on %s; reopening the port", port.name)
             finally:
                 self._close(port)
             self._stop.wait(self._backoff.next())
@@ -146,7 +148,10 @@ class SerialService:
         self._connected.set()
         log.info("serial port %s open", port.name)
         if self._on_connect is not None:
-            self._on_connect(port.name)
+            try:
+                self._on_connect(port.name)
+            except Exception:
+                log.exception("on_connect callback failed")
         return port
 
     def _close(self, port: Port) -> None:
@@ -180,8 +185,12 @@ class SerialService:
         log.info("query %r accepted", event.moves)
         superseded = self._worker.cancel_tag(SERIAL_TAG)
         self.stats.superseded += superseded
-        self._worker.submit(event.board, priority=SERIAL_PRIORITY, tag=SERIAL_TAG,
-                            on_done=self._answer_callback(generation, time.perf_counter()))
+        try:
+            self._worker.submit(event.board, priority=SERIAL_PRIORITY, tag=SERIAL_TAG,
+                                on_done=self._answer_callback(generation, time.perf_counter()))
+        except SolverError as error:  # the worker was stopped (shutting down)
+            self.stats.failed += 1
+            log.error("query %r not solved: %s", event.moves, error)
 
     def _answer_callback(self, generation: int, started: float
                          ) -> Callable[[Board, Answer | None, BaseException | None], None]:

@@ -37,6 +37,15 @@ class Port(Protocol):
 PortOpener = Callable[[], Port]
 
 
+def baud_rates() -> tuple[int, ...]:
+    """The baud rates ``[serial] baud`` accepts (for command-line choices)."""
+    from dataclasses import fields
+
+    from firmware_py.config import SerialConfig
+
+    return next(f.metadata["choices"] for f in fields(SerialConfig) if f.name == "baud")
+
+
 class PySerialPort:
     """A real serial port (UART, USB adapter or pty) through pyserial, 8N1."""
 

@@ -77,9 +77,24 @@ def render_frame(position: Board | str | Sequence[str], spec: RenderSpec,
             _draw_hand(frame, light, _hand_over_marker(spec, homography, marker, rng), spec, rng)
     if spec.hand is not None:
         _draw_hand(frame, light, spec.hand, spec, rng)
+    if spec.auto_exposure:
+        light *= _exposure_gain(frame, light, spec.light_gain)
     code = cv2.convertScaleAbs(light, alpha=128.0)
     frame = cv2.multiply(frame, cv2.cvtColor(code, cv2.COLOR_GRAY2BGR), scale=1 / 128)
     return _camera_effects(frame, spec, rng)
+
+
+AUTO_EXPOSURE_MEAN = 115.0  # mean grey level an auto-exposing camera aims at
+AUTO_EXPOSURE_RANGE = (0.4, 2.5)  # the gain it can apply
+
+
+def _exposure_gain(frame: np.ndarray, light: np.ndarray, bias: float) -> float:
+    """The gain that brings the mean grey level to the target times ``bias``."""
+    small = (frame.shape[1] // 8, frame.shape[0] // 8)
+    grey = cv2.cvtColor(cv2.resize(frame, small, interpolation=cv2.INTER_AREA),
+                        cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mean = float((grey * cv2.resize(light, small, interpolation=cv2.INTER_AREA)).mean())
+    return float(np.clip(AUTO_EXPOSURE_MEAN * bias / max(mean, 1.0), *AUTO_EXPOSURE_RANGE))
 
 
 def _translate(dx: float, dy: float) -> np.ndarray:

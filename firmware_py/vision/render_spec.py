@@ -60,7 +60,8 @@ class RenderSpec:
     yellow_colour: Colour = (30, 200, 235)
     background_colour: Colour = (150, 160, 170)
     clutter: int = 6  # random shapes in the background
-    light_gain: float = 1.0
+    light_gain: float = 1.0  # illumination; with auto_exposure, the exposure error
+    auto_exposure: bool = True  # scale the frame to a mean grey of ~115 (gain 0.4-2.5)
     light_gradient: float = 0.25  # strength of the smooth illumination field
     shadow: float = 0.0  # 0..1 darkness of a cast shadow across the board
     glare: float = 0.0  # 0..1 strength of specular highlights
@@ -127,7 +128,7 @@ def _random_fields(rng: np.random.Generator, max_tilt_deg: float) -> RenderSpec:
         yellow_colour=_jitter(rng, _pick(rng, YELLOW_COLOURS), 18),
         background_colour=_muted_colour(rng),
         clutter=int(rng.integers(0, 12)),
-        light_gain=float(np.exp(rng.normal(0, 0.3))),
+        light_gain=float(np.exp(rng.normal(0, 0.25))),
         light_gradient=rng.uniform(0, 0.5),
         shadow=rng.uniform(0.2, 0.6) if rng.random() < 0.3 else 0.0,
         glare=rng.uniform(0.2, 1.0) if rng.random() < 0.4 else 0.0,

@@ -93,10 +93,12 @@ class GateSolver:
                 with self._cond:
                     self._cancelled = False
             with self._cond:
-                while not (self.auto or board.moves in self._released):
+                while True:
                     if self._cancelled:
                         self.cancelled.append(board.moves)
                         raise SolveCancelled(f"cancelled {board.moves!r}")
+                    if self.auto or board.moves in self._released:
+                        break
                     self._cond.wait(0.05)
                 board.require_playable()
                 self.finished.append(board.moves)

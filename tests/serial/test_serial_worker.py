@@ -70,6 +70,7 @@ def test_same_tag_supersedes_running_and_pending(worker: SolverWorker,
     second = worker.submit(Board.from_moves("2"), priority=10, tag="serial", on_done=recorder)
     third = worker.submit(Board.from_moves("3"), priority=10, tag="serial", on_done=recorder)
     assert first.cancelled and second.cancelled and not third.done
+    assert wait_until(lambda: gate_solver.cancelled == ["1"])
     for moves in ("1", "2", "3", "7"):
         gate_solver.release(moves)
     assert wait_until(lambda: len(recorder.calls) == 2)

@@ -1,0 +1,86 @@
+"""Fixtures for the solver tests: test sets, the opening book, solvers."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from cython_solver import Solver
+from cython_solver.book import BookFile
+from cython_solver.bookbuild import DEFAULT_BOOK, build_book, source_path
+from firmware_py.board import Board
+from firmware_py.exc import BookError
+
+TEST_SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "test-sets"
+SET_NAMES = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium",
+             "begin-hard")
+
+
+def read_set(name: str) -> list[tuple[str, int]]:
+    """``(moves, score)`` of a test set; skips the test when the folder is absent."""
+    path = TEST_SETS / f"{name}.txt"
+    if not path.is_file():
+        pytest.skip(f"test set {path} not found (expected ../shared/data/test-sets)")
+    pairs = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            moves, score = line.split()
+            pairs.append((moves, int(score)))
+    return pairs
+
+
+def sample(pairs: list, k: int, seed: int) -> list:
+    """A reproducible sample of ``k`` items."""
+    return random.Random(seed).sample(pairs, min(k, len(pairs)))
+
+
+@pytest.fixture(scope="session")
+def book_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's book when valid, else one built into a temporary folder."""
+    try:
+        BookFile(DEFAULT_BOOK)
+        return DEFAULT_BOOK
+    except BookError:
+        pass
+    try:
+        source_path()
+    except BookError as error:
+        pytest.skip(str(error))
+    out = tmp_path_factory.mktemp("book") / "book12.c4b"
+    build_book(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def book_solver(book_path: Path) -> Solver:
+    solver = Solver(tt_mb=64, book=book_path)
+    assert solver.has_book, solver.book_status
+    return solver
+
+
+@pytest.fixture(scope="session")
+def plain_solver() -> Solver:
+    return Solver(tt_mb=16)
+
+
+def random_game(rng: random.Random, discs: int) -> Board | None:
+    """A random unfinished position with ``discs`` discs, or None if the game ended."""
+    board = Board()
+    for _ in range(discs):
+        board = board.play(rng.choice(board.legal_columns()))
+        if board.winner is not None:
+            return None
+    return None if board.is_full else board
+
+
+def random_positions(seed: int, count: int, low: int, high: int) -> list[Board]:
+    """``count`` random unfinished positions with ``low``..``high`` discs."""
+    rng = random.Random(seed)
+    found: list[Board] = []
+    while len(found) < count:
+        board = random_game(rng, rng.randint(low, high))
+        if board is not None:
+            found.append(board)
+    return found

@@ -1,0 +1,49 @@
+"""Exact scores on Pascal Pons' six public test sets (../shared/data/test-sets)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cython_solver import Solver
+
+from .conftest import read_set, sample
+
+# (set, sample size or None for all): with the book
+WITH_BOOK = [("end-easy", None), ("middle-easy", None), ("begin-easy", None),
+             ("middle-medium", 200), ("begin-medium", 60), ("begin-hard", 60)]
+# without the book: the cheap sets whole, a sample of middle-medium
+WITHOUT_BOOK = [("end-easy", None), ("middle-easy", None), ("begin-easy", None),
+                ("middle-medium", 100)]
+
+
+def _check(solver: Solver, pairs: list[tuple[str, int]]) -> None:
+    wrong = [(moves, score, solver.solve(moves)) for moves, score in pairs]
+    wrong = [item for item in wrong if item[1] != item[2]]
+    assert not wrong, f"{len(wrong)} of {len(pairs)} wrong, e.g. (moves, expected, got) {wrong[:5]}"
+
+
+@pytest.mark.parametrize(("name", "size"), WITH_BOOK)
+def test_with_book(book_solver: Solver, name: str, size: int | None) -> None:
+    pairs = read_set(name)
+    _check(book_solver, pairs if size is None else sample(pairs, size, seed=3))
+
+
+@pytest.mark.parametrize(("name", "size"), WITHOUT_BOOK)
+def test_without_book(plain_solver: Solver, name: str, size: int | None) -> None:
+    pairs = read_set(name)
+    _check(plain_solver, pairs if size is None else sample(pairs, size, seed=4))
+
+
+def test_fresh_table_per_position(book_path) -> None:
+    """Scores do not depend on what the table remembers from earlier positions."""
+    solver = Solver(tt_mb=8, book=book_path)
+    for moves, score in sample(read_set("middle-medium"), 40, seed=5):
+        solver.reset()
+        assert solver.solve(moves) == score, moves
+
+
+def test_small_table_many_collisions() -> None:
+    """A 1 MB table (2^17 entries) overflows constantly and stays exact."""
+    solver = Solver(tt_mb=1)
+    for moves, score in sample(read_set("middle-medium"), 30, seed=6):
+        assert solver.solve(moves) == score, moves
