@@ -9,7 +9,12 @@ Rules, in order; the first that applies decides:
 3. parity: Red moves first, so red = yellow or yellow + 1, else ``invalid``;
 4. a four-in-a-row that cannot have arisen in play (both colours, or the
    wrong side moved last, or not made by the last disc) → ``invalid``;
-5. a four-in-a-row, or a full board → ``finished``; otherwise ``ok``.
+5. a *frontier* cell (the top disc of a column, or the empty cell just above
+   it) below ``min_frontier_confidence`` → ``invalid``: a misreading there
+   leaves a legal-looking grid, which rules 2-4 cannot expose, whereas a
+   single misread cell anywhere else makes a disc float or, for a colour
+   swap, breaks parity;
+6. a four-in-a-row, or a full board → ``finished``; otherwise ``ok``.
 
 The board confidence is the minimum of the 42 cell confidences.
 """
@@ -67,7 +72,27 @@ def floating_discs(grid: tuple[str, ...]) -> list[tuple[int, int]]:
     return found
 
 
-def judge(probabilities: np.ndarray, min_cell_confidence: float) -> GridVerdict:
+def frontier_cells(grid: tuple[str, ...]) -> list[int]:
+    """Indices (top row first) of each column's top disc and the empty cell above it."""
+    cells = []
+    for column in range(WIDTH):
+        height = sum(grid[HEIGHT - row][column] != EMPTY for row in range(1, HEIGHT + 1))
+        if height:
+            cells.append((HEIGHT - height) * WIDTH + column)
+        if height < HEIGHT:
+            cells.append((HEIGHT - 1 - height) * WIDTH + column)
+    return sorted(cells)
+
+
+def _uncertain(confidence: np.ndarray, cells: np.ndarray) -> str:
+    order = cells[np.argsort(confidence[cells])]
+    listed = ", ".join(f"{cell_name(i)} ({confidence[i]:.2f})" for i in order[:MAX_LISTED])
+    more = f" and {len(cells) - MAX_LISTED} more" if len(cells) > MAX_LISTED else ""
+    return f"uncertain cells: {listed}{more}"
+
+
+def judge(probabilities: np.ndarray, min_cell_confidence: float,
+          min_frontier_confidence: float = 0.0) -> GridVerdict:
     """Apply the rules of the module docstring to probabilities (42, 3)."""
     probs = np.asarray(probabilities, np.float64)
     if probs.shape != (WIDTH * HEIGHT, len(CLASSES)):
@@ -82,10 +107,7 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float) -> GridVerdict:
 
     doubtful = np.flatnonzero(confidence < min_cell_confidence)
     if doubtful.size:
-        listed = ", ".join(f"{cell_name(i)} ({confidence[i]:.2f})"
-                           for i in doubtful[np.argsort(confidence[doubtful])][:MAX_LISTED])
-        more = f" and {doubtful.size - MAX_LISTED} more" if doubtful.size > MAX_LISTED else ""
-        return verdict(INVALID, reason=f"uncertain cells: {listed}{more}")
+        return verdict(INVALID, reason=_uncertain(confidence, doubtful))
     floating = floating_discs(grid)
     if floating:
         column, row = floating[0]
@@ -94,6 +116,10 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float) -> GridVerdict:
         board = Board.from_grid(list(grid))
     except InvalidGridError as error:
         return verdict(INVALID, reason=str(error))
+    frontier = np.array(frontier_cells(grid))
+    doubtful = frontier[confidence[frontier] < min_frontier_confidence]
+    if doubtful.size:
+        return verdict(INVALID, reason=_uncertain(confidence, doubtful) + " (column tops)")
     if board.is_finished:
         return verdict(FINISHED, board, reason="draw: the board is full" if board.winner is None
                        else f"{'Red' if board.winner == 'R' else 'Yellow'} has four in a row")

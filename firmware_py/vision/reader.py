@@ -49,11 +49,13 @@ class BoardReader:
     """Turns BGR frames into readings; holds one classifier (not thread-safe)."""
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
-                 locator: BoardLocator | None = None, min_cell_confidence: float = 0.6) -> None:
+                 locator: BoardLocator | None = None, min_cell_confidence: float = 0.6,
+                 min_frontier_confidence: float = 0.85) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector()
         self.locator = locator or BoardLocator()
         self.min_cell_confidence = min_cell_confidence
+        self.min_frontier_confidence = min_frontier_confidence
 
     @classmethod
     def from_config(cls, vision: VisionConfig, camera: CameraConfig | None = None, *,
@@ -65,7 +67,8 @@ class BoardReader:
                                max_reprojection_px=vision.max_reprojection_px,
                                intrinsics=intrinsics_from_config(camera))
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
-                   min_cell_confidence=vision.min_cell_confidence)
+                   min_cell_confidence=vision.min_cell_confidence,
+                   min_frontier_confidence=vision.min_frontier_confidence)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""
@@ -84,7 +87,7 @@ class BoardReader:
         grid_image = warp_grid(frame, fit)
         logits = self.classifier.logits(to_model_input(cell_crops(grid_image)))
         probabilities = softmax(logits)
-        verdict = judge(probabilities, self.min_cell_confidence)
+        verdict = judge(probabilities, self.min_cell_confidence, self.min_frontier_confidence)
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
                           confidence=verdict.confidence,
                           cell_confidence=verdict.cell_confidence, markers=fit.markers,

@@ -65,22 +65,43 @@ def plain_solver() -> Solver:
     return Solver(tt_mb=16)
 
 
-def random_game(rng: random.Random, discs: int) -> Board | None:
-    """A random unfinished position with ``discs`` discs, or None if the game ended."""
-    board = Board()
-    for _ in range(discs):
-        board = board.play(rng.choice(board.legal_columns()))
-        if board.winner is not None:
-            return None
-    return None if board.is_full else board
+def makes_four(columns: list[str], col: int, colour: str) -> bool:
+    """Would dropping ``colour`` into 0-based ``col`` complete a four in a row?"""
+    row = len(columns[col])
+
+    def at(c: int, r: int) -> str:
+        return columns[c][r] if 0 <= c < 7 and 0 <= r < len(columns[c]) else "."
+
+    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        count = 1
+        for sign in (1, -1):
+            c, r = col + sign * dc, row + sign * dr
+            while at(c, r) == colour:
+                count += 1
+                c, r = c + sign * dc, r + sign * dr
+        if count >= 4:
+            return True
+    return False
 
 
 def random_positions(seed: int, count: int, low: int, high: int) -> list[Board]:
-    """``count`` random unfinished positions with ``low``..``high`` discs."""
+    """``count`` random unfinished positions with ``low``..``high`` discs, reached by
+    random moves that never complete a four (any position may still be lost)."""
     rng = random.Random(seed)
     found: list[Board] = []
     while len(found) < count:
-        board = random_game(rng, rng.randint(low, high))
-        if board is not None:
-            found.append(board)
+        target = rng.randint(low, high)
+        columns = [""] * 7
+        moves = ""
+        while len(moves) < target:
+            colour = "RY"[len(moves) % 2]
+            options = [c for c in range(7)
+                       if len(columns[c]) < 6 and not makes_four(columns, c, colour)]
+            if not options:
+                break
+            col = rng.choice(options)
+            columns[col] += colour
+            moves += str(col + 1)
+        if len(moves) == target:
+            found.append(Board.from_moves(moves))
     return found

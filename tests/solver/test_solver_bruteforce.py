@@ -63,6 +63,7 @@ def _outcome(columns: tuple[str, ...], colour: str) -> tuple[int, int]:
 
 
 def reference_score(board: Board) -> int:
+    _outcome.cache_clear()
     result, plies = _outcome(board.columns, board.to_move)
     n = board.n_discs
     if result > 0:
