@@ -20,7 +20,8 @@ def _extensions() -> list:
     from Cython.Build import cythonize
 
     extensions = [
-        Extension(f"cython_solver.{path.stem}", [str(path)], extra_compile_args=COMPILE_ARGS)
+        Extension(f"cython_solver.{path.stem}", [str(path)], include_dirs=["cython_solver"],
+                  depends=["cython_solver/c4core.h"], extra_compile_args=COMPILE_ARGS)
         for path in sources
     ]
     return cythonize(

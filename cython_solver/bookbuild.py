@@ -164,13 +164,16 @@ def book_entries(book: BookFile, positions: np.ndarray) -> list[tuple[int, int, 
     """``(code, current, mask, score)`` of the entries at the given positions."""
     bits = book.header.bucket_bits
     index = np.frombuffer(book.index, dtype=np.uint32)
+    positions = np.asarray(positions, dtype=np.int64)
+    buckets = np.searchsorted(index, positions, side="right") - 1
+    keys = np.frombuffer(book.keys, dtype=np.uint16)[positions].astype(np.int64)
+    mixed = (buckets << (32 - bits)) | (keys & ((1 << (32 - bits)) - 1))
+    scores = np.frombuffer(book.scores, dtype=np.int8)[positions]
     found = []
-    for where in positions.tolist():
-        bucket = int(np.searchsorted(index, where, side="right")) - 1
-        mixed = (bucket << (32 - bits)) | (book.keys[where] & ((1 << (32 - bits)) - 1))
-        code = unmix_code(mixed)
+    for h, score in zip(mixed.tolist(), scores.tolist(), strict=True):
+        code = unmix_code(h)
         cur, mask = decode_code(code, book.ply)
-        found.append((code, cur, mask, int(book.scores[where])))
+        found.append((code, cur, mask, score))
     return found
 
 

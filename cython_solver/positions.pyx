@@ -7,7 +7,7 @@ Bitboards are ``(current, mask)`` as in :mod:`firmware_py.board`.
 
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
 
-from cython_solver.engine cimport (
+from cython_solver.search cimport (
     book_mix,
     disc_count,
     four_in_row,

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from dataclasses import dataclass
-from typing import Union
 
 from cython_solver.book import BookFile
 from cython_solver.engine import Engine
@@ -31,8 +31,19 @@ from firmware_py.config import Config, SolverConfig, resolve_path
 from firmware_py.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
 from firmware_py.scores import pick_centre_first, plies_to_end, serial_answer
 
-Position = Union[str, Board, tuple[int, int]]
+Position = str | Board | tuple[int, int]
 TIE_BREAKS = ("centre", "random")
+MAX_THREADS = 8
+PARALLEL_EMPTY = 12     # analyze with threads only when this many cells are empty
+
+
+def default_threads() -> int:
+    """Threads for :meth:`Solver.analyze`: the usable cores, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
 
 
 @dataclass(frozen=True)
@@ -68,9 +79,15 @@ class Solver:
     largest power of two of 8-byte entries that fits). ``book`` is the path of
     a book built by ``c4pi book build``, or ``None``. A book that fails to load
     leaves the solver working without it; :attr:`book_status` says why.
+    ``threads`` (default: the cores, at most 4) search the columns of
+    :meth:`analyze` and :meth:`best` in parallel, sharing the table.
     """
 
-    def __init__(self, tt_mb: int = 64, book: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, tt_mb: int = 64, book: str | os.PathLike[str] | None = None,
+                 threads: int | None = None) -> None:
+        if threads is not None and not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be 1 to {MAX_THREADS}, got {threads}")
+        self.threads = threads or default_threads()
         self._engine = Engine(tt_mb)
         self._book: BookFile | None = None
         self._nodes = 0
@@ -94,7 +111,7 @@ class Solver:
         section = config.solver if isinstance(config, Config) else config
         with_book = section.use_book if use_book is None else use_book
         book = resolve_path(section.book) if with_book else None
-        return cls(tt_mb=tt_mb or section.tt_mb, book=book)
+        return cls(tt_mb=tt_mb or section.tt_mb, book=book, threads=section.threads or None)
 
     # ------------------------------------------------------------ properties
 
@@ -143,7 +160,10 @@ class Solver:
         cur, mask, n = bitboards(position)
         self._engine.start()
         try:
-            scores = self._engine.analyze(cur, mask, n)
+            if self.threads > 1 and 42 - n >= PARALLEL_EMPTY:
+                scores = _analyze_parallel(self._engine, cur, mask, n, self.threads)
+            else:
+                scores = self._engine.analyze(cur, mask, n)
         finally:
             self._nodes = self._engine.nodes
         self._raise_if_cancelled(position)
@@ -163,10 +183,8 @@ class Solver:
         scores = self.analyze((cur, mask))
         top = max(score for score in scores if score is not None)
         best = tuple(col + 1 for col, score in enumerate(scores) if score == top)
-        if tie_break == "random":
-            column = (rng or random).choice(best)
-        else:
-            column = pick_centre_first(best)
+        column = ((rng or random).choice(best) if tie_break == "random"
+                  else pick_centre_first(best))
         return Answer(column=column, score=top, plies=plies_to_end(top, n), best_columns=best,
                       scores=tuple(scores), nodes=self._nodes,
                       ms=(time.perf_counter() - start) * 1000.0, n_discs=n)
@@ -175,6 +193,42 @@ class Solver:
         if self._engine.aborted:
             raise SolveCancelled(f"search of {describe(position)} cancelled after "
                                  f"{self._nodes} nodes")
+
+
+def _analyze_parallel(engine: Engine, cur: int, mask: int, n: int,
+                      threads: int) -> list[int | None]:
+    """Search the columns with ``threads`` threads (this one included), each on
+    its own engine worker; they share the table, the book and the cancel flag."""
+    scores, todo = engine.plan(cur, mask, n)
+    count = min(threads, len(todo))
+    if count == 0:
+        return scores
+    engine.prepare_workers(count)
+    columns = iter(todo)
+    lock = threading.Lock()
+
+    def work(slot: int) -> None:
+        while True:
+            with lock:
+                col = next(columns, None)
+            if col is None:
+                return
+            score = engine.worker_child_score(slot, cur, mask, n, col)
+            if score is None:            # cancelled
+                return
+            scores[col] = score
+
+    helpers = [threading.Thread(target=work, args=(slot,), daemon=True)
+               for slot in range(1, count)]
+    for thread in helpers:
+        thread.start()
+    try:
+        work(0)
+    finally:
+        for thread in helpers:
+            thread.join()
+        engine.finish_workers(count)
+    return scores
 
 
 def bitboards(position: Position) -> tuple[int, int, int]:

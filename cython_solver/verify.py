@@ -80,8 +80,10 @@ def _chunks(items: list, size: int) -> Iterator[list]:
 
 
 def verify_book(book: BookFile, positions: np.ndarray, *, jobs: int = 1, tt_mb: int = 16,
-                progress: Callable[[int, int], None] | None = None) -> VerifyReport:
-    """Check the entries at ``positions`` with ``jobs`` processes."""
+                progress: Callable[[int, int], None] | None = None,
+                found: Callable[[Mismatch], None] | None = None) -> VerifyReport:
+    """Check the entries at ``positions`` with ``jobs`` processes; ``found`` is
+    called at once for each wrong entry."""
     entries = book_entries(book, positions)
     report = VerifyReport(mismatches=[])
     start = time.perf_counter()
@@ -89,20 +91,24 @@ def verify_book(book: BookFile, positions: np.ndarray, *, jobs: int = 1, tt_mb: 
     if jobs <= 1:
         _init_worker(tt_mb)
         results: Iterator[list[Mismatch]] = map(_check_chunk, chunks)
-        _collect(report, results, chunks, len(entries), progress)
+        _collect(report, results, chunks, len(entries), progress, found)
     else:
         context = multiprocessing.get_context("fork")
         with context.Pool(jobs, initializer=_init_worker, initargs=(tt_mb,)) as pool:
-            _collect(report, pool.imap(_check_chunk, chunks), chunks, len(entries), progress)
+            _collect(report, pool.imap(_check_chunk, chunks), chunks, len(entries), progress,
+                     found)
     report.seconds = time.perf_counter() - start
     report.mismatches.sort(key=lambda m: m.code)
     return report
 
 
 def _collect(report: VerifyReport, results: Iterator[list[Mismatch]], chunks: list[list],
-             total: int, progress: Callable[[int, int], None] | None) -> None:
+             total: int, progress: Callable[[int, int], None] | None,
+             found: Callable[[Mismatch], None] | None) -> None:
     for chunk, wrong in zip(chunks, results, strict=True):
         report.checked += len(chunk)
         report.mismatches.extend(wrong)
+        for mismatch in wrong if found else ():
+            found(mismatch)
         if progress:
             progress(report.checked, total)

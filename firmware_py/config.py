@@ -41,6 +41,7 @@ class SolverConfig:
     book: str = _opt("books/book12.c4b")
     use_book: bool = _opt(True)
     tie_break: str = _opt("centre", choices=("centre", "random"))
+    threads: int = _opt(0, lo=0, hi=8)
 
 
 @dataclass(frozen=True)

@@ -141,15 +141,21 @@ def _geometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _occlude(crop: np.ndarray, rng: np.random.Generator) -> None:
-    """Cover most of the hole with a skin-coloured or random blob."""
-    if rng.random() < 0.6:
+    """A finger or sleeve across the cell: a band from edge to edge, hiding rim and corners.
+
+    A blob inside the hole would look like an empty hole showing a coloured
+    background, so occluders always cross the whole crop.
+    """
+    if rng.random() < 0.7:
         colour = (int(rng.integers(60, 180)), int(rng.integers(90, 200)),
                   int(rng.integers(130, 250)))
     else:
         colour = tuple(int(v) for v in rng.integers(0, 256, 3))
-    centre = (int(rng.integers(16, 48)), int(rng.integers(16, 48)))
-    axes = (int(rng.integers(26, 48)), int(rng.integers(20, 40)))
-    cv2.ellipse(crop, centre, axes, float(rng.uniform(0, 180)), 0, 360, colour, -1)
+    angle = rng.uniform(0, np.pi)
+    direction = np.array([np.cos(angle), np.sin(angle)])
+    centre = np.array([31.5, 31.5]) + rng.uniform(-8, 8, 2)
+    ends = [tuple(int(v) for v in centre + sign * 60 * direction) for sign in (-1, 1)]
+    cv2.line(crop, ends[0], ends[1], colour, int(rng.integers(40, 72)))
 
 
 def _glare(crop: np.ndarray, rng: np.random.Generator) -> None:

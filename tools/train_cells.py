@@ -77,6 +77,9 @@ def train_tf(args: argparse.Namespace) -> None:
                                           args.workers)
     val_x = to_model_input(val_crops)
     model = build_keras(tf, None)
+    if args.init_from:
+        load_weights(model, np.load(args.init_from))
+        print(f"fine-tuning from {args.init_from}", flush=True)
     print(f"model: {model.count_params()} parameters", flush=True)
     steps = args.epochs * (len(crops) // args.batch)
     schedule = tf.keras.optimizers.schedules.CosineDecay(args.lr, steps, alpha=0.02)
@@ -129,17 +132,22 @@ def export_model(tf, model, out: Path) -> None:  # noqa: ANN001
     print(f"wrote {out} ({len(data)} bytes)", flush=True)
 
 
+def load_weights(model, weights) -> None:  # noqa: ANN001
+    """Set a Keras model's layers from a weight file (Keras layout, see the exporter)."""
+    for index in range(len(CHANNELS)):
+        model.get_layer(f"conv{index}").set_weights([weights[f"conv{index}/kernel"]])
+        model.get_layer(f"bn{index}").set_weights(
+            [weights[f"bn{index}/{name}"] for name in ("gamma", "beta", "mean", "var")])
+    model.get_layer("dense").set_weights([weights["dense/kernel"], weights["dense/bias"]])
+
+
 def export_weights(path: Path, out: Path) -> None:
     """Load a weight file (from the PyTorch trainer), check it, write the .tflite."""
     import tensorflow as tf
 
     weights = np.load(path)
     model = build_keras(tf, INPUT_SHAPE[0])
-    for index in range(len(CHANNELS)):
-        model.get_layer(f"conv{index}").set_weights([weights[f"conv{index}/kernel"]])
-        model.get_layer(f"bn{index}").set_weights(
-            [weights[f"bn{index}/{name}"] for name in ("gamma", "beta", "mean", "var")])
-    model.get_layer("dense").set_weights([weights["dense/kernel"], weights["dense/bias"]])
+    load_weights(model, weights)
     logits = model(weights["check/x"], training=False).numpy()
     difference = float(np.abs(logits - weights["check/logits"]).max())
     print(f"Keras vs trainer logits on the check batch: max difference {difference:.2e}")
@@ -163,6 +171,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "firmware_py" / "vision" / "cells.tflite"))
     parser.add_argument("--weights-out", default="cells_weights.npz",
                         help="weight file written by the torch backend")
+    parser.add_argument("--init-from", metavar="WEIGHTS.npz",
+                        help="start TensorFlow training from a weight file (fine-tuning)")
     parser.add_argument("--export-from", metavar="WEIGHTS.npz",
                         help="only convert a weight file to --out (needs TensorFlow)")
     args = parser.parse_args()

@@ -23,6 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per file")
     parser.add_argument("--keep-tt", action="store_true",
                         help="keep the transposition table between positions")
+    parser.add_argument("--repeat", type=int, default=1, metavar="R",
+                        help="solve each position R times and count its fastest time "
+                             "(robust on a busy machine; default 1)")
     parser.add_argument("--no-answer", action="store_true",
                         help="skip the timing of the full best-move answer")
     parser.add_argument("--peer", choices=("bitbully",),
@@ -36,20 +39,21 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from cython_solver import Solver
     from cython_solver.benchmark import BenchError, bench_file, format_row, peer_bench
 
-    if args.limit is not None and args.limit < 1:
-        print("c4pi bench: --limit must be at least 1", file=sys.stderr)
+    if (args.limit is not None and args.limit < 1) or args.repeat < 1:
+        print("c4pi bench: --limit and --repeat must be at least 1", file=sys.stderr)
         return 2
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
                                 tt_mb=args.tt_mb)
     if not args.json:
         print(f"# solver: {solver.tt_mb} MB table, {solver.book_status}; "
-              f"table {'kept' if args.keep_tt else 'cleared'} between positions")
+              f"table {'kept' if args.keep_tt else 'cleared'} between positions"
+              + (f"; fastest of {args.repeat} runs per position" if args.repeat > 1 else ""))
         print(format_row(None))
     status = 0
     for path in args.files:
         try:
             result = bench_file(solver, path, limit=args.limit, keep_tt=args.keep_tt,
-                                answers=not args.no_answer)
+                                answers=not args.no_answer, repeat=args.repeat)
             peer = peer_bench(path, args.limit, not args.no_book) if args.peer else None
         except BenchError as error:
             print(f"c4pi bench: {error}", file=sys.stderr)

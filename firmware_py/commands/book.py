@@ -113,7 +113,8 @@ def run_verify(args: argparse.Namespace, config: Config) -> int:
     jobs = args.jobs or default_jobs()
     bar = ProgressBar("book verify")
     report = verify_book(book, positions, jobs=jobs, tt_mb=args.tt_mb,
-                         progress=lambda done, total: bar.update(done, total, f"{done}/{total}"))
+                         progress=lambda done, total: bar.update(done, total, f"{done}/{total}"),
+                         found=lambda m: print(f"# wrong: {m.correction_line()}", flush=True))
     rate = report.checked / report.seconds if report.seconds else 0.0
     print(f"checked {report.checked} of {book.count} entries (seed {args.seed}, {jobs} "
           f"processes, {report.seconds:.1f} s, {rate:.1f} entries/s): "

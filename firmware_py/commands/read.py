@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from firmware_py.config import Config
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.exc import ModelError
     from firmware_py.vision.reader import BoardReader
 
-    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if Path(args.image).is_file() else None
     if frame is None:
         print(f"c4pi read: cannot read image {args.image!r} (missing or not an image)",
               file=sys.stderr)

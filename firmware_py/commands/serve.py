@@ -105,16 +105,13 @@ class _Appliance:
 
 
 def _make_solver(config: Config) -> tuple[Any, Any]:
-    """The solver (with the book when configured; a missing book is logged) and the rng."""
+    """The solver (with the book when configured and present) and the tie-break rng."""
     import random
 
     from cython_solver import Solver
 
     solver = Solver.from_config(config)
-    log.info("solver ready (%d MB table), book: %s", config.solver.tt_mb, solver.book_status)
-    if config.solver.use_book and not solver.has_book:
-        log.warning("running without the opening book (%s): early positions will be slow; "
-                    "build it with `c4pi book build`", solver.book_status)
+    log.info("solver ready: %s", solver.book_status)
     rng = random.Random() if config.solver.tie_break == "random" else None
     return solver, rng
 

@@ -30,7 +30,10 @@ class SceneReader:
 
     * board out of view, or a hand near a marker: no board;
     * cells under a hand (palm plus fingers) read at random, confidence 0.4;
-    * strong flicker: each disc misread with probability ``flicker_error``.
+    * strong flicker: each disc misread with probability ``flicker_error``,
+      confidence 0.65 (confident mistakes: the voter must outvote them).
+
+    The board confidence is the lowest cell confidence, as the real reader's.
     """
 
     def __init__(self, seed: int = 0, flicker_error: float = 0.15) -> None:
@@ -41,23 +44,25 @@ class SceneReader:
         if not scene.visible or _hand_hides_a_marker(scene):
             return Reading(NO_BOARD, reason="markers not found")
         cells = [char for line in scene.grid for char in line]
-        confidence = 0.95
-        covered = _covered_cells(scene)
-        for index in covered:
+        confidence = [0.95] * len(cells)
+        for index in _covered_cells(scene):
             cells[index] = self.rng.choice(".RY")
-            confidence = 0.4
+            confidence[index] = 0.4
         if abs(scene.light - 1.0) > 0.25:
             for index, char in enumerate(cells):
                 if char != "." and self.rng.random() < self.flicker_error:
                     cells[index] = self.rng.choice(".RY".replace(char, ""))
-                    confidence = min(confidence, 0.65)
+                    confidence[index] = min(confidence[index], 0.65)
         grid = tuple("".join(cells[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT))
+        cell_confidence = tuple(confidence)
+        lowest = min(cell_confidence)
         try:
             board = Board.from_grid(grid)
         except InvalidGridError as error:
-            return Reading(INVALID, grid, None, confidence, reason=str(error), markers=4)
-        return Reading(FINISHED if board.is_finished else OK, grid, board, confidence,
-                       markers=4)
+            return Reading(INVALID, grid, None, lowest, cell_confidence, markers=4,
+                           reason=str(error))
+        return Reading(FINISHED if board.is_finished else OK, grid, board, lowest,
+                       cell_confidence, markers=4)
 
 
 def _hand_geometry(scene: Scene) -> tuple[tuple[float, float], tuple[float, float], float]:

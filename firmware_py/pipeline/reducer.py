@@ -11,9 +11,10 @@ any origin) and executes the returned effects. The rules:
   (``alpha`` = 0.25 for the new value, started at the first value); below the
   ``gate`` (0.6) nothing is solved;
 * **voting** (:mod:`.voter`) decides the reference board (*committed*);
+  cells read with less than ``min_cell_confidence`` do not vote;
 * **solving**: the reference is solved unless its answer is known; otherwise
-  a *plausible* reading (a legal unfinished board that may follow the
-  reference) is solved speculatively, so that its answer is ready when it
+  a *plausible* reading (a confident legal unfinished board that may follow
+  the reference) is solved speculatively, so that its answer is ready when it
   becomes stable. At most one solve runs; the one in flight is never
   restarted for the same board and is cancelled only for a different one;
   a speculative solve never displaces the reference's;
@@ -60,6 +61,7 @@ from firmware_py.pipeline.voter import (
     check_successor,
     grid_of,
     is_finished,
+    masked_grid,
     vote,
 )
 from firmware_py.vision.reading import OK, Reading
@@ -76,6 +78,7 @@ class PipelineParams:
     lost_s: float = 0.5
     alpha: float = 0.25
     gate: float = 0.6
+    min_cell_confidence: float = 0.6
     speculate: bool = True
 
     @classmethod
@@ -84,7 +87,8 @@ class PipelineParams:
         return cls(voter=VoterParams(window=vision.vote_window, agree=vision.vote_agree),
                    found_s=vision.debounce_found_ms / 1000.0,
                    lost_s=vision.debounce_lost_ms / 1000.0,
-                   gate=vision.confidence_gate, speculate=speculate)
+                   gate=vision.confidence_gate,
+                   min_cell_confidence=vision.min_cell_confidence, speculate=speculate)
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,9 @@ def reduce(state: PipelineState, event: Event, now: float,
 def _on_reading(state: PipelineState, reading: Reading, now: float, params: PipelineParams,
                 effects: list[Effect]) -> PipelineState:
     state = _on_presence(state, reading, now, params)
-    grid = reading.grid if reading.found else None
+    grid = None
+    if reading.found and reading.grid is not None:
+        grid = masked_grid(reading.grid, reading.cell_confidence, params.min_cell_confidence)
     voter, verdict = vote(state.voter, grid, params.voter)
     state = replace(state, voter=voter, stable=verdict.stable)
     if verdict.committed and verdict.board is not None:
@@ -211,7 +217,8 @@ def _on_failed(state: PipelineState, event: SolveFailed,
 def _plausible(state: PipelineState, reading: Reading, params: PipelineParams) -> Board | None:
     """The reading's board when it is worth solving before it is stable."""
     board = reading.board
-    if not params.speculate or reading.status != OK or board is None:
+    if (not params.speculate or reading.status != OK or board is None
+            or reading.confidence < params.min_cell_confidence - EPSILON):
         return None
     reference = state.reference
     if reference is not None and grid_of(board) == grid_of(reference):

@@ -8,7 +8,9 @@ Rules (issue 6):
 
 * the last ``window`` grids are kept (5 by default); the *consensus* exists
   when every one of the 42 cells holds the same value in at least ``agree``
-  of them (4 by default). A missing board (``None``) agrees with nothing;
+  of them (4 by default). A missing board (``None``) and a cell read with
+  too little confidence (:data:`UNKNOWN`, see :func:`masked_grid`) agree with
+  nothing, so a hand held still over a cell cannot vote a disc in;
 * the consensus must be a legal position (gravity, parity, a plausible four
   in a row) — a grid that is no position is never committed;
 * against the *reference* (the last committed board): discs are only added
@@ -30,6 +32,8 @@ from firmware_py.board import HEIGHT, WIDTH, Board
 from firmware_py.exc import PositionError
 
 Grid = tuple[str, ...]
+
+UNKNOWN = "?"  # a cell read without enough confidence: a vote for nothing
 
 COMMIT_FIRST = "first"
 COMMIT_NEXT = "next"
@@ -88,22 +92,44 @@ class Vote:
 
 
 def consensus(recent: tuple[Grid | None, ...], agree: int) -> Grid | None:
-    """The grid whose every cell agrees in at least ``agree`` of ``recent``."""
+    """The grid whose every cell agrees in at least ``agree`` of ``recent``.
+
+    An :data:`UNKNOWN` cell (read without confidence) agrees with nothing.
+    """
     grids = [grid for grid in recent if grid is not None]
     if len(grids) < agree:
         return None
     top, count = Counter(grids).most_common(1)[0]
-    if count >= agree:
+    if count >= agree and not any(UNKNOWN in line for line in top):
         return top
     rows = []
     for row in range(HEIGHT):
         chars = []
         for col in range(WIDTH):
-            value, votes = Counter(grid[row][col] for grid in grids).most_common(1)[0]
-            if votes < agree:
+            votes = Counter(grid[row][col] for grid in grids)
+            votes.pop(UNKNOWN, None)
+            if not votes:
+                return None
+            value, count = votes.most_common(1)[0]
+            if count < agree:
                 return None
             chars.append(value)
         rows.append("".join(chars))
+    return tuple(rows)
+
+
+def masked_grid(grid: Grid, cell_confidence: tuple[float, ...], threshold: float) -> Grid:
+    """``grid`` with every cell read below ``threshold`` confidence made :data:`UNKNOWN`.
+
+    ``cell_confidence`` holds 42 values, top row first; empty = nothing masked.
+    """
+    if not cell_confidence or min(cell_confidence) >= threshold:
+        return grid
+    rows = []
+    for row, line in enumerate(grid):
+        confidences = cell_confidence[row * WIDTH:(row + 1) * WIDTH]
+        rows.append("".join(UNKNOWN if c < threshold else char
+                            for char, c in zip(line, confidences, strict=True)))
     return tuple(rows)
 
 

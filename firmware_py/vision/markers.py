@@ -96,14 +96,14 @@ class MarkerDetector:
         found: list[Marker] = []
         for detector in self._passes:
             found.extend(_run(detector, grey))
-            chosen = select_markers(found)
-            if len(chosen) == len(MARKER_IDS):
+            if len(select_markers(found)) == len(MARKER_IDS):
                 break
         chosen = select_markers(found)
         if not chosen:
             return chosen
         refined = refine_corners(grey, np.array([m.corners for m in chosen.values()]))
         return {key: Marker(key, quad) for key, quad in zip(chosen, refined, strict=True)}
+
 
 
 def _run(detector: cv2.aruco.ArucoDetector, grey: np.ndarray) -> list[Marker]:

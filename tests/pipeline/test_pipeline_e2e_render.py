@@ -16,7 +16,7 @@ import pytest
 
 from firmware_py import cli
 from firmware_py.board import Board
-from firmware_py.config import load_config
+from firmware_py.config import load_config, resolve_path
 from firmware_py.pipeline.assemble import make_reader, make_solver, params_from_config
 from firmware_py.pipeline.runtime import FrameLoop, Pipeline, SyncPort
 from firmware_py.scores import plies_to_end
@@ -27,7 +27,7 @@ TEST_SETS = Path("/work/shared/data/test-sets")
 SIZE = (640, 360)
 
 
-def test_set_positions(name: str, count: int, seed: int) -> list[tuple[str, int]]:
+def pick_positions(name: str, count: int, seed: int) -> list[tuple[str, int]]:
     lines = (TEST_SETS / name).read_text().split("\n")
     rows = [line.split() for line in lines if line.strip()]
     picked = random.Random(seed).sample(rows, count)
@@ -57,8 +57,8 @@ def run_script(config, solver, actions, start: Board):
     return commits, shows, truths
 
 
-@pytest.mark.parametrize("moves, score", test_set_positions("middle-easy.txt", 2, seed=11)
-                         + test_set_positions("end-easy.txt", 1, seed=5))
+@pytest.mark.parametrize("moves, score", pick_positions("middle-easy.txt", 2, seed=11)
+                         + pick_positions("end-easy.txt", 1, seed=5))
 def test_rendered_game_commits_the_script_and_shows_the_test_set_answer(
         config, solver, moves, score):
     start = Board.from_moves(moves[:-2])
@@ -77,9 +77,11 @@ def test_rendered_game_commits_the_script_and_shows_the_test_set_answer(
     assert final.plies == plies_to_end(score, len(moves))
 
 
-def test_watch_sim_prints_the_game(tmp_path, capsys):
+def test_watch_sim_prints_the_game(config, tmp_path, capsys):
+    book = resolve_path(config.solver.book)
+    assert book.is_file(), f"no opening book at {book}: run `c4pi book build` (setup.sh does)"
     path = tmp_path / "c4pi.toml"
-    path.write_text('[camera]\nwidth = 640\nheight = 360\n[solver]\nuse_book = false\n')
+    path.write_text('[camera]\nwidth = 640\nheight = 360\n')  # the book answers early
     moves = "4453"
     status = cli.main(["--config", str(path), "watch", "sim", "--fast", "--json",
                        "--moves", moves, "--seed", "2"])

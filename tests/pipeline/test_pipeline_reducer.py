@@ -275,6 +275,23 @@ def test_cancelled_current_job_is_restarted():
     assert effects == [StartSolve(2, Board.from_moves(""), False)]
 
 
+def test_a_still_hand_read_without_confidence_never_votes_a_disc_in():
+    state = solved_at("44", SolveResult(4, 2, 35))
+    wrong = Board.from_moves("443")  # what the hand over column 3 looks like
+    confidence = [0.95] * 42
+    confidence[37] = 0.3  # column 3, bottom row: under the hand
+    unsure = ReadingSeen(Reading(OK, g("443"), wrong, 0.3, tuple(confidence)))
+    state, steps = run(state, [unsure] * 12, t0=1.1)
+    assert not any(isinstance(e, (Committed, StartSolve)) for step in steps for e in step)
+    assert state.reference == Board.from_moves("44")
+    sure = ReadingSeen(Reading(OK, g("443"), wrong, 0.95, (0.95,) * 42))
+    state, steps = run(state, [sure] * 4, t0=2.3)
+    assert steps[3][0] == Committed(Board.from_moves("443"), "next")
+    # the confidence average climbs back over the gate on the third confident frame
+    assert [any(isinstance(e, StartSolve) for e in step) for step in steps] == [
+        False, False, True, False]
+
+
 # ------------------------------------------------------------------ view and speech
 
 

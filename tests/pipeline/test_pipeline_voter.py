@@ -14,11 +14,13 @@ from firmware_py.pipeline.voter import (
     COMMIT_NEW_GAME,
     COMMIT_NEXT,
     COMMIT_OVERRIDE,
+    UNKNOWN,
     VoterParams,
     VoterState,
     consensus,
     grid_of,
     is_finished,
+    masked_grid,
     vote,
     with_history,
 )
@@ -258,3 +260,20 @@ def test_fast_finished_check_agrees_with_the_board_model(columns, cut):
 def test_fast_finished_on_a_full_draw():
     board = Board.from_moves("472424756645422154157737216635626711335331")
     assert board.is_draw and is_finished(board)
+
+
+def test_unknown_cells_agree_with_nothing():
+    truth = g("44")
+    unsure = with_cell(truth, 4, 3, UNKNOWN)  # the yellow disc read without confidence
+    assert consensus((unsure,) * 5, 4) is None
+    assert consensus((unsure, truth, truth, truth, truth), 4) == truth
+    assert consensus((unsure, unsure, truth, truth, truth), 4) is None
+
+
+def test_masked_grid_marks_doubtful_cells():
+    truth = g("4")
+    confidence = [0.9] * 42
+    confidence[38] = 0.3  # bottom row, column 4
+    assert masked_grid(truth, tuple(confidence), 0.6)[5] == "...?..."
+    assert masked_grid(truth, tuple(confidence), 0.2) == truth
+    assert masked_grid(truth, (), 0.6) == truth

@@ -8,14 +8,14 @@ plain minimax (winner: fastest win, loser: slowest loss) and only then turns
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
 from cython_solver import Solver
 from firmware_py.board import Board
 
-from .conftest import random_positions
+from .conftest import random_positions, read_set
 
 WIDTH, HEIGHT = 7, 6
 
@@ -41,7 +41,7 @@ def _wins(columns: tuple[str, ...], col: int, colour: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def _outcome(columns: tuple[str, ...], colour: str) -> tuple[int, int]:
     """(result, plies): +1 the side to move wins, 0 draw, -1 loses, after plies discs."""
     other = "Y" if colour == "R" else "R"
@@ -104,10 +104,9 @@ def test_analyze_matches_brute_force() -> None:
             assert scores[col - 1] == expected, (board.moves, col)
 
 
-def test_reference_is_sane() -> None:
-    """The brute force itself on hand-checked positions."""
-    # Red has three in column 1 and wins at once: score (43 - 6) // 2 = 18.
-    assert reference_score(Board.from_moves("121212")) == 18
-    # Yellow to move must block; the brute force agrees with the board model's rules.
-    board = Board.from_moves("1212123")
-    assert reference_score(board) <= 0
+def test_reference_agrees_with_the_published_scores() -> None:
+    """The brute force itself, on the end-easy positions with at most 8 empty cells."""
+    pairs = [(moves, score) for moves, score in read_set("end-easy") if len(moves) >= 34]
+    assert len(pairs) > 100
+    for moves, score in pairs[:150]:
+        assert reference_score(Board.from_moves(moves)) == score, moves

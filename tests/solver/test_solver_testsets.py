@@ -47,3 +47,12 @@ def test_small_table_many_collisions() -> None:
     solver = Solver(tt_mb=1)
     for moves, score in sample(read_set("middle-medium"), 30, seed=6):
         assert solver.solve(moves) == score, moves
+
+
+def test_one_disc_past_the_book(book_solver: Solver) -> None:
+    """Positions with 13 discs start from lower bounds read off the book."""
+    pairs = [(m, s) for m, s in read_set("begin-hard") if len(m) == 13]
+    assert pairs
+    _check(book_solver, pairs)
+    for moves, score in pairs[:4]:
+        assert book_solver.best(moves).score == score

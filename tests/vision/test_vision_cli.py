@@ -15,9 +15,11 @@ from firmware_py.vision.render import RenderSpec, render_frame
 
 from .conftest import independent_grid
 
+CLEAN = RenderSpec(yaw_deg=15, clutter=0)  # a plain backdrop behind the board
+
 
 def write_frame(path: Path, position, spec: RenderSpec | None = None, seed: int = 0) -> str:
-    cv2.imwrite(str(path), render_frame(position, spec or RenderSpec(yaw_deg=15), seed=seed))
+    cv2.imwrite(str(path), render_frame(position, spec or CLEAN, seed=seed))
     return str(path)
 
 
@@ -34,7 +36,7 @@ def test_read_json_has_exactly_the_spec_keys(tmp_path: Path,
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"status", "grid", "moves_to_play", "markers", "confidence"}
     assert data["status"] == "ok" and data["moves_to_play"] == "Y" and data["markers"] == 4
-    assert data["grid"] == ["......."] * 4 + ["...R..."] + ["...RY.."]
+    assert data["grid"] == independent_grid("445")
     assert 0.6 <= data["confidence"] <= 1
 
 

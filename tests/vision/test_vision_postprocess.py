@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from firmware_py.vision.classifier import CLASSES, softmax
-from firmware_py.vision.postprocess import floating_discs, grid_from_labels, judge
+from firmware_py.vision.postprocess import (
+    cell_name,
+    floating_discs,
+    frontier_cells,
+    grid_from_labels,
+    judge,
+)
 
 from .conftest import independent_grid
 
@@ -85,3 +91,26 @@ def test_impossible_win_is_invalid() -> None:
 def test_judge_rejects_bad_shapes() -> None:
     with pytest.raises(ValueError):
         judge(np.zeros((41, 3)), 0.6)
+
+
+def test_frontier_cells_are_column_tops_and_the_cells_above() -> None:
+    grid = tuple(independent_grid("4453"))  # heights: col3 1, col4 2, col5 1
+    names = sorted(cell_name(i) for i in frontier_cells(grid))
+    expected = sorted([f"column {c} row 1" for c in (1, 2, 6, 7)]
+                      + ["column 3 row 1", "column 3 row 2", "column 4 row 2", "column 4 row 3",
+                         "column 5 row 1", "column 5 row 2"])
+    assert names == expected
+    full_column = tuple(independent_grid("444444"))
+    assert "column 4 row 6" in [cell_name(i) for i in frontier_cells(full_column)]
+
+
+def test_a_doubtful_column_top_is_invalid_but_elsewhere_only_the_loose_bound_applies() -> None:
+    grid = independent_grid("4453")
+    probs = probabilities(grid)
+    top = [i for i in frontier_cells(tuple(grid)) if cell_name(i) == "column 4 row 2"][0]
+    probs[top] = (0.2, 0.1, 0.7)  # yellow, but only 0.7 sure
+    verdict = judge(probs, 0.6, 0.85)
+    assert verdict.status == "invalid" and "column tops" in verdict.reason
+    inner = probabilities(grid)
+    inner[6] = (0.7, 0.2, 0.1)  # column 7 row 6: empty, not a frontier cell
+    assert judge(inner, 0.6, 0.85).status == "ok"
