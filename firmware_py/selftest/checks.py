@@ -84,7 +84,8 @@ def check_model(config: Config, options: SelftestOptions) -> str:
     samples = ("", "4453", "44444453221")
     for number, moves in enumerate(samples):
         rng = np.random.default_rng(1000 + number)
-        spec = RenderSpec.random(rng, hand=None, hide_markers=(), jpeg_quality=85)
+        spec = RenderSpec.random(rng, hand=None, hide_markers=(), clutter=0, glare=0.0,
+                                 jpeg_quality=85)
         reading = reader.read(render_frame(moves, spec, seed=number))
         expected = _grid(moves)
         if reading.status != "ok" or reading.grid is None or list(reading.grid) != expected:

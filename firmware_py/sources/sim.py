@@ -35,7 +35,7 @@ def default_spec(size: tuple[int, int] = (1280, 720)) -> Any:
     from firmware_py.vision.render import RenderSpec
 
     return RenderSpec(size=size, distance=1.45, yaw_deg=12.0, pitch_deg=-14.0, roll_deg=3.0,
-                      light_gradient=0.3, noise_sigma=2.5, clutter=6)
+                      light_gradient=0.3, noise_sigma=2.5, clutter=0)
 
 
 class SimulatedCamera(FrameSource):
