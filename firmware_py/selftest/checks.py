@@ -75,10 +75,10 @@ def check_book(config: Config, options: SelftestOptions) -> str:
 
 def check_model(config: Config, options: SelftestOptions) -> str:
     """The classifier loads and reads rendered frames of known positions exactly."""
+    import numpy as np
+
     from firmware_py.vision.reader import BoardReader
     from firmware_py.vision.render import RenderSpec, render_frame
-
-    import numpy as np
 
     reader = BoardReader.from_config(config.vision, None)
     samples = ("", "4453", "44444453221")
