@@ -103,6 +103,8 @@ class WorkerPort:
 
         handle = self.worker.submit(board, priority=self.priority, tag=self.tag, on_done=on_done)
         with self._lock:
+            # Superseded jobs never call on_done: forget them so the map stays small.
+            self._handles = {key: old for key, old in self._handles.items() if not old.done}
             self._handles[job] = handle
 
     def cancel(self, job: int) -> None:
