@@ -25,6 +25,9 @@ APT_PACKAGES=(
   libgl1 libglib2.0-0
 )
 PI_APT_PACKAGES=(python3-picamera2 python3-lgpio)
+# picamera2 (from apt) imports simplejpeg, whose apt build is for NumPy 1; the venv
+# has NumPy 2 (OpenCV 5 needs it), so the venv gets a NumPy-2 build from PyPI.
+PI_PIP_PACKAGES=(simplejpeg)
 INSTALL_DIR="${C4PI_INSTALL_DIR:-/opt/c4pi}"
 SERVICE_USER=c4pi
 ETC_DIR=/etc/c4pi
@@ -80,6 +83,9 @@ install_python_package() {
   local extras="book"
   if [ "$WITH_TESTS" = 1 ]; then extras="book,test"; fi
   run "$PY" -m pip install -q -e "$HERE[$extras]" || die "pip install -e .[$extras]"
+  if is_pi; then
+    run "$PY" -m pip install -q --upgrade "${PI_PIP_PACKAGES[@]}" || die "pip install ${PI_PIP_PACKAGES[*]}"
+  fi
   run "$PY" -c "import firmware_py" || die "the package does not import"
 }
 
