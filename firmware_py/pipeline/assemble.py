@@ -7,7 +7,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from firmware_py.config import Config, resolve_path
+from firmware_py.config import Config
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import SyncPort, WorkerPort
 
@@ -23,16 +23,10 @@ def make_solver(config: Config) -> Any:
     """A :class:`cython_solver.Solver` with the opening book when configured and present."""
     from cython_solver import Solver
 
-    book = None
-    if config.solver.use_book:
-        path = resolve_path(config.solver.book)
-        if path.is_file():
-            book = path
-        else:
-            log.warning("no opening book at %s (run `c4pi book build`): early positions "
-                        "are slow to solve", path)
-    solver = Solver(tt_mb=config.solver.tt_mb, book=book)
-    log.info("solver: book %s", solver.book_status)
+    solver = Solver.from_config(config)
+    if config.solver.use_book and not solver.has_book:
+        log.warning("%s: early positions are slow to solve", solver.book_status)
+    log.info("solver: %s", solver.book_status)
     return solver
 
 
