@@ -49,6 +49,7 @@ cdef enum:
     MAX_THREADS = 8
     MIRROR_DISCS = 20
     TT_LIMIT = 36               # positions with 36+ discs skip the table (cheaper to search)
+    ETC_DISCS = 25              # enhanced transposition cutoffs at nodes with at most this many discs
 
 cdef uint64_t HASH_NONE = <uint64_t>1 << 62      # "no hash given" (hashes are < 2**49)
 cdef uint64_t HASH_MIRRORED = <uint64_t>1 << 63  # the key came from the mirror image
@@ -203,9 +204,9 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     ``hs`` is the position's table hash with the mirror flag in bit 63, as the
     parent computed it, or HASH_NONE."""
     cdef uint64_t opp = cur ^ mask
-    cdef uint64_t possible, threats, forced, moves, idx = 0, check = 0, entry, m
+    cdef uint64_t possible, threats, forced, moves, idx = 0, check = 0, entry, m, h
     cdef int lo, hi, v, best = -BOUND_OFFSET, best_col = -1, found_col = -1, i, j, cnt = 0
-    cdef int col, score, sym = 0
+    cdef int col, score, sym = 0, promoted = 0
     cdef int tt_lower = -BOUND_OFFSET, tt_upper = BOUND_OFFSET
     cdef bint use_tt = n < s.tt_limit, child_tt = n + 1 < s.tt_limit
     cdef bint book_children = s.use_book and n + 1 == s.book.ply
@@ -320,6 +321,30 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     if book_children:
         for i in range(cnt):
             c4_prefetch(&s.book.keys[s.book.index[child_hash[order_cols[i]] >> (32 - s.book.bucket_bits)]])
+    elif child_tt and n <= ETC_DISCS:
+        # enhanced transposition cutoff: a child whose stored upper bound already
+        # lets this move reach beta cuts before any subtree is searched
+        for i in range(cnt):
+            h = child_hash[order_cols[i]]
+            entry = c4_load64(&s.table[h & s.table_mask])
+            if (entry & C4_MATCH) == (((h & C4_KEY49) >> s.table_bits) | s.generation):
+                v = BOUND_OFFSET - <int>((entry >> 40) & 0xFF)
+                if v >= beta:
+                    if use_tt:
+                        _store(s, idx, check, sym, v, tt_upper, order_cols[i])
+                    return v
+                if v > alpha and i > 0 and not promoted:
+                    # this move is known to raise alpha: search it first
+                    m = order_moves[i]
+                    col = order_cols[i]
+                    j = i
+                    while j > 0:
+                        order_moves[j] = order_moves[j - 1]
+                        order_cols[j] = order_cols[j - 1]
+                        j -= 1
+                    order_moves[0] = m
+                    order_cols[0] = col
+                    promoted = 1
 
     for i in range(cnt):
         v = NOT_FOUND

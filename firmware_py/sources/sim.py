@@ -27,7 +27,7 @@ from firmware_py.exc import CameraError
 from firmware_py.sources.base import Frame, FrameSource, Intrinsics
 from firmware_py.sources.sim_script import Action, PlaneHand, Scene, compile_scenes
 
-CACHE_SIZE = 12  # rendered frames kept for repeated scenes (2.8 MB each at 720p)
+CACHE_SIZE = 4  # rendered frames kept for repeated scenes (2.8 MB each at 720p)
 
 
 def default_spec(size: tuple[int, int] = (1280, 720)) -> Any:

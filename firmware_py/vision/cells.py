@@ -5,6 +5,14 @@ The warp is the SPEC.md §5 plane (80 px per pitch) restricted to the grid:
 [j + 40, j + 41).
 Each cell is 80 x 80 px; a 10% inset leaves a 64 x 64 crop centred on the hole.
 
+The reader warps at half that resolution (``step=2``: 280 x 240 px, one
+pixel sampled at the centre of each 2 x 2 block of the plane, 32 x 32 crops)
+and repeats each pixel 2 x 2 to make the 64 x 64 model input
+(``to_model_input(..., upsample=2)``). The classifier's first operation is a
+2 x 2 average pool, so it sees the half-resolution crops exactly, and the
+warp and colour conversion cost a quarter: on the 500 held-out benchmark
+frames the accuracy was unchanged (see ``docs/vision.md``).
+
 Model input: the crops in HSV as OpenCV computes it for 8-bit images (H 0-179,
 S and V 0-255) with the hue rotated by 90 (H' = (H + 90) mod 180), so that red,
 which straddles H = 0, becomes one contiguous range around 90 (yellow ~ 118,
@@ -35,23 +43,33 @@ HUE_SHIFT = 90
 MAP_STEP = 8  # distortion maps are computed every MAP_STEP px and interpolated
 
 
-def warp_grid(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
-    """The grid region of the top-down warp (480 x 560 x 3, BGR uint8)."""
+def warp_grid(frame: np.ndarray, fit: BoardFit, *, step: int = 1) -> np.ndarray:
+    """The grid region of the top-down warp, BGR uint8.
+
+    ``step`` 1: 480 x 560 x 3, one pixel per plane pixel; ``step`` 2: 240 x 280
+    x 3, one pixel per 2 x 2 plane pixels, sampled at their centre.
+    """
     if fit.plane_to_image is None:
         raise ValueError("cannot warp: the fit holds no board")
+    if step not in (1, 2):
+        raise ValueError(f"warp step must be 1 or 2, got {step}")
+    size = (GRID_SIZE[0] // step, GRID_SIZE[1] // step)
     if fit.pose is None or fit.pose[2].distortion.size == 0 or not fit.pose[2].distortion.any():
-        image_to_grid = grid_translation() @ np.linalg.inv(fit.plane_to_image)
-        return cv2.warpPerspective(frame, image_to_grid, GRID_SIZE, flags=cv2.INTER_LINEAR,
+        scale = np.diag([1.0 / step, 1.0 / step, 1.0])
+        shift = np.array([[1.0, 0.0, 0.5 - step / 2], [0.0, 1.0, 0.5 - step / 2], [0, 0, 1.0]])
+        image_to_grid = scale @ shift @ grid_translation() @ np.linalg.inv(fit.plane_to_image)
+        return cv2.warpPerspective(frame, image_to_grid, size, flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)
-    return _remap_distorted(frame, fit)
+    return _remap_distorted(frame, fit, step)
 
 
-def _remap_distorted(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
+def _remap_distorted(frame: np.ndarray, fit: BoardFit, step: int) -> np.ndarray:
     """Sample the frame through the pose, lens distortion included."""
-    width, height = GRID_SIZE
+    width, height = GRID_SIZE[0] // step, GRID_SIZE[1] // step
     xs = np.arange(0, width + MAP_STEP, MAP_STEP, dtype=np.float64)
     ys = np.arange(0, height + MAP_STEP, MAP_STEP, dtype=np.float64)
-    grid_x, grid_y = np.meshgrid(xs + GRID_ORIGIN[0] + 0.5, ys + GRID_ORIGIN[1] + 0.5)
+    grid_x, grid_y = np.meshgrid(xs * step + GRID_ORIGIN[0] + step / 2,
+                                 ys * step + GRID_ORIGIN[1] + step / 2)
     points = fit.project(np.column_stack([grid_x.ravel(), grid_y.ravel()]))
     coarse = points.reshape(len(ys), len(xs), 2).astype(np.float32)
     # Resize so that coarse node k lands on fine pixel k * MAP_STEP exactly.
@@ -63,13 +81,21 @@ def _remap_distorted(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
 
 
 def cell_crops(grid: np.ndarray) -> np.ndarray:
-    """The 42 inset crops (42, 64, 64, 3) of a warped grid, top row first."""
-    if grid.shape[:2] != (GRID_SIZE[1], GRID_SIZE[0]):
-        raise ValueError(f"expected a {GRID_SIZE[0]} x {GRID_SIZE[1]} warped grid, "
-                         f"got {grid.shape[1]} x {grid.shape[0]}")
-    cells = grid.reshape(HEIGHT, CELL_PX, WIDTH, CELL_PX, -1).swapaxes(1, 2)
-    inner = cells[:, :, INSET_PX:INSET_PX + CROP_PX, INSET_PX:INSET_PX + CROP_PX]
-    return np.ascontiguousarray(inner).reshape(HEIGHT * WIDTH, CROP_PX, CROP_PX, -1)
+    """The 42 inset crops of a warped grid, top row first.
+
+    (42, 64, 64, 3) from a full 560 x 480 warp, (42, 32, 32, 3) from a
+    half-resolution 280 x 240 one (``warp_grid(..., step=2)``).
+    """
+    for step in (1, 2):
+        if grid.shape[:2] == (GRID_SIZE[1] // step, GRID_SIZE[0] // step):
+            break
+    else:
+        raise ValueError(f"expected a {GRID_SIZE[0]} x {GRID_SIZE[1]} (or half that) warped "
+                         f"grid, got {grid.shape[1]} x {grid.shape[0]}")
+    cell, crop, inset = CELL_PX // step, CROP_PX // step, INSET_PX // step
+    cells = grid.reshape(HEIGHT, cell, WIDTH, cell, -1).swapaxes(1, 2)
+    inner = cells[:, :, inset:inset + crop, inset:inset + crop]
+    return np.ascontiguousarray(inner).reshape(HEIGHT * WIDTH, crop, crop, -1)
 
 
 @functools.lru_cache(maxsize=1)
@@ -79,14 +105,22 @@ def _hue_lut() -> np.ndarray:
     return lut.reshape(1, 256, 3)
 
 
-def to_model_input(crops: np.ndarray) -> np.ndarray:
-    """BGR crops (N, 64, 64, 3) uint8 to the classifier's float32 HSV input."""
-    if crops.ndim != 4 or crops.shape[1:] != (CROP_PX, CROP_PX, 3) or crops.dtype != np.uint8:
-        raise ValueError(f"expected (N, {CROP_PX}, {CROP_PX}, 3) uint8 crops, "
-                         f"got {crops.shape} {crops.dtype}")
+def to_model_input(crops: np.ndarray, *, upsample: int = 1) -> np.ndarray:
+    """BGR crops uint8 to the classifier's float32 HSV input (N, 64, 64, 3).
+
+    ``upsample`` 1 takes (N, 64, 64, 3) crops; 2 takes half-resolution
+    (N, 32, 32, 3) crops and repeats each pixel 2 x 2 (after the colour
+    conversion, so the result is exact).
+    """
+    side = CROP_PX // upsample if upsample in (1, 2) else 0
+    if crops.ndim != 4 or crops.shape[1:] != (side, side, 3) or crops.dtype != np.uint8:
+        raise ValueError(f"expected (N, {side}, {side}, 3) uint8 crops for upsample "
+                         f"{upsample}, got {crops.shape} {crops.dtype}")
     count = crops.shape[0]
-    tall = crops.reshape(count * CROP_PX, CROP_PX, 3)
+    tall = crops.reshape(count * side, side, 3)
     hsv = cv2.LUT(cv2.cvtColor(tall, cv2.COLOR_BGR2HSV), _hue_lut())
+    if upsample != 1:
+        hsv = cv2.resize(hsv, (CROP_PX, count * CROP_PX), interpolation=cv2.INTER_NEAREST)
     return hsv.reshape(count, CROP_PX, CROP_PX, 3).astype(np.float32)
 
 

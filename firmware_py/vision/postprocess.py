@@ -16,12 +16,28 @@ Rules, in order; the first that applies decides:
    swap, breaks parity;
 6. a four-in-a-row, or a full board → ``finished``; otherwise ``ok``.
 
+Before these rules, doubtful cells get a chance to be settled by the rules
+themselves (:func:`completions`): the cells below ``min_frontier_confidence``
+(at most :data:`MAX_DOUBTFUL`) are given every class, all three, and every
+resulting grid is checked for gravity, parity and plausible fours. When the
+other cells admit exactly one legal grid, that grid is the reading, provided
+the classifier gave each settled cell at least :data:`MIN_SETTLED_PROBABILITY`
+for its class (a settled cell that the classifier firmly contradicts means
+something else is wrong). This is exact, not a guess: if the confident cells
+are right, no other legal board can be on the table. When more than one legal
+grid remains, the reading is ``invalid`` even if the most probable grid would
+have passed rules 1-5 (two doubtful discs swapped in colour keep parity).
+``cell_confidence`` stays the classifier's own.
+
 The board confidence is the minimum of the 42 cell confidences.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -31,6 +47,8 @@ from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.reading import FINISHED, INVALID, OK
 
 MAX_LISTED = 4
+MAX_DOUBTFUL = 6  # more doubtful cells than this are not settled by the rules
+MIN_SETTLED_PROBABILITY = 0.05  # the classifier's least support for a settled cell's class
 
 
 @dataclass(frozen=True)
@@ -91,6 +109,56 @@ def _uncertain(confidence: np.ndarray, cells: np.ndarray) -> str:
     return f"uncertain cells: {listed}{more}"
 
 
+def _column_is_stacked(column: np.ndarray) -> bool:
+    """Whether a column of labels (top first) has no disc above an empty cell."""
+    discs = (column != 0)[::-1].astype(np.int8)  # bottom first
+    return bool(np.all(discs[1:] <= discs[:-1]))
+
+
+def completions(labels: np.ndarray, doubtful: np.ndarray,
+                limit: int = 2) -> list[tuple[np.ndarray, Board]]:
+    """Legal grids that agree with ``labels`` outside the ``doubtful`` cells (at most ``limit``).
+
+    Each doubtful cell may take any class; a grid is legal when no disc floats,
+    the parity holds and its fours could have arisen in play
+    (:meth:`Board.from_grid`). Returns (labels, board) pairs.
+    """
+    base = np.asarray(labels, np.int64).ravel().copy()
+    by_column: dict[int, list[int]] = {}
+    for index in sorted(int(i) for i in np.asarray(doubtful).ravel()):
+        by_column.setdefault(index % WIDTH, []).append(index)
+    columns = []  # per column: (cells, [(values, reds, yellows)])
+    for column in range(WIDTH):
+        cells = by_column.get(column, [])
+        rows = [cell // WIDTH for cell in cells]
+        options = []
+        for values in itertools.product(range(len(CLASSES)), repeat=len(cells)):
+            trial = base[column::WIDTH].copy()
+            trial[rows] = values
+            if _column_is_stacked(trial):
+                options.append((values, int(np.sum(trial == 1)), int(np.sum(trial == 2))))
+        if not options:
+            return []
+        columns.append((cells, options))
+    found: list[tuple[np.ndarray, Board]] = []
+    for combo in itertools.product(*(options for _, options in columns)):
+        reds = sum(option[1] for option in combo)
+        yellows = sum(option[2] for option in combo)
+        if reds - yellows not in (0, 1):
+            continue
+        trial = base.copy()
+        for (cells, _), (values, _, _) in zip(columns, combo, strict=True):
+            trial[cells] = values
+        try:
+            board = Board.from_grid(list(grid_from_labels(trial)))
+        except InvalidGridError:
+            continue
+        found.append((trial, board))
+        if len(found) >= limit:
+            break
+    return found
+
+
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
           min_frontier_confidence: float = 0.0) -> GridVerdict:
     """Apply the rules of the module docstring to probabilities (42, 3)."""
@@ -98,13 +166,34 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
     if probs.shape != (WIDTH * HEIGHT, len(CLASSES)):
         raise ValueError(f"expected probabilities of shape (42, 3), got {probs.shape}")
     confidence = probs.max(axis=1)
-    grid = grid_from_labels(probs.argmax(axis=1))
+    labels = probs.argmax(axis=1)
     cells = tuple(float(c) for c in confidence)
     board_confidence = float(confidence.min())
+    most_probable = grid_from_labels(labels)
 
-    def verdict(status: str, board: Board | None = None, reason: str = "") -> GridVerdict:
-        return GridVerdict(status, grid, board, board_confidence, cells, reason)
+    def verdict(status: str, board: Board | None = None, reason: str = "",
+                grid: tuple[str, ...] | None = None) -> GridVerdict:
+        return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
+    doubtful = np.flatnonzero(confidence < max(min_cell_confidence, min_frontier_confidence))
+    if 0 < doubtful.size <= MAX_DOUBTFUL:
+        legal = completions(labels, doubtful)
+        if len(legal) > 1:
+            return verdict(INVALID, reason=_uncertain(confidence, doubtful)
+                           + " (more than one legal reading)")
+        if legal:
+            settled, board = legal[0]
+            if probs[doubtful, settled[doubtful]].min() >= MIN_SETTLED_PROBABILITY:
+                return _final(board, partial(verdict, grid=grid_from_labels(settled)))
+            return verdict(INVALID, reason=_uncertain(confidence, doubtful)
+                           + " (the only legal reading contradicts the classifier)")
+    return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
+
+
+def _rules(verdict: Callable[..., GridVerdict], confidence: np.ndarray,
+           min_cell_confidence: float, min_frontier_confidence: float) -> GridVerdict:
+    """Rules 1-6 on the most probable grid."""
+    grid = verdict(INVALID).grid
     doubtful = np.flatnonzero(confidence < min_cell_confidence)
     if doubtful.size:
         return verdict(INVALID, reason=_uncertain(confidence, doubtful))
@@ -120,6 +209,11 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
     doubtful = frontier[confidence[frontier] < min_frontier_confidence]
     if doubtful.size:
         return verdict(INVALID, reason=_uncertain(confidence, doubtful) + " (column tops)")
+    return _final(board, verdict)
+
+
+def _final(board: Board, verdict: Callable[..., GridVerdict]) -> GridVerdict:
+    """``finished`` for a won or full board, else ``ok``."""
     if board.is_finished:
         return verdict(FINISHED, board, reason="draw: the board is full" if board.winner is None
                        else f"{'Red' if board.winner == 'R' else 'Yellow'} has four in a row")

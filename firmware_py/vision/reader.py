@@ -46,12 +46,17 @@ def intrinsics_from_config(camera: CameraConfig | None,
 
 
 class BoardReader:
-    """Turns BGR frames into readings; holds one classifier (not thread-safe)."""
+    """Turns BGR frames into readings; holds one classifier (not thread-safe).
+
+    ``warp_step`` 2 (default) warps the grid at half resolution (see
+    :mod:`firmware_py.vision.cells`); 1 warps it at the full 80 px per pitch.
+    """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
                  locator: BoardLocator | None = None, min_cell_confidence: float = 0.6,
-                 min_frontier_confidence: float = 0.85) -> None:
+                 min_frontier_confidence: float = 0.85, warp_step: int = 2) -> None:
         self.classifier = classifier
+        self.warp_step = warp_step
         self.detector = detector or MarkerDetector()
         self.locator = locator or BoardLocator()
         self.min_cell_confidence = min_cell_confidence
@@ -67,6 +72,7 @@ class BoardReader:
                                max_reprojection_px=vision.max_reprojection_px,
                                intrinsics=intrinsics_from_config(camera))
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
+                   detector=MarkerDetector(marker_size_pitch=vision.marker_size_pitch),
                    min_cell_confidence=vision.min_cell_confidence,
                    min_frontier_confidence=vision.min_frontier_confidence)
 
@@ -84,8 +90,9 @@ class BoardReader:
             reading = Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
                               reprojection_px=fit.reprojection_px)
             return FrameAnalysis(reading, fit)
-        grid_image = warp_grid(frame, fit)
-        logits = self.classifier.logits(to_model_input(cell_crops(grid_image)))
+        grid_image = warp_grid(frame, fit, step=self.warp_step)
+        batch = to_model_input(cell_crops(grid_image), upsample=self.warp_step)
+        logits = self.classifier.logits(batch)
         probabilities = softmax(logits)
         verdict = judge(probabilities, self.min_cell_confidence, self.min_frontier_confidence)
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,

@@ -97,3 +97,42 @@ def test_model_input_is_hsv_with_rotated_hue() -> None:
     assert hues.tolist() == [90.0, 120.0]
     with pytest.raises(ValueError):
         to_model_input(np.zeros((2, 32, 32, 3), np.uint8))
+
+
+def test_half_resolution_crops_cut_the_same_cells() -> None:
+    grid = np.zeros((240, 280, 3), np.uint8)
+    for index in range(42):
+        row, col = divmod(index, 7)
+        grid[row * 40:(row + 1) * 40, col * 40:(col + 1) * 40] = 255
+        grid[row * 40 + 4:row * 40 + 36, col * 40 + 4:col * 40 + 36] = index
+    crops = cell_crops(grid)
+    assert crops.shape == (42, 32, 32, 3)
+    assert all(np.all(crops[index] == index) for index in range(42))
+
+
+def test_upsampled_model_input_repeats_each_pixel_after_conversion() -> None:
+    rng = np.random.default_rng(2)
+    small = rng.integers(0, 256, (3, 32, 32, 3), dtype=np.uint8)
+    big = small.repeat(2, axis=1).repeat(2, axis=2)  # nearest-neighbour 2x, independently
+    assert np.array_equal(to_model_input(small, upsample=2), to_model_input(big))
+    with pytest.raises(ValueError):
+        to_model_input(big, upsample=2)
+
+
+def test_half_resolution_warp_samples_block_centres_of_the_full_warp() -> None:
+    # A smooth frame and a known board pose: the step-2 warp must equal the full
+    # warp averaged over 2 x 2 blocks (bilinear sampling of a linear image is exact).
+    from firmware_py.vision.cells import warp_grid
+    from firmware_py.vision.fit import BoardFit
+
+    ys, xs = np.mgrid[0:720, 0:1280].astype(np.float64)
+    frame = np.clip(np.dstack([xs * 0.15, ys * 0.3, 40 + 0 * xs]), 0, 255).astype(np.float32)
+    plane_to_image = np.array([[1.1, 0.1, 200.0], [0.05, 1.0, 60.0], [0.0, 0.0, 1.0]])
+    fit = BoardFit(ok=True, plane_to_image=plane_to_image, markers=4)
+    full = warp_grid(frame, fit).astype(np.float64)
+    half = warp_grid(frame, fit, step=2).astype(np.float64)
+    assert full.shape == (480, 560, 3) and half.shape == (240, 280, 3)
+    blocks = full.reshape(240, 2, 280, 2, 3).mean(axis=(1, 3))
+    assert np.abs(half - blocks).max() < 0.05
+    with pytest.raises(ValueError):
+        warp_grid(frame, fit, step=3)

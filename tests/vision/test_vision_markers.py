@@ -81,3 +81,26 @@ def test_refine_corners_leaves_unmeasurable_markers_alone() -> None:
 def test_detector_rejects_colour_images() -> None:
     with pytest.raises(ValueError, match="grey"):
         MarkerDetector().detect(np.zeros((10, 10, 3), np.uint8))
+
+
+def test_a_missed_marker_is_recovered_near_its_predicted_place() -> None:
+    # Shrink marker 1 to a blur the normal passes miss: the board's other three
+    # markers predict where it is, and the upscaled search must find it there.
+    spec = RenderSpec(distance=2.2)
+    frame = render_frame("", spec, seed=SEED_BASE + 1)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    truth = apply_homography(plane_to_image(spec), marker_corners(1, 0.8))
+    low, high = truth.min(axis=0).astype(int) - 6, truth.max(axis=0).astype(int) + 7
+    patch = grey[low[1]:high[1], low[0]:high[0]]
+    grey[low[1]:high[1], low[0]:high[0]] = cv2.GaussianBlur(patch, (0, 0), 3.0)
+    detector = MarkerDetector()
+    plain = {m.marker_id for p in detector._passes for m in _run_pass(p, grey)}
+    assert plain == {0, 2, 3}  # the normal passes miss it
+    found = detector.detect(grey)
+    assert set(found) == {0, 1, 2, 3}
+    assert np.abs(found[1].corners - truth).max() < 2.5
+
+
+def _run_pass(detector: cv2.aruco.ArucoDetector, grey: np.ndarray) -> list[Marker]:
+    from firmware_py.vision.markers import _run
+    return _run(detector, grey)

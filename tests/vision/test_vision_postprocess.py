@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
+from firmware_py.board import Board
+from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
 from firmware_py.vision.postprocess import (
     cell_name,
+    completions,
     floating_discs,
     frontier_cells,
     grid_from_labels,
     judge,
 )
 
-from .conftest import independent_grid
+from .conftest import independent_grid, random_board
 
 
 def probabilities(grid: list[str], confidence: float = 0.99) -> np.ndarray:
@@ -51,14 +56,67 @@ def test_legal_positions_are_ok(moves: str) -> None:
     assert verdict.confidence == pytest.approx(0.99)
 
 
-def test_an_uncertain_cell_makes_the_reading_invalid() -> None:
+def test_an_uncertain_cell_that_only_one_legal_grid_allows_is_settled() -> None:
+    # "4453": column 4 row 1 holds a disc under Yellow's, and parity needs it red.
     probs = probabilities(independent_grid("4453"))
-    probs[38] = (0.4, 0.35, 0.25)  # column 4 row 1
+    probs[38] = (0.4, 0.35, 0.25)  # column 4 row 1, most probably "empty"
+    verdict = judge(probs, 0.6)
+    assert verdict.status == "ok", verdict.reason
+    assert verdict.board is not None and verdict.grid == tuple(independent_grid("4453"))
+    assert verdict.confidence == pytest.approx(0.4)  # the classifier's own, unchanged
+
+
+def test_an_uncertain_cell_with_two_legal_readings_is_invalid() -> None:
+    # "44": column 4 row 2 is Yellow; empty there is legal too (Red to move vs Yellow).
+    probs = probabilities(independent_grid("44"))
+    probs[31] = (0.3, 0.2, 0.5)  # column 4 row 2
     verdict = judge(probs, 0.6)
     assert verdict.status == "invalid" and verdict.board is None
-    assert "column 4 row 1" in verdict.reason and "uncertain" in verdict.reason
-    assert verdict.confidence == pytest.approx(0.4)
-    assert "uncertain" not in judge(probs, 0.3).reason
+    assert "column 4 row 2" in verdict.reason and "more than one legal" in verdict.reason
+
+
+def test_a_settled_cell_the_classifier_firmly_contradicts_is_invalid() -> None:
+    probs = probabilities(independent_grid("4453"))
+    probs[38] = (0.58, 0.01, 0.41)  # the only legal class, red, has 1 % support
+    verdict = judge(probs, 0.6)
+    assert verdict.status == "invalid" and "contradicts" in verdict.reason
+    assert "uncertain" in verdict.reason and "column 4 row 1" in verdict.reason
+
+
+def test_without_settling_the_plain_rules_name_the_floating_disc() -> None:
+    probs = probabilities(independent_grid("4453"))
+    probs[38] = (0.4, 0.35, 0.25)
+    verdict = judge(probs, 0.3)  # 0.4 is above both bounds: the argmax grid is judged
+    assert verdict.status == "invalid" and "floating disc" in verdict.reason
+
+
+def _legal_by_brute_force(labels: np.ndarray, doubtful: list[int]) -> list[tuple[str, ...]]:
+    """Every grid that differs from ``labels`` only in ``doubtful`` and is legal."""
+    found = []
+    for values in itertools.product(range(3), repeat=len(doubtful)):
+        trial = labels.copy()
+        trial[doubtful] = values
+        grid = grid_from_labels(trial)
+        try:
+            Board.from_grid(list(grid))
+        except InvalidGridError:
+            continue
+        found.append(grid)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_completions_agree_with_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    board = random_board(rng)
+    labels = np.array([CLASSES.index(c)
+                       for c in "".join(board.grid_lines())])
+    doubtful = sorted(int(i) for i in rng.choice(42, size=int(rng.integers(1, 5)), replace=False))
+    labels[doubtful] = rng.integers(0, 3, size=len(doubtful))  # scramble the doubtful cells
+    expected = _legal_by_brute_force(labels, doubtful)
+    found = completions(labels, np.array(doubtful), limit=100)
+    assert sorted(grid_from_labels(trial) for trial, _ in found) == sorted(expected)
+    assert tuple(board.grid_lines()) in expected  # the truth is always among them
 
 
 def test_floating_disc_is_invalid() -> None:
@@ -108,9 +166,9 @@ def test_a_doubtful_column_top_is_invalid_but_elsewhere_only_the_loose_bound_app
     grid = independent_grid("4453")
     probs = probabilities(grid)
     top = [i for i in frontier_cells(tuple(grid)) if cell_name(i) == "column 4 row 2"][0]
-    probs[top] = (0.2, 0.1, 0.7)  # yellow, but only 0.7 sure
+    probs[top] = (0.2, 0.1, 0.7)  # yellow, but only 0.7 sure; empty is legal too
     verdict = judge(probs, 0.6, 0.85)
-    assert verdict.status == "invalid" and "column tops" in verdict.reason
+    assert verdict.status == "invalid" and "column 4 row 2 (0.70)" in verdict.reason
     inner = probabilities(grid)
     inner[6] = (0.7, 0.2, 0.1)  # column 7 row 6: empty, not a frontier cell
     assert judge(inner, 0.6, 0.85).status == "ok"
