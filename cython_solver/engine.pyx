@@ -17,6 +17,7 @@ from cython_solver.search cimport (
     column_move,
     disc_count,
     negamax,
+    score_at_most,
     solve_between,
     solve_position,
     winning_moves,
@@ -245,6 +246,21 @@ cdef class Engine:
         with nogil:
             r = -solve_position(&self.workers[slot], cur ^ mask, mask | m, n + 1)
         return None if self.workers[slot].aborted else r
+
+    def worker_child_reaches(self, int slot, uint64_t cur, uint64_t mask, int n, int col,
+                             int score):
+        """Whether playing ``col`` scores at least ``score`` for the side to move
+        (one null-window search on worker ``slot``, GIL released), or ``None``
+        when the search was cancelled."""
+        cdef uint64_t m = column_move(mask, col)
+        cdef int r
+        if not 0 <= slot < MAX_THREADS:
+            raise ValueError(f"worker slot {slot} out of range")
+        if not m:
+            raise ValueError(f"column {col + 1} is full")
+        with nogil:
+            r = score_at_most(&self.workers[slot], cur ^ mask, mask | m, n + 1, -score)
+        return None if self.workers[slot].aborted else bool(r)
 
     def finish_workers(self, int count) -> None:
         """Add the workers' nodes to this search and pass on a cancellation."""

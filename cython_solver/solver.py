@@ -21,7 +21,9 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from cython_solver.book import BookFile
 from cython_solver.engine import Engine
@@ -34,7 +36,8 @@ from firmware_py.scores import pick_centre_first, plies_to_end, serial_answer
 Position = str | Board | tuple[int, int]
 TIE_BREAKS = ("centre", "random")
 MAX_THREADS = 8
-PARALLEL_EMPTY = 12     # analyze with threads only when this many cells are empty
+PARALLEL_EMPTY = 12     # search columns with threads only when this many cells are empty
+T = TypeVar("T")
 
 
 def default_threads() -> int:
@@ -53,15 +56,16 @@ class Answer:
     ``column`` is the chosen optimal column (1-7), ``score`` its SPEC §2 score,
     ``plies`` the plies to the end with perfect play (the recommended disc
     included), ``best_columns`` every optimal column (ascending), ``scores`` the
-    score of each column (``None`` when full), ``nodes`` the nodes searched,
-    ``ms`` the wall time and ``n_discs`` the discs on the board.
+    score of each column (``None`` when full) when it was asked for, else
+    ``None``, ``nodes`` the nodes searched, ``ms`` the wall time and ``n_discs``
+    the discs on the board.
     """
 
     column: int
     score: int
     plies: int
     best_columns: tuple[int, ...]
-    scores: tuple[int | None, ...]
+    scores: tuple[int | None, ...] | None
     nodes: int
     ms: float
     n_discs: int
@@ -160,8 +164,13 @@ class Solver:
         cur, mask, n = bitboards(position)
         self._engine.start()
         try:
-            if self.threads > 1 and 42 - n >= PARALLEL_EMPTY:
-                scores = _analyze_parallel(self._engine, cur, mask, n, self.threads)
+            if self._threads_for(n) > 1:
+                scores, todo = self._engine.plan(cur, mask, n)
+                found = _each_column(self._engine, todo, self.threads,
+                                     lambda slot, col: self._engine.worker_child_score(
+                                         slot, cur, mask, n, col))
+                for col, score in zip(todo, found, strict=False):
+                    scores[col] = score
             else:
                 scores = self._engine.analyze(cur, mask, n)
         finally:
@@ -170,24 +179,57 @@ class Solver:
         return scores
 
     def best(self, position: Position, tie_break: str = "centre",
-             rng: random.Random | None = None) -> Answer:
-        """The recommended column with its score, plies to end and all scores.
+             rng: random.Random | None = None, *, scores: bool = False) -> Answer:
+        """The recommended column with its score, plies to end and all optimal columns.
 
         ``tie_break`` "centre" picks 4, 3, 5, 2, 6, 1, 7 among equal columns;
         "random" picks uniformly with ``rng`` (default: the random module).
+        Without ``scores`` the position's exact score is searched once and each
+        column is then only tested for reaching it (one null-window search
+        each, far cheaper than its exact score); with ``scores`` every column's
+        exact score is searched too (:meth:`analyze`) and kept in the answer.
         """
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
         start = time.perf_counter()
         cur, mask, n = bitboards(position)
-        scores = self.analyze((cur, mask))
-        top = max(score for score in scores if score is not None)
-        best = tuple(col + 1 for col, score in enumerate(scores) if score == top)
+        column_scores = None
+        if scores:
+            column_scores = tuple(self.analyze((cur, mask)))
+            top = max(score for score in column_scores if score is not None)
+            best = tuple(col + 1 for col, score in enumerate(column_scores) if score == top)
+        else:
+            top, best = self._optimal_columns(position, cur, mask, n)
         column = ((rng or random).choice(best) if tie_break == "random"
                   else pick_centre_first(best))
         return Answer(column=column, score=top, plies=plies_to_end(top, n), best_columns=best,
-                      scores=tuple(scores), nodes=self._nodes,
+                      scores=column_scores, nodes=self._nodes,
                       ms=(time.perf_counter() - start) * 1000.0, n_discs=n)
+
+    def _optimal_columns(self, position: Position, cur: int, mask: int,
+                         n: int) -> tuple[int, tuple[int, ...]]:
+        """The exact score and every column (1-7) that reaches it."""
+        engine = self._engine
+        engine.start()
+        try:
+            known, todo = engine.plan(cur, mask, n)
+            wins = [col for col, score in enumerate(known) if score is not None]
+            if wins:                    # an immediate win is the only way to the top score
+                top, optimal = known[wins[0]], wins
+            else:
+                top = engine.solve(cur, mask, n)
+                reaches = [] if engine.aborted else _each_column(
+                    engine, todo, self._threads_for(n),
+                    lambda slot, col: engine.worker_child_reaches(slot, cur, mask, n, col, top))
+                optimal = [col for col, ok in zip(todo, reaches, strict=False) if ok]
+        finally:
+            self._nodes = engine.nodes
+        self._raise_if_cancelled(position)
+        return top, tuple(sorted(col + 1 for col in optimal))
+
+    def _threads_for(self, n: int) -> int:
+        """Threads worth starting for the columns of a position with ``n`` discs."""
+        return self.threads if 42 - n >= PARALLEL_EMPTY else 1
 
     def _raise_if_cancelled(self, position: Position) -> None:
         if self._engine.aborted:
@@ -195,28 +237,29 @@ class Solver:
                                  f"{self._nodes} nodes")
 
 
-def _analyze_parallel(engine: Engine, cur: int, mask: int, n: int,
-                      threads: int) -> list[int | None]:
-    """Search the columns with ``threads`` threads (this one included), each on
-    its own engine worker; they share the table, the book and the cancel flag."""
-    scores, todo = engine.plan(cur, mask, n)
+def _each_column(engine: Engine, todo: list[int], threads: int,
+                 job: Callable[[int, int], T | None]) -> list[T | None]:
+    """``job(slot, col)`` for each column of ``todo``, by ``threads`` threads (this
+    one included), each on its own engine worker slot; the workers share the
+    table, the book and the cancel flag. A job returns ``None`` when cancelled,
+    and the columns after it are then left ``None``."""
+    results: list[T | None] = [None] * len(todo)
     count = min(threads, len(todo))
     if count == 0:
-        return scores
+        return results
     engine.prepare_workers(count)
-    columns = iter(todo)
+    queue = iter(range(len(todo)))
     lock = threading.Lock()
 
     def work(slot: int) -> None:
         while True:
             with lock:
-                col = next(columns, None)
-            if col is None:
+                index = next(queue, None)
+            if index is None:
                 return
-            score = engine.worker_child_score(slot, cur, mask, n, col)
-            if score is None:            # cancelled
+            results[index] = job(slot, todo[index])
+            if results[index] is None:      # cancelled
                 return
-            scores[col] = score
 
     helpers = [threading.Thread(target=work, args=(slot,), daemon=True)
                for slot in range(1, count)]
@@ -228,7 +271,7 @@ def _analyze_parallel(engine: Engine, cur: int, mask: int, n: int,
         for thread in helpers:
             thread.join()
         engine.finish_workers(count)
-    return scores
+    return results
 
 
 def bitboards(position: Position) -> tuple[int, int, int]:

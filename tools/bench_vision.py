@@ -196,8 +196,9 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
             m, (f.shape[1], f.shape[0])))
         if not fit.ok:
             continue
-        grid = timed("warp", lambda f=frame, ft=fit: warp_grid(f, ft))
-        batch = timed("crops_hsv", lambda g=grid: to_model_input(cell_crops(g)))
+        grid = timed("warp", lambda f=frame, ft=fit: warp_grid(f, ft, step=reader.warp_step))
+        batch = timed("crops_hsv", lambda g=grid: to_model_input(cell_crops(g),
+                                                                 upsample=reader.warp_step))
         timed("classify", lambda b=batch: reader.classifier.logits(b))
         timed("blur", lambda g=grid: blur_measure(g))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}

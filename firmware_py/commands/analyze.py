@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
                                 tt_mb=args.tt_mb)
     try:
-        answer = solver.best(args.moves)
+        answer = solver.best(args.moves, scores=True)
     except PositionError as error:
         print(f"c4pi analyze: {error}", file=sys.stderr)
         return EX_USAGE

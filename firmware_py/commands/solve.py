@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
                                 tt_mb=args.tt_mb)
     try:
-        answer = solver.best(args.moves, tie_break=config.solver.tie_break)
+        answer = solver.best(args.moves, tie_break=config.solver.tie_break, scores=args.json)
     except PositionError as error:
         print(f"c4pi solve: {error}", file=sys.stderr)
         return EX_USAGE

@@ -35,7 +35,7 @@ class SolveResult:
     def from_answer(cls, answer: Any) -> SolveResult:
         """Convert a ``cython_solver.Answer`` (or anything with the same fields)."""
         return cls(column=int(answer.column), score=int(answer.score), plies=int(answer.plies),
-                   scores=tuple(answer.scores), ms=float(answer.ms))
+                   scores=tuple(answer.scores or ()), ms=float(answer.ms))
 
 
 # --------------------------------------------------------------------- events

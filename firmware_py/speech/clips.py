@@ -20,6 +20,7 @@ import os
 import subprocess
 import tempfile
 import wave
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -40,6 +41,7 @@ PEAK = 0.65            # every clip is normalised to this peak (full scale 1.0)
 TRIM_THRESHOLD = 0.01  # samples quieter than this at either end are silence
 TRIM_PAD_S = 0.01      # silence kept at each end after trimming
 JOIN_GAP_S = 0.04      # silence between the clips of one announcement
+JOINED_KEPT = 16       # joined announcements kept (the few of the current position)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class ClipSet:
         self.rate = rate
         self._clips = {name: _frozen(np.asarray(data, dtype=np.float32))
                        for name, data in clips.items()}
-        self._joined: dict[tuple[str, ...], np.ndarray] = {}
+        self._joined: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -99,7 +101,9 @@ class ClipSet:
     def join(self, names: tuple[str, ...]) -> np.ndarray:
         """The clips ``names`` back to back, ``JOIN_GAP_S`` of silence between them."""
         joined = self._joined.get(names)
-        if joined is None:
+        if joined is not None:
+            self._joined.move_to_end(names)
+        else:
             gap = np.zeros(round(JOIN_GAP_S * self.rate), dtype=np.float32)
             parts: list[np.ndarray] = []
             for index, name in enumerate(names):
@@ -108,6 +112,8 @@ class ClipSet:
                 parts.append(self[name])
             joined = _frozen(np.concatenate(parts) if parts else gap[:0])
             self._joined[names] = joined
+            if len(self._joined) > JOINED_KEPT:    # bounded: a long game says many numbers
+                self._joined.popitem(last=False)
         return joined
 
     def duration(self, names: tuple[str, ...]) -> float:

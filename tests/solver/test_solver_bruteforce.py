@@ -110,3 +110,22 @@ def test_reference_agrees_with_the_published_scores() -> None:
     assert len(pairs) > 100
     for moves, score in pairs[:150]:
         assert reference_score(Board.from_moves(moves)) == score, moves
+
+
+def test_best_columns_match_brute_force() -> None:
+    solver = Solver(tt_mb=8)
+    for board in POSITIONS[60:]:
+        column_scores = {}
+        for col in board.legal_columns():
+            child = board.play(col)
+            if child.winner is not None:
+                column_scores[col] = (43 - board.n_discs) // 2
+            elif child.is_full:
+                column_scores[col] = 0
+            else:
+                column_scores[col] = -reference_score(child)
+        top = max(column_scores.values())
+        answer = solver.best(board)
+        assert answer.score == top, board.moves
+        assert answer.best_columns == tuple(sorted(c for c, s in column_scores.items()
+                                                   if s == top)), board.moves

@@ -31,7 +31,7 @@ def test_solve_json(capsys, book_solver: Solver) -> None:
     assert status == 0
     data = json.loads(out)
     assert set(data) == {"moves", "score", "best", "scores", "plies", "ms"}
-    answer = book_solver.best("4453")
+    answer = book_solver.best("4453", scores=True)
     assert data["moves"] == "4453"
     assert (data["score"], data["best"], data["scores"], data["plies"]) == (
         answer.score, list(answer.best_columns), list(answer.scores), answer.plies)

@@ -56,3 +56,15 @@ def test_one_disc_past_the_book(book_solver: Solver) -> None:
     _check(book_solver, pairs)
     for moves, score in pairs[:4]:
         assert book_solver.best(moves).score == score
+
+
+@pytest.mark.parametrize("discs", [11, 12, 13])
+def test_best_next_to_the_book_agrees_with_exact_column_scores(book_solver, discs: int) -> None:
+    # 11 discs: the columns' positions are in the book; 12: the position itself
+    # is; 13: only a bound from the book. The fast answer must match analyze's.
+    pairs = [p for p in read_set("begin-medium") if len(p[0]) == discs]
+    for moves, score in sample(pairs, 6, seed=discs):
+        scores = book_solver.analyze(moves)
+        answer = book_solver.best(moves)
+        assert answer.score == score == max(s for s in scores if s is not None), moves
+        assert answer.best_columns == tuple(c + 1 for c, s in enumerate(scores) if s == score)

@@ -140,3 +140,19 @@ def test_clip_arrays_are_read_only(clips: ClipSet) -> None:
         clips["startup"][0] = 1.0
     with pytest.raises(AudioError, match="no clip 'n-43'"):
         clips["n-43"]
+
+
+def test_joined_announcements_are_exact_and_the_cache_stays_bounded(clips: ClipSet) -> None:
+    from firmware_py.speech.clips import JOIN_GAP_S, JOINED_KEPT
+
+    gap = round(JOIN_GAP_S * clips.rate)
+    first = None
+    for plies in range(1, 43, 2):     # more distinct announcements than the cache keeps
+        names = phrases.distance_clips("R", "+", plies)
+        joined = clips.join(names)
+        expected = sum(len(clips[name]) for name in names) + gap * (len(names) - 1)
+        assert len(joined) == expected
+        assert np.array_equal(joined[:len(clips[names[0]])], clips[names[0]])
+        first = first or names
+    assert len(clips._joined) <= JOINED_KEPT
+    assert np.array_equal(clips.join(first)[:len(clips[first[0]])], clips[first[0]])
