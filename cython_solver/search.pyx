@@ -50,6 +50,8 @@ cdef enum:
     MIRROR_DISCS = 20
     TT_LIMIT = 36               # positions with 36+ discs skip the table (cheaper to search)
     ETC_DISCS = 25              # enhanced transposition cutoffs at nodes with at most this many discs
+    ETC_AFTER = 50000           # ... once the search has visited this many nodes (small searches
+                                # find the table empty: the probes would cost more than they save)
 
 cdef uint64_t HASH_NONE = <uint64_t>1 << 62      # "no hash given" (hashes are < 2**49)
 cdef uint64_t HASH_MIRRORED = <uint64_t>1 << 63  # the key came from the mirror image
@@ -321,7 +323,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     if book_children:
         for i in range(cnt):
             c4_prefetch(&s.book.keys[s.book.index[child_hash[order_cols[i]] >> (32 - s.book.bucket_bits)]])
-    elif child_tt and n <= ETC_DISCS:
+    elif child_tt and n <= ETC_DISCS and s.nodes > ETC_AFTER:
         # enhanced transposition cutoff: a child whose stored upper bound already
         # lets this move reach beta cuts before any subtree is searched
         for i in range(cnt):
