@@ -60,6 +60,8 @@ cdef class Engine:
             raise MemoryError(f"cannot allocate a {tt_mb} MB transposition table")
         self.tt_mb = tt_mb
         self.cancel_flag = 0
+        self.helper_stop = 0
+        self.s.diversify_below = 0
         self.s.table = self.table_memory
         self.s.table_bits = bits
         self.s.table_mask = (<uint64_t>1 << bits) - 1
@@ -108,10 +110,12 @@ cdef class Engine:
     def cancel(self) -> None:
         """Ask the running search to stop (thread-safe)."""
         c4_store_flag(&self.cancel_flag, 1)
+        c4_store_flag(&self.helper_stop, 1)
 
     def start(self) -> None:
         """Begin a new public call: clear the node count and the cancel flag."""
         c4_store_flag(&self.cancel_flag, 0)
+        c4_store_flag(&self.helper_stop, 0)
         self.s.aborted = 0
         self.s.nodes = 0
 
@@ -231,6 +235,7 @@ cdef class Engine:
         cdef int slot
         if not 1 <= count <= MAX_THREADS:
             raise ValueError(f"1 to {MAX_THREADS} workers, got {count}")
+        c4_store_flag(&self.helper_stop, 0)
         for slot in range(count):
             self.workers[slot] = self.s
             self.workers[slot].nodes = 0
@@ -261,6 +266,33 @@ cdef class Engine:
         with nogil:
             r = score_at_most(&self.workers[slot], cur ^ mask, mask | m, n + 1, -score)
         return None if self.workers[slot].aborted else bool(r)
+
+    def worker_solve(self, int slot, uint64_t cur, uint64_t mask, int n):
+        """Exact score of a playable position on worker ``slot`` (GIL released),
+        or ``None`` when cancelled."""
+        cdef int r
+        if not 0 <= slot < MAX_THREADS:
+            raise ValueError(f"worker slot {slot} out of range")
+        with nogil:
+            r = solve_position(&self.workers[slot], cur, mask, n)
+        return None if self.workers[slot].aborted else r
+
+    def run_helper(self, int slot, uint64_t cur, uint64_t mask, int n, int depth) -> None:
+        """Search the exact score of a position on worker ``slot`` as a helper of
+        another thread (moves rotated at nodes with fewer than n + depth discs),
+        until done or :meth:`stop_helpers`. Its only output is the shared table."""
+        if not 0 <= slot < MAX_THREADS:
+            raise ValueError(f"worker slot {slot} out of range")
+        self.workers[slot].cancel = &self.helper_stop
+        self.workers[slot].diversify_below = n + depth
+        with nogil:
+            solve_position(&self.workers[slot], cur, mask, n)
+        self.workers[slot].aborted = 0          # a stopped helper is not a cancellation
+
+    def stop_helpers(self) -> None:
+        """Stop every :meth:`run_helper` at its next poll (thread-safe; :meth:`start`
+        and :meth:`prepare_workers` clear the request)."""
+        c4_store_flag(&self.helper_stop, 1)
 
     def finish_workers(self, int count) -> None:
         """Add the workers' nodes to this search and pass on a cancellation."""

@@ -320,6 +320,16 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
             order_cols[j] = col
             cnt += 1
 
+    if n < s.diversify_below and cnt > 1:
+        # a helper searching the same position as the main thread: take the
+        # moves in another order, so the two fill the shared table differently
+        m, col, score = order_moves[0], order_cols[0], order_scores[0]
+        for i in range(cnt - 1):
+            order_moves[i] = order_moves[i + 1]
+            order_cols[i] = order_cols[i + 1]
+            order_scores[i] = order_scores[i + 1]
+        order_moves[cnt - 1], order_cols[cnt - 1], order_scores[cnt - 1] = m, col, score
+
     if book_children:
         for i in range(cnt):
             c4_prefetch(&s.book.keys[s.book.index[child_hash[order_cols[i]] >> (32 - s.book.bucket_bits)]])

@@ -225,3 +225,31 @@ def test_parallel_analysis_matches_serial(book_path) -> None:
         assert parallel.analyze(moves) == serial.analyze(moves), moves
     with pytest.raises(ValueError, match="threads"):
         Solver(tt_mb=8, threads=9)
+
+
+def test_a_helper_thread_stops_on_request_without_cancelling_the_call() -> None:
+    solver = Solver(tt_mb=16)
+    engine = solver._engine
+    cur, mask, n = bitboards(SLOW)          # far too slow to finish without the book
+    engine.start()
+    engine.prepare_workers(2)
+    helper = threading.Thread(target=engine.run_helper, args=(1, cur, mask, n, 4))
+    started = time.perf_counter()
+    helper.start()
+    time.sleep(0.1)
+    engine.stop_helpers()
+    helper.join(timeout=5)
+    assert not helper.is_alive() and time.perf_counter() - started < 1.0
+    engine.finish_workers(2)
+    assert not engine.aborted and engine.nodes > 0   # it searched, and is no cancellation
+    assert solver.solve("4453") == -2                 # the engine works on
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_best_with_and_without_the_helper_agree_with_the_test_set(book_solver: Solver,
+                                                                   threads: int) -> None:
+    solver = Solver(tt_mb=16, book=None, threads=threads)
+    for moves, score in sample(read_set("middle-medium"), 25, seed=31):
+        answer = solver.best(moves)
+        assert answer.score == score
+        assert answer.best_columns == book_solver.best(moves, scores=True).best_columns
