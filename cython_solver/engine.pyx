@@ -60,7 +60,7 @@ cdef class Engine:
             raise MemoryError(f"cannot allocate a {tt_mb} MB transposition table")
         self.tt_mb = tt_mb
         self.cancel_flag = 0
-        self.helper_stop = 0
+        memset(self.helper_stop, 0, sizeof(self.helper_stop))
         self.s.diversify_below = 0
         self.s.table = self.table_memory
         self.s.table_bits = bits
@@ -109,13 +109,14 @@ cdef class Engine:
 
     def cancel(self) -> None:
         """Ask the running search to stop (thread-safe)."""
+        cdef int slot
         c4_store_flag(&self.cancel_flag, 1)
-        c4_store_flag(&self.helper_stop, 1)
+        for slot in range(MAX_THREADS):
+            c4_store_flag(&self.helper_stop[slot], 1)
 
     def start(self) -> None:
         """Begin a new public call: clear the node count and the cancel flag."""
         c4_store_flag(&self.cancel_flag, 0)
-        c4_store_flag(&self.helper_stop, 0)
         self.s.aborted = 0
         self.s.nodes = 0
 
@@ -235,8 +236,8 @@ cdef class Engine:
         cdef int slot
         if not 1 <= count <= MAX_THREADS:
             raise ValueError(f"1 to {MAX_THREADS} workers, got {count}")
-        c4_store_flag(&self.helper_stop, 0)
         for slot in range(count):
+            c4_store_flag(&self.helper_stop[slot], 0)
             self.workers[slot] = self.s
             self.workers[slot].nodes = 0
             self.workers[slot].aborted = 0
@@ -277,22 +278,41 @@ cdef class Engine:
             r = solve_position(&self.workers[slot], cur, mask, n)
         return None if self.workers[slot].aborted else r
 
-    def run_helper(self, int slot, uint64_t cur, uint64_t mask, int n, int depth) -> None:
-        """Search the exact score of a position on worker ``slot`` as a helper of
-        another thread (moves rotated at nodes with fewer than n + depth discs),
-        until done or :meth:`stop_helpers`. Its only output is the shared table."""
+    def run_helper(self, int slot, uint64_t cur, uint64_t mask, int n, int depth,
+                   int col=-1, int score=0) -> None:
+        """Help another thread from worker ``slot`` (its moves rotated at nodes
+        with fewer than n + depth discs) until done or :meth:`stop_helper`: with
+        ``col`` -1 on the exact score of the position, else on the test of
+        :meth:`worker_child_reaches` for ``col`` and ``score``. Its only output
+        is the shared table."""
+        cdef uint64_t m = 0
         if not 0 <= slot < MAX_THREADS:
             raise ValueError(f"worker slot {slot} out of range")
-        self.workers[slot].cancel = &self.helper_stop
+        if col >= 0:
+            m = column_move(mask, col)
+            if not m:
+                raise ValueError(f"column {col + 1} is full")
+        self.workers[slot].cancel = &self.helper_stop[slot]
         self.workers[slot].diversify_below = n + depth
         with nogil:
-            solve_position(&self.workers[slot], cur, mask, n)
+            if col < 0:
+                solve_position(&self.workers[slot], cur, mask, n)
+            else:
+                score_at_most(&self.workers[slot], cur ^ mask, mask | m, n + 1, -score)
         self.workers[slot].aborted = 0          # a stopped helper is not a cancellation
 
-    def stop_helpers(self) -> None:
-        """Stop every :meth:`run_helper` at its next poll (thread-safe; :meth:`start`
-        and :meth:`prepare_workers` clear the request)."""
-        c4_store_flag(&self.helper_stop, 1)
+    def arm_helper(self, int slot) -> None:
+        """Clear the stop request of helper ``slot`` before it is started."""
+        if not 0 <= slot < MAX_THREADS:
+            raise ValueError(f"worker slot {slot} out of range")
+        c4_store_flag(&self.helper_stop[slot], 0)
+
+    def stop_helper(self, int slot) -> None:
+        """Stop the helper on ``slot`` at its next poll (thread-safe; also before
+        it starts: it then returns at once)."""
+        if not 0 <= slot < MAX_THREADS:
+            raise ValueError(f"worker slot {slot} out of range")
+        c4_store_flag(&self.helper_stop[slot], 1)
 
     def finish_workers(self, int count) -> None:
         """Add the workers' nodes to this search and pass on a cancellation."""

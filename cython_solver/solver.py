@@ -219,14 +219,67 @@ class Solver:
                 top, optimal = known[wins[0]], wins
             else:
                 top = self._solve_helped(cur, mask, n)
-                reaches = [] if engine.aborted else _each_column(
-                    engine, todo, self._threads_for(n),
-                    lambda slot, col: engine.worker_child_reaches(slot, cur, mask, n, col, top))
+                reaches = [] if engine.aborted else self._test_columns(cur, mask, n, todo, top)
                 optimal = [col for col, ok in zip(todo, reaches, strict=False) if ok]
         finally:
             self._nodes = engine.nodes
         self._raise_if_cancelled(position)
         return top, tuple(sorted(col + 1 for col in optimal))
+
+    def _test_columns(self, cur: int, mask: int, n: int, todo: list[int],
+                      top: int) -> list[bool | None]:
+        """Whether each column of ``todo`` reaches ``top``, the columns spread
+        over the threads; a thread that finds no column left helps one still
+        being tested (lazy SMP, from a slot of its own) until that test ends.
+        ``None`` for a column whose test was cancelled or never ran."""
+        engine = self._engine
+        count = min(self._threads_for(n), len(todo))
+        results: list[bool | None] = [None] * len(todo)
+        if count == 0:
+            return results
+        engine.prepare_workers(2 * count)       # slots count.. are the helpers
+        queue = list(range(len(todo)))
+        running: set[int] = set()
+        helped: dict[int, list[int]] = {}
+        lock = threading.Lock()
+
+        def work(slot: int) -> None:
+            while True:
+                with lock:
+                    index = queue.pop(0) if queue else None
+                    if index is not None:
+                        running.add(index)
+                    else:
+                        alone = [i for i in sorted(running) if i not in helped]
+                        if not alone or engine.aborted:
+                            return
+                        target = alone[0]
+                        helped[target] = [count + slot]
+                        engine.arm_helper(count + slot)
+                if index is None:
+                    engine.run_helper(count + slot, cur, mask, n, HELPER_DEPTH,
+                                      todo[target], top)
+                    continue
+                results[index] = engine.worker_child_reaches(slot, cur, mask, n,
+                                                             todo[index], top)
+                with lock:
+                    running.discard(index)
+                    for helper in helped.pop(index, []):
+                        engine.stop_helper(helper)
+                if results[index] is None:          # cancelled
+                    return
+
+        threads = [threading.Thread(target=work, args=(slot,), daemon=True)
+                   for slot in range(1, count)]
+        for thread in threads:
+            thread.start()
+        try:
+            work(0)
+        finally:
+            for thread in threads:
+                thread.join()
+            engine.finish_workers(2 * count)
+        return results
 
     def _solve_helped(self, cur: int, mask: int, n: int) -> int:
         """The exact score, searched by this thread while a helper thread searches
@@ -244,7 +297,7 @@ class Solver:
         try:
             score = engine.worker_solve(0, cur, mask, n)
         finally:
-            engine.stop_helpers()
+            engine.stop_helper(1)
             helper.join()
             engine.finish_workers(2)
         return 0 if score is None else score

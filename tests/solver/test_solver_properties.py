@@ -237,7 +237,7 @@ def test_a_helper_thread_stops_on_request_without_cancelling_the_call() -> None:
     started = time.perf_counter()
     helper.start()
     time.sleep(0.1)
-    engine.stop_helpers()
+    engine.stop_helper(1)
     helper.join(timeout=5)
     assert not helper.is_alive() and time.perf_counter() - started < 1.0
     engine.finish_workers(2)
@@ -245,11 +245,32 @@ def test_a_helper_thread_stops_on_request_without_cancelling_the_call() -> None:
     assert solver.solve("4453") == -2                 # the engine works on
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_best_with_and_without_the_helper_agree_with_the_test_set(book_solver: Solver,
-                                                                   threads: int) -> None:
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_best_with_and_without_the_helpers_agree_with_the_test_set(book_solver: Solver,
+                                                                    threads: int) -> None:
     solver = Solver(tt_mb=16, book=None, threads=threads)
     for moves, score in sample(read_set("middle-medium"), 25, seed=31):
         answer = solver.best(moves)
         assert answer.score == score
         assert answer.best_columns == book_solver.best(moves, scores=True).best_columns
+
+
+def test_cancel_reaches_the_column_helpers(book_path) -> None:
+    # 12 discs: the score comes from the book at once, then the column tests take
+    # a few hundred ms (one of them 2.9 M nodes), helped by the idle threads.
+    moves = "521731255533"
+    solver = Solver(tt_mb=16, book=book_path, threads=4)
+    for delay in (0.02, 0.08):
+        solver.reset()
+        timer = threading.Timer(delay, solver.cancel)
+        timer.start()
+        started = time.perf_counter()
+        with pytest.raises(SolveCancelled):
+            solver.best(moves)
+        assert time.perf_counter() - started < delay + 1.0
+        timer.join()
+    solver.reset()
+    answer = solver.best(moves)               # works on after cancels, and exactly
+    assert answer.score == -1                 # its score in begin-hard
+    assert answer.best_columns == tuple(c + 1 for c, s in enumerate(solver.analyze(moves))
+                                        if s == answer.score)
