@@ -269,16 +269,7 @@ class Solver:
                 if results[index] is None:          # cancelled
                     return
 
-        threads = [threading.Thread(target=work, args=(slot,), daemon=True)
-                   for slot in range(1, count)]
-        for thread in threads:
-            thread.start()
-        try:
-            work(0)
-        finally:
-            for thread in threads:
-                thread.join()
-            engine.finish_workers(2 * count)
+        _on_threads(engine, count, 2 * count, work)
         return results
 
     def _solve_helped(self, cur: int, mask: int, n: int) -> int:
@@ -336,17 +327,23 @@ def _each_column(engine: Engine, todo: list[int], threads: int,
             if results[index] is None:      # cancelled
                 return
 
-    helpers = [threading.Thread(target=work, args=(slot,), daemon=True)
+    _on_threads(engine, count, count, work)
+    return results
+
+
+def _on_threads(engine: Engine, count: int, slots: int, work: Callable[[int], None]) -> None:
+    """``work(slot)`` for slots 0 .. count - 1, slot 0 in this thread; then the
+    first ``slots`` worker slots' nodes and cancellation go back to ``engine``."""
+    threads = [threading.Thread(target=work, args=(slot,), daemon=True)
                for slot in range(1, count)]
-    for thread in helpers:
+    for thread in threads:
         thread.start()
     try:
         work(0)
     finally:
-        for thread in helpers:
+        for thread in threads:
             thread.join()
-        engine.finish_workers(count)
-    return results
+        engine.finish_workers(slots)
 
 
 def bitboards(position: Position) -> tuple[int, int, int]:
