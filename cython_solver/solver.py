@@ -240,7 +240,7 @@ class Solver:
         engine.prepare_workers(2 * count)       # slots count.. are the helpers
         queue = list(range(len(todo)))
         running: set[int] = set()
-        helped: dict[int, list[int]] = {}
+        helped: dict[int, int] = {}            # column index -> its helper's slot
         lock = threading.Lock()
 
         def work(slot: int) -> None:
@@ -251,10 +251,10 @@ class Solver:
                         running.add(index)
                     else:
                         alone = [i for i in sorted(running) if i not in helped]
-                        if not alone or engine.aborted:
+                        if not alone:
                             return
                         target = alone[0]
-                        helped[target] = [count + slot]
+                        helped[target] = count + slot
                         engine.arm_helper(count + slot)
                 if index is None:
                     engine.run_helper(count + slot, cur, mask, n, HELPER_DEPTH,
@@ -264,8 +264,8 @@ class Solver:
                                                              todo[index], top)
                 with lock:
                     running.discard(index)
-                    for helper in helped.pop(index, []):
-                        engine.stop_helper(helper)
+                    if index in helped:
+                        engine.stop_helper(helped.pop(index))
                 if results[index] is None:          # cancelled
                     return
 
