@@ -24,7 +24,8 @@ from firmware_py.vision.classifier import CLASSES  # noqa: E402
 from firmware_py.vision.fit import BoardFit  # noqa: E402
 from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame  # noqa: E402
 
-HARD_NEGATIVE_SHARE = 0.12
+HARD_NEGATIVE_SHARE = 0.2
+HALF_RESOLUTION_SHARE = 0.5
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 
 
@@ -55,7 +56,12 @@ def jitter(rng: np.random.Generator, amount: float) -> np.ndarray:
 
 
 def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
-    """BGR crops (42, 64, 64, 3) and one-hot/uniform targets (42, 3) of one frame."""
+    """BGR crops (42, 64, 64, 3) and one-hot/uniform targets (42, 3) of one frame.
+
+    Half the frames are cut as the reader cuts them (``warp_grid(step=2)``, each
+    pixel repeated 2 x 2, which commutes with the HSV conversion), half at full
+    resolution.
+    """
     rng = np.random.default_rng(seed)
     grid = random_grid(rng)
     no_board = rng.random() < 0.04
@@ -66,7 +72,10 @@ def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.
         spec = spec.replace(**disc_like_background(rng, spec))
     frame = render_frame(grid, spec, seed=seed)
     fit = BoardFit(True, plane_to_image=plane_to_image(spec) @ jitter(rng, jitter_amount))
-    crops = cell_crops(warp_grid(frame, fit))
+    if rng.random() < HALF_RESOLUTION_SHARE:
+        crops = cell_crops(warp_grid(frame, fit, step=2)).repeat(2, axis=1).repeat(2, axis=2)
+    else:
+        crops = cell_crops(warp_grid(frame, fit))
     if no_board:
         return crops, np.tile(UNIFORM, (len(crops), 1))
     labels = [CLASSES.index(ch) for line in grid for ch in line]

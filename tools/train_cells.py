@@ -171,8 +171,9 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "firmware_py" / "vision" / "cells.tflite"))
     parser.add_argument("--weights-out", default="cells_weights.npz",
                         help="weight file written by the torch backend")
-    parser.add_argument("--init-from", metavar="WEIGHTS.npz",
-                        help="start TensorFlow training from a weight file (fine-tuning)")
+    parser.add_argument("--init-from", metavar="WEIGHTS",
+                        help="fine-tune: start from a weight file (.npz, TensorFlow backend) "
+                             "or a trained .tflite (torch backend)")
     parser.add_argument("--export-from", metavar="WEIGHTS.npz",
                         help="only convert a weight file to --out (needs TensorFlow)")
     args = parser.parse_args()

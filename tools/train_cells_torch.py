@@ -57,6 +57,11 @@ def train_torch(args: argparse.Namespace) -> None:
                                           args.workers)
     val_x = torch.from_numpy(to_model_input(val_crops)).to(device)
     model = build_torch().to(device)
+    if args.init_from:
+        init_from_tflite(model, Path(args.init_from), torch.from_numpy(
+            to_model_input(crops[:8192])).to(device))
+        print(f"initialised from {args.init_from}: val accuracy "
+              f"{evaluate(model, val_x, val_targets):.5f}", flush=True)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters on {device}",
           flush=True)
     batch = max(args.batch, 256)
@@ -88,6 +93,64 @@ def train_torch(args: argparse.Namespace) -> None:
 
     report(predict(model, val_x), val_targets)
     save_weights(model, val_x[:42], Path(args.weights_out))
+
+
+def tflite_weights(path: Path) -> dict[str, np.ndarray]:
+    """Folded weights of a cells .tflite: conv kernels (OHWI) with biases, dense."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        from tflite_runtime.interpreter import Interpreter
+    interpreter = Interpreter(model_path=str(path))
+    interpreter.allocate_tensors()
+    found: dict[str, np.ndarray] = {}
+    for detail in interpreter.get_tensor_details():
+        name, shape = detail["name"], tuple(detail["shape"])
+        for index, channels in enumerate(CHANNELS):
+            if f"conv{index}" in name and shape[0] == channels and len(shape) == 4:
+                found[f"conv{index}/kernel"] = interpreter.get_tensor(detail["index"])
+            elif f"bn{index}" in name and shape == (channels,):
+                found[f"conv{index}/bias"] = interpreter.get_tensor(detail["index"])
+        if "dense" in name and shape == (CLASS_COUNT, CHANNELS[-1]):
+            found["dense/kernel"] = interpreter.get_tensor(detail["index"])
+        elif "dense" in name and shape == (CLASS_COUNT,):
+            found["dense/bias"] = interpreter.get_tensor(detail["index"])
+    expected = 2 * len(CHANNELS) + 2
+    if len(found) != expected:
+        raise SystemExit(f"{path}: found {sorted(found)}, expected {expected} weight tensors "
+                         "of this network")
+    return found
+
+
+def init_from_tflite(model, path: Path, sample) -> None:  # noqa: ANN001
+    """Start from a trained .tflite, whose batch norms are folded into the convolutions.
+
+    Each convolution gets the folded kernel; its batch norm is set, layer by
+    layer, to undo the batch statistics of ``sample`` and add the folded bias,
+    so the network computes the same function in training and in evaluation.
+    """
+    import torch
+    from torch.nn import functional
+
+    weights = tflite_weights(path)
+    with torch.no_grad():
+        x = functional.avg_pool2d(sample.permute(0, 3, 1, 2) / 255.0, 2)
+        for index, (conv, norm, stride) in enumerate(
+                zip(model.convs, model.norms, STRIDES, strict=True)):
+            conv.weight.copy_(torch.from_numpy(weights[f"conv{index}/kernel"]).permute(0, 3, 1, 2))
+            if stride == 2:
+                x = functional.pad(x, (0, 1, 0, 1))
+            z = conv(x)
+            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3), unbiased=False)
+            std = torch.sqrt(var + BN_EPSILON)
+            norm.weight.copy_(std)
+            norm.bias.copy_(mean + torch.from_numpy(weights[f"conv{index}/bias"]))
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            bias = torch.from_numpy(weights[f"conv{index}/bias"])
+            x = functional.relu(z + bias[None, :, None, None])
+        model.dense.weight.copy_(torch.from_numpy(weights["dense/kernel"]))
+        model.dense.bias.copy_(torch.from_numpy(weights["dense/bias"]))
 
 
 def predict(model, x):  # noqa: ANN001, ANN201

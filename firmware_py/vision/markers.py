@@ -28,14 +28,21 @@ when only three markers are visible.
 Only ids 0-3 are kept; when an id appears more than once the largest copy
 wins (a second sheet in view is usually smaller and farther away).
 
-Recovery of missed markers: when two or three markers are found, the board's
+Recovery of missed markers: when one to three markers are found, the board's
 homography from their corners predicts where each missing one lies. A region
 around the prediction (the predicted box grown by one marker side each way)
 is upscaled (x2, then x3 with cubic interpolation) and searched again with
 looser decoding (``errorCorrectionRate = 1``, finer bit sampling), keeping only
-the expected id at about the expected size. Small, blurred markers far from the
-camera are the usual misses: on the 500 held-out benchmark frames this turned
-4 of the 6 frames with only two markers into three- or four-marker fits.
+the expected id at about the expected size. When decoding still fails, the
+expected tag is matched by its pattern around the prediction
+(:mod:`firmware_py.vision.tag_match`; reach 3, 2 or 1 marker sides from 1, 2
+or 3 known markers) and kept only when its modules correlate with that tag
+and no other. Every marker found this way refines the homography, and the
+search repeats for those still missing. Small, blurred markers far from the
+camera are the usual misses: on the 500 held-out benchmark frames decoding
+turned 4 of the 6 frames with only two markers into three- or four-marker
+fits, and the pattern match the 2 left (one-marker frames stay out of reach:
+one small marker predicts the others too loosely).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ import cv2
 import numpy as np
 
 from firmware_py.vision.geometry import MARKER_IDS, marker_corners
+from firmware_py.vision.tag_match import is_tag, match_tag
 
 FIRST_WINDOW = 7
 SECOND_WINDOW = 10
@@ -54,6 +62,8 @@ PROFILE_STEPS = 17  # samples across the edge
 MIN_CONTRAST = 25.0  # grey levels between the black border and the white margin
 RECOVERY_PASSES = ((2.0, 10, cv2.INTER_LINEAR, 8, 0.3), (3.0, 23, cv2.INTER_CUBIC, 4, 0.13))
 """(upscale, threshold window, interpolation, pixels per bit, ignored bit margin)"""
+TEMPLATE_REACH = (3.0, 2.0, 1.0)
+"""How far (marker sides) the tag is matched around its prediction from 1, 2, 3 markers."""
 
 
 @dataclass(frozen=True)
@@ -128,30 +138,46 @@ class MarkerDetector:
             if len(select_markers(found)) == len(MARKER_IDS):
                 break
         chosen = select_markers(found)
-        if 2 <= len(chosen) < len(MARKER_IDS):
-            chosen = dict(sorted({**chosen, **self._recover(grey, chosen)}.items()))
         if not chosen:
             return chosen
         refined = refine_corners(grey, np.array([m.corners for m in chosen.values()]))
-        return {key: Marker(key, quad) for key, quad in zip(chosen, refined, strict=True)}
+        chosen = {key: Marker(key, quad) for key, quad in zip(chosen, refined, strict=True)}
+        while len(chosen) < len(MARKER_IDS):
+            recovered = self._recover(grey, chosen)
+            if not recovered:
+                break
+            chosen = dict(sorted({**chosen, **recovered}.items()))
+        return chosen
 
 
     def _recover(self, grey: np.ndarray, chosen: dict[int, Marker]) -> dict[int, Marker]:
-        """Search upscaled regions where the missing markers should be."""
+        """Search where the missing markers should be: decode upscaled, then match the tag."""
         plane = np.concatenate([marker_corners(i, self.marker_size_pitch) for i in chosen])
         image = np.concatenate([m.corners for m in chosen.values()])
         homography, _ = cv2.findHomography(plane, image)
         if homography is None:
             return {}
+        reach = TEMPLATE_REACH[min(len(chosen), len(TEMPLATE_REACH)) - 1]
         recovered = {}
         for marker_id in sorted(set(MARKER_IDS) - set(chosen)):
             quad = cv2.perspectiveTransform(
                 marker_corners(marker_id, self.marker_size_pitch).reshape(-1, 1, 2),
                 homography).reshape(4, 2)
             marker = self._search(grey, marker_id, quad)
+            if marker is None:
+                marker = self._match(grey, marker_id, homography, reach)
             if marker is not None:
                 recovered[marker_id] = marker
         return recovered
+
+    def _match(self, grey: np.ndarray, marker_id: int, homography: np.ndarray,
+               reach: float) -> Marker | None:
+        """``marker_id`` found by its pattern (:mod:`tag_match`), refined and verified."""
+        quad = match_tag(grey, homography, marker_id, self.marker_size_pitch, reach)
+        if quad is None:
+            return None
+        quad = refine_corners(grey, quad[None])[0]
+        return Marker(marker_id, quad) if is_tag(grey, quad, marker_id) else None
 
     def _search(self, grey: np.ndarray, marker_id: int, quad: np.ndarray) -> Marker | None:
         """``marker_id`` near the predicted ``quad``, or None."""
@@ -170,7 +196,7 @@ class MarkerDetector:
                 if marker.marker_id != marker_id:
                     continue
                 corners = (marker.corners + 0.5) / scale - 0.5 + low
-                found = Marker(marker_id, corners)
+                found = Marker(marker_id, refine_corners(grey, corners[None])[0])
                 if 0.25 * expected <= found.area <= 4.0 * expected:
                     return found
         return None

@@ -1,0 +1,124 @@
+"""Finding a marker the decoder missed, by its known pattern at its predicted place.
+
+Used by :class:`~firmware_py.vision.markers.MarkerDetector` when a marker is
+too small, blurred or foreshortened for ArUco's decoder (typically 15-20 px
+wide, two pixels per module). The markers already found give the board's
+homography, so the missing marker's place, size, orientation and *pattern*
+are all known; only where exactly it lies is not.
+
+1. The image around the predicted place is rectified through that
+   homography (4 px per module, the window reaching ``reach`` marker sides
+   beyond the marker each way), so the marker appears upright at about a
+   known size.
+2. The expected tag (its 8 x 8 modules with the one-module white margin of
+   SPEC §5) is matched there with normalised cross-correlation at five
+   scales (0.8-1.25), which absorbs the prediction's error in position and
+   scale.
+3. The best match, mapped back to the image and refined from its edges,
+   is verified: the mean grey levels of its 8 x 8 modules must correlate
+   with the expected tag by at least ``MIN_TAG_SCORE`` and beat every other
+   board id by ``MIN_TAG_MARGIN``. Found markers score 0.7-0.95 against
+   their own pattern and below 0.55 against the others.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+
+from firmware_py.vision.geometry import MARKER_CENTRES, MARKER_IDS, PX_PER_PITCH
+
+MODULES = 8  # AprilTag 36h11 in OpenCV: 6 x 6 data bits inside a one-module black border
+PX_PER_MODULE = 4  # resolution of the rectified search window
+SCALES = (0.8, 0.9, 1.0, 1.12, 1.25)
+MIN_MATCH = 0.55  # normalised cross-correlation of the template match
+MIN_TAG_SCORE = 0.6  # correlation of the found quad's modules with the expected tag
+MIN_TAG_MARGIN = 0.15  # ... above the best other board id
+SAMPLE_PX = 6  # pixels per module when a quad's modules are measured
+
+
+@functools.lru_cache(maxsize=len(MARKER_IDS))
+def tag_modules(marker_id: int) -> np.ndarray:
+    """The tag's 8 x 8 modules (0 black, 255 white), upright, float64."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    return cv2.aruco.generateImageMarker(dictionary, marker_id, MODULES).astype(np.float64)
+
+
+@functools.lru_cache(maxsize=len(MARKER_IDS) * len(SCALES))
+def _template(marker_id: int, scale: float) -> np.ndarray:
+    """The tag with its white margin, rectified-window pixels, at ``scale``."""
+    modules = tag_modules(marker_id).astype(np.uint8)
+    framed = cv2.copyMakeBorder(modules, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=255)
+    side = int(round(len(framed) * PX_PER_MODULE * scale))
+    return cv2.resize(framed, (side, side), interpolation=cv2.INTER_AREA)
+
+
+def quad_modules(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Mean grey level of the central half of each of the quad's 8 x 8 modules."""
+    side = MODULES * SAMPLE_PX
+    target = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    matrix = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
+    patch = cv2.warpPerspective(grey, matrix, (side, side), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
+    inner = slice(SAMPLE_PX // 4, SAMPLE_PX - SAMPLE_PX // 4)
+    cells = patch.reshape(MODULES, SAMPLE_PX, MODULES, SAMPLE_PX).swapaxes(1, 2)
+    return cells[:, :, inner, inner].mean(axis=(2, 3))
+
+
+def tag_scores(grey: np.ndarray, quad: np.ndarray) -> dict[int, float]:
+    """Correlation of the quad's modules with each board id's tag (-1 to 1)."""
+    measured = quad_modules(grey, quad).ravel()
+    if measured.std() < 1e-6:
+        return dict.fromkeys(MARKER_IDS, 0.0)
+    return {marker_id: float(np.corrcoef(measured, tag_modules(marker_id).ravel())[0, 1])
+            for marker_id in MARKER_IDS}
+
+
+def is_tag(grey: np.ndarray, quad: np.ndarray, marker_id: int) -> bool:
+    """Whether ``quad`` holds tag ``marker_id`` upright (see the module docstring)."""
+    scores = tag_scores(grey, quad)
+    others = max(score for key, score in scores.items() if key != marker_id)
+    return scores[marker_id] >= MIN_TAG_SCORE and scores[marker_id] - others >= MIN_TAG_MARGIN
+
+
+def match_tag(grey: np.ndarray, plane_to_image: np.ndarray, marker_id: int,
+              marker_size_pitch: float, reach: float) -> np.ndarray | None:
+    """Image corners (4, 2) of the best match of tag ``marker_id`` near its predicted place.
+
+    ``plane_to_image`` is the board homography from the markers found so far
+    (SPEC §5 plane). Returns None when nothing matches well enough; the result
+    still has to pass :func:`is_tag` after refinement.
+    """
+    module = marker_size_pitch * PX_PER_PITCH / MODULES  # plane units per module
+    unit = module / PX_PER_MODULE  # plane units per window pixel
+    half = (MODULES / 2 + 1 + MODULES * reach) * module
+    size = int(round(2 * half / unit))
+    centre_x, centre_y = MARKER_CENTRES[marker_id]
+    window_to_plane = np.array([[unit, 0.0, centre_x - half + unit / 2],
+                                [0.0, unit, centre_y - half + unit / 2], [0.0, 0.0, 1.0]])
+    window_to_image = plane_to_image @ window_to_plane
+    try:
+        image_to_window = np.linalg.inv(window_to_image)
+    except np.linalg.LinAlgError:
+        return None
+    window = cv2.warpPerspective(grey, image_to_window, (size, size), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    best_score, best_corner, best_scale = MIN_MATCH, None, 1.0
+    for scale in SCALES:
+        template = _template(marker_id, scale)
+        if len(template) >= size:
+            continue
+        scores = cv2.matchTemplate(window, template, cv2.TM_CCOEFF_NORMED)
+        _, score, _, corner = cv2.minMaxLoc(scores)
+        if score > best_score:
+            best_score, best_corner, best_scale = score, corner, scale
+    if best_corner is None:
+        return None
+    margin = PX_PER_MODULE * best_scale  # the white margin inside the template
+    side = MODULES * PX_PER_MODULE * best_scale
+    origin = np.asarray(best_corner, np.float64) + margin - 0.5  # pixel edges, not centres
+    corners = origin + np.array([[0.0, 0.0], [side, 0.0], [side, side], [0.0, side]])
+    mapped = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), window_to_image)
+    return mapped.reshape(4, 2)

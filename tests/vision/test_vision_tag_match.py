@@ -1,0 +1,108 @@
+"""Finding a marker by its pattern at its predicted place (tag_match)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from firmware_py.vision.geometry import apply_homography, marker_corners
+from firmware_py.vision.markers import MarkerDetector, refine_corners
+from firmware_py.vision.render import Hand, RenderSpec, plane_to_image, render_frame
+from firmware_py.vision.tag_match import is_tag, match_tag, tag_modules, tag_scores
+
+from .conftest import SEED_BASE
+
+SIZE = 0.8  # marker side in pitches (SPEC §5 default)
+
+
+def truth_corners(spec: RenderSpec, marker_id: int) -> np.ndarray:
+    return apply_homography(plane_to_image(spec), marker_corners(marker_id, SIZE))
+
+
+def homography_from(markers: dict[int, np.ndarray]) -> np.ndarray:
+    plane = np.concatenate([marker_corners(i, SIZE) for i in markers])
+    image = np.concatenate(list(markers.values()))
+    return cv2.findHomography(plane, image)[0]
+
+
+def test_tag_modules_are_the_dictionary_markers() -> None:
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    for marker_id in range(4):
+        modules = tag_modules(marker_id)
+        assert modules.shape == (8, 8)
+        assert np.all(modules[0] == 0) and np.all(modules[:, -1] == 0)  # black border
+        big = cv2.resize(modules.astype(np.uint8), (80, 80), interpolation=cv2.INTER_NEAREST)
+        grey = cv2.copyMakeBorder(big, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255)
+        _, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(grey)
+        assert ids is not None and ids.ravel().tolist() == [marker_id]
+
+
+def test_is_tag_tells_ids_and_orientations_apart() -> None:
+    spec = RenderSpec(distance=1.6)
+    grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE), cv2.COLOR_BGR2GRAY)
+    for marker_id in range(4):
+        quad = truth_corners(spec, marker_id)
+        assert is_tag(grey, quad, marker_id)
+        assert tag_scores(grey, quad)[marker_id] > 0.8
+        for other in set(range(4)) - {marker_id}:
+            assert not is_tag(grey, quad, other)
+        for turn in (1, 2, 3):  # the same tag seen rotated is another pattern
+            assert not is_tag(grey, np.roll(quad, turn, axis=0), marker_id)
+
+
+def test_match_tag_finds_markers_predicted_from_two_others() -> None:
+    rng = np.random.default_rng(SEED_BASE + 40)
+    detector = MarkerDetector()
+    errors = []
+    for index in range(8):
+        spec = RenderSpec.random(rng, glare=0.0, max_tilt_deg=45)
+        grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 40 + index),
+                            cv2.COLOR_BGR2GRAY)
+        found = detector.detect(grey)
+        kept = sorted(found)[:2] if index % 2 else sorted(found)[::3]  # a side or a diagonal
+        homography = homography_from({i: found[i].corners for i in kept})
+        for marker_id in set(range(4)) - set(kept):
+            quad = match_tag(grey, homography, marker_id, SIZE, reach=2.0)
+            assert quad is not None, f"frame {index}: marker {marker_id} not matched"
+            quad = refine_corners(grey, quad[None])[0]
+            assert is_tag(grey, quad, marker_id)
+            errors.append(np.abs(quad - truth_corners(spec, marker_id)).max())
+    assert np.median(errors) < 1.0
+    assert max(errors) < 3.0
+
+
+def test_no_tag_is_matched_under_a_hand() -> None:
+    rng = np.random.default_rng(SEED_BASE + 60)
+    detector = MarkerDetector()
+    for index in range(8):
+        hidden = index % 4
+        spec = RenderSpec.random(rng, hide_markers=(hidden,))
+        grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 60 + index),
+                            cv2.COLOR_BGR2GRAY)
+        found = detector.detect(grey)
+        assert hidden not in found, f"frame {index}: hidden marker {hidden} reported"
+        homography = homography_from({i: m.corners for i, m in found.items()})
+        quad = match_tag(grey, homography, hidden, SIZE, reach=1.0)
+        assert quad is None or not is_tag(grey, refine_corners(grey, quad[None])[0], hidden)
+
+
+def test_a_marker_only_the_pattern_finds_is_recovered() -> None:
+    # Marker 2 squeezed to a blur that no decoding pass reads: the pattern match
+    # still places it, and the detector returns it at its true corners.
+    spec = RenderSpec(distance=2.2, yaw_deg=35.0)
+    grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 2), cv2.COLOR_BGR2GRAY)
+    truth = truth_corners(spec, 2)
+    low, high = truth.min(axis=0).astype(int) - 4, truth.max(axis=0).astype(int) + 5
+    patch = grey[low[1]:high[1], low[0]:high[0]]
+    grey[low[1]:high[1], low[0]:high[0]] = cv2.GaussianBlur(patch, (0, 0), 3.2)
+    detector = MarkerDetector()
+    found = detector.detect(grey)
+    assert set(found) == {0, 1, 2, 3}
+    assert np.abs(found[2].corners - truth).max() < 2.5
+    assert detector._search(grey, 2, truth) is None  # decoding alone does not find it
+
+
+def test_a_hand_beside_the_marker_does_not_fool_the_match() -> None:
+    spec = RenderSpec(hide_markers=(3,), hand=Hand(0.8, 0.3, 20.0, 0.12))
+    grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 3), cv2.COLOR_BGR2GRAY)
+    assert 3 not in MarkerDetector().detect(grey)
