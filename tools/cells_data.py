@@ -24,7 +24,7 @@ from firmware_py.vision.classifier import CLASSES  # noqa: E402
 from firmware_py.vision.fit import BoardFit  # noqa: E402
 from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame  # noqa: E402
 
-HARD_NEGATIVE_SHARE = 0.2
+HARD_NEGATIVE_SHARE = 0.12
 HALF_RESOLUTION_SHARE = 0.5
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 
