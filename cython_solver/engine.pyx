@@ -247,8 +247,7 @@ cdef class Engine:
         or ``None`` when the search was cancelled."""
         cdef uint64_t m = column_move(mask, col)
         cdef int r
-        if not 0 <= slot < MAX_THREADS:
-            raise ValueError(f"worker slot {slot} out of range")
+        _check_slot(slot)
         with nogil:
             r = -solve_position(&self.workers[slot], cur ^ mask, mask | m, n + 1)
         return None if self.workers[slot].aborted else r
@@ -260,8 +259,7 @@ cdef class Engine:
         when the search was cancelled."""
         cdef uint64_t m = column_move(mask, col)
         cdef int r
-        if not 0 <= slot < MAX_THREADS:
-            raise ValueError(f"worker slot {slot} out of range")
+        _check_slot(slot)
         if not m:
             raise ValueError(f"column {col + 1} is full")
         with nogil:
@@ -272,8 +270,7 @@ cdef class Engine:
         """Exact score of a playable position on worker ``slot`` (GIL released),
         or ``None`` when cancelled."""
         cdef int r
-        if not 0 <= slot < MAX_THREADS:
-            raise ValueError(f"worker slot {slot} out of range")
+        _check_slot(slot)
         with nogil:
             r = solve_position(&self.workers[slot], cur, mask, n)
         return None if self.workers[slot].aborted else r
@@ -286,8 +283,7 @@ cdef class Engine:
         :meth:`worker_child_reaches` for ``col`` and ``score``. Its only output
         is the shared table."""
         cdef uint64_t m = 0
-        if not 0 <= slot < MAX_THREADS:
-            raise ValueError(f"worker slot {slot} out of range")
+        _check_slot(slot)
         if col >= 0:
             m = column_move(mask, col)
             if not m:
@@ -303,15 +299,13 @@ cdef class Engine:
 
     def arm_helper(self, int slot) -> None:
         """Clear the stop request of helper ``slot`` before it is started."""
-        if not 0 <= slot < MAX_THREADS:
-            raise ValueError(f"worker slot {slot} out of range")
+        _check_slot(slot)
         c4_store_flag(&self.helper_stop[slot], 0)
 
     def stop_helper(self, int slot) -> None:
         """Stop the helper on ``slot`` at its next poll (thread-safe; also before
         it starts: it then returns at once)."""
-        if not 0 <= slot < MAX_THREADS:
-            raise ValueError(f"worker slot {slot} out of range")
+        _check_slot(slot)
         c4_store_flag(&self.helper_stop[slot], 1)
 
     def finish_workers(self, int count) -> None:
@@ -321,3 +315,8 @@ cdef class Engine:
             self.s.nodes += self.workers[slot].nodes
             if self.workers[slot].aborted:
                 self.s.aborted = 1
+
+
+cdef inline void _check_slot(int slot) except *:
+    if not 0 <= slot < MAX_THREADS:
+        raise ValueError(f"worker slot {slot} out of range")

@@ -41,16 +41,18 @@ SAMPLE_PX = 6  # pixels per module when a quad's modules are measured
 
 @functools.lru_cache(maxsize=len(MARKER_IDS))
 def tag_modules(marker_id: int) -> np.ndarray:
-    """The tag's 8 x 8 modules (0 black, 255 white), upright, float64."""
+    """The tag's 8 x 8 modules (0 black, 255 white), upright, uint8, read-only."""
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
-    return cv2.aruco.generateImageMarker(dictionary, marker_id, MODULES).astype(np.float64)
+    modules = cv2.aruco.generateImageMarker(dictionary, marker_id, MODULES)
+    modules.flags.writeable = False
+    return modules
 
 
 @functools.lru_cache(maxsize=len(MARKER_IDS) * len(SCALES))
 def _template(marker_id: int, scale: float) -> np.ndarray:
     """The tag with its white margin, rectified-window pixels, at ``scale``."""
-    modules = tag_modules(marker_id).astype(np.uint8)
-    framed = cv2.copyMakeBorder(modules, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=255)
+    framed = cv2.copyMakeBorder(tag_modules(marker_id), 1, 1, 1, 1, cv2.BORDER_CONSTANT,
+                                value=255)
     side = int(round(len(framed) * PX_PER_MODULE * scale))
     return cv2.resize(framed, (side, side), interpolation=cv2.INTER_AREA)
 
