@@ -22,6 +22,13 @@ wiping 64 MB.
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+from cython_solver.lookahead cimport (
+    has_forcing_move,
+    has_move_against_forcing,
+    has_safe_move,
+    leaves_opponent_lost,
+)
+
 cdef extern from "c4core.h":
     int c4_popcount(unsigned long long x) nogil
     int c4_popcount_sparse(unsigned long long x) nogil
@@ -216,6 +223,8 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     cdef int order_scores[7]
     cdef int order_cols[7]
     cdef uint64_t child_hash[7]
+    cdef uint64_t child_threats[7]               # our winning cells after each move (centre order)
+    cdef bint have_threats = 0
 
     s.nodes += 1
     if (s.nodes & CHECK_EVERY) == 0 and c4_load_flag(s.cancel):
@@ -274,6 +283,41 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
         if v != NOT_FOUND:
             return v
 
+    if beta > hi - 1 and n < CELLS - 3:
+        # look one disc further: unless a move leaves the opponent lost at once
+        # (score hi), we cannot win with our next disc either
+        if leaves_opponent_lost(cur, mask, moves, child_threats):
+            return hi
+        have_threats = 1
+        beta = hi - 1
+        if alpha >= beta:
+            return beta
+    if beta == hi - 1 and n <= CELLS - 7:
+        # and whether we can win with our next but one disc, whatever he replies
+        if has_forcing_move(cur, mask, moves):
+            alpha = hi - 1
+            if alpha >= beta:
+                return alpha
+        else:
+            beta = hi - 2
+            if alpha >= beta:
+                return beta
+    if alpha == lo and n <= CELLS - 6:
+        # likewise for the opponent: unless every move lets him leave us lost
+        # at once (score lo), he cannot win with his next but one disc either
+        if not has_safe_move(cur, mask, moves):
+            return lo
+        alpha = lo + 1
+        if alpha >= beta:
+            return alpha
+    if alpha == lo + 1 and n <= CELLS - 8:
+        # and whether he can win with his third disc from now, whatever we do
+        if not has_move_against_forcing(cur, mask, moves):
+            return lo + 1
+        alpha = lo + 2
+        if alpha >= beta:
+            return alpha
+
     if found_col >= 0 and moves & column_mask(found_col):
         # the table's best move first, before ordering the others: it often cuts
         m = moves & column_mask(found_col)
@@ -308,7 +352,12 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
                 c4_prefetch(&s.table[child_hash[col] & s.table_mask])
             else:
                 child_hash[col] = HASH_NONE
-            score = 0 if moves == m else c4_popcount_sparse(winning_cells(cur | m, mask))
+            if moves == m:
+                score = 0
+            elif have_threats:
+                score = c4_popcount_sparse(child_threats[i])
+            else:
+                score = c4_popcount_sparse(winning_cells(cur | m, mask))
             j = cnt
             while j > 0 and order_scores[j - 1] < score:
                 order_moves[j] = order_moves[j - 1]
