@@ -381,7 +381,11 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
 
     if book_children:
         for i in range(cnt):
-            c4_prefetch(&s.book.keys[s.book.index[child_hash[order_cols[i]] >> (32 - s.book.bucket_bits)]])
+            # the bucket's keys and scores: a bucket holds about 16 entries,
+            # so its scores share the cache line of its first one
+            j = s.book.index[child_hash[order_cols[i]] >> (32 - s.book.bucket_bits)]
+            c4_prefetch(&s.book.keys[j])
+            c4_prefetch(&s.book.values[j])
     elif child_tt and n <= ETC_DISCS and s.nodes > ETC_AFTER:
         # enhanced transposition cutoff: a child whose stored upper bound already
         # lets this move reach beta cuts before any subtree is searched
