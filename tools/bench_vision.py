@@ -143,7 +143,8 @@ def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict
                                        max_reprojection_px=reader.locator.max_reprojection_px)
                 used = BoardReader(reader.classifier, detector=reader.detector, locator=locator,
                                    min_cell_confidence=reader.min_cell_confidence,
-                                   min_frontier_confidence=reader.min_frontier_confidence)
+                                   min_frontier_confidence=reader.min_frontier_confidence,
+                                   flip_votes=reader.flip_votes)
             reading = used.read(render_frame(board, spec, seed=seed_base + index))
             right = list(reading.grid or ()) == board.grid_lines()
             exact += right
@@ -219,6 +220,8 @@ def main() -> int:
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-flip-votes", action="store_true",
+                        help="classify doubtful frames once (no flipped views)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     pinned = pin_one_cpu()
@@ -228,6 +231,7 @@ def main() -> int:
         from dataclasses import replace
         vision = replace(vision, model=args.model)
     reader = BoardReader.from_config(vision, None, num_threads=1)
+    reader.flip_votes = not args.no_flip_votes
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result = {"setup": pinned, "main": bench_main(reader, args.frames, args.seed_base),
               "stages_ms": stage_times(reader, min(100, args.frames), args.seed_base)}

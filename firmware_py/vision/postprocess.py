@@ -160,8 +160,13 @@ def completions(labels: np.ndarray, doubtful: np.ndarray,
 
 
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
-          min_frontier_confidence: float = 0.0) -> GridVerdict:
-    """Apply the rules of the module docstring to probabilities (42, 3)."""
+          min_frontier_confidence: float = 0.0,
+          also_doubtful: np.ndarray | None = None) -> GridVerdict:
+    """Apply the rules of the module docstring to probabilities (42, 3).
+
+    ``also_doubtful`` (cell indices) are settled by the rules like the cells
+    below ``min_frontier_confidence``, whatever their confidence.
+    """
     probs = np.asarray(probabilities, np.float64)
     if probs.shape != (WIDTH * HEIGHT, len(CLASSES)):
         raise ValueError(f"expected probabilities of shape (42, 3), got {probs.shape}")
@@ -176,6 +181,8 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
         return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
     doubtful = np.flatnonzero(confidence < max(min_cell_confidence, min_frontier_confidence))
+    if also_doubtful is not None:
+        doubtful = np.union1d(doubtful, np.asarray(also_doubtful, np.int64))
     if 0 < doubtful.size <= MAX_DOUBTFUL:
         legal = completions(labels, doubtful)
         if len(legal) > 1:

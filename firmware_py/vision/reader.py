@@ -18,7 +18,7 @@ from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, 
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import MarkerDetector
 from firmware_py.vision.postprocess import judge
-from firmware_py.vision.reading import NO_BOARD, Reading
+from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
 
 
 @dataclass(frozen=True)
@@ -50,13 +50,20 @@ class BoardReader:
 
     ``warp_step`` 2 (default) warps the grid at half resolution (see
     :mod:`firmware_py.vision.cells`); 1 warps it at the full 80 px per pitch.
+    With ``flip_votes`` (default), a frame with doubtful cells (below the
+    frontier confidence) is classified three more times, mirrored left-right,
+    upside down and both, and each doubtful cell takes the mean of its four
+    probability vectors (the model was trained with flips; a disc reads the
+    same either way, glare and shading do not). Confident cells keep theirs.
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
                  locator: BoardLocator | None = None, min_cell_confidence: float = 0.6,
-                 min_frontier_confidence: float = 0.85, warp_step: int = 2) -> None:
+                 min_frontier_confidence: float = 0.85, warp_step: int = 2,
+                 flip_votes: bool = True) -> None:
         self.classifier = classifier
         self.warp_step = warp_step
+        self.flip_votes = flip_votes
         self.detector = detector or MarkerDetector()
         self.locator = locator or BoardLocator()
         self.min_cell_confidence = min_cell_confidence
@@ -92,15 +99,38 @@ class BoardReader:
             return FrameAnalysis(reading, fit)
         grid_image = warp_grid(frame, fit, step=self.warp_step)
         batch = to_model_input(cell_crops(grid_image), upsample=self.warp_step)
-        logits = self.classifier.logits(batch)
-        probabilities = softmax(logits)
+        probabilities = softmax(self.classifier.logits(batch))
+        voted = np.flatnonzero(probabilities.max(axis=1) < self._doubt_level)
+        if self.flip_votes and voted.size:
+            probabilities = self._vote_with_flips(batch, probabilities, voted)
         verdict = judge(probabilities, self.min_cell_confidence, self.min_frontier_confidence)
+        if verdict.status == INVALID and self.flip_votes and voted.size:
+            # the votes made a reading the rules reject: let the rules settle
+            # the voted cells instead, as they settle doubtful ones
+            settled = judge(probabilities, self.min_cell_confidence,
+                            self.min_frontier_confidence, also_doubtful=voted)
+            if settled.status != INVALID:
+                verdict = settled
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
                           confidence=verdict.confidence,
                           cell_confidence=verdict.cell_confidence, markers=fit.markers,
                           reason=verdict.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px)
         return FrameAnalysis(reading, fit, grid_image, probabilities)
+
+    @property
+    def _doubt_level(self) -> float:
+        return max(self.min_cell_confidence, self.min_frontier_confidence)
+
+    def _vote_with_flips(self, batch: np.ndarray, probabilities: np.ndarray,
+                         doubtful: np.ndarray) -> np.ndarray:
+        """The ``doubtful`` cells' probabilities averaged over the batch and its three flips."""
+        total = probabilities.copy()
+        for view in (batch[:, :, ::-1], batch[:, ::-1], batch[:, ::-1, ::-1]):
+            total += softmax(self.classifier.logits(np.ascontiguousarray(view)))
+        voted = probabilities.copy()
+        voted[doubtful] = total[doubtful] / 4.0
+        return voted
 
 
 def _check_frame(frame: np.ndarray) -> None:

@@ -1,0 +1,119 @@
+"""Flip votes of the reader, driven by a scripted classifier on a rendered frame.
+
+The scripted classifier answers each call with the next logits of its script
+and records the batches it was given, so the tests see how many views the
+reader asked for, what those views were and what it made of the answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.vision.classifier import CLASSES
+from firmware_py.vision.reader import BoardReader
+from firmware_py.vision.render import RenderSpec, render_frame
+
+MOVES = "4453343"  # from the bottom: column 3 Y R R, column 4 R Y Y, column 5 R
+
+
+class ScriptedClassifier:
+    """Returns scripted logits call after call; keeps every batch it saw."""
+
+    def __init__(self, script: list[np.ndarray]) -> None:
+        self.script = list(script)
+        self.batches: list[np.ndarray] = []
+
+    def logits(self, batch: np.ndarray) -> np.ndarray:
+        self.batches.append(np.array(batch))
+        return self.script[len(self.batches) - 1]
+
+
+def cell(column: int, row: int) -> int:
+    """Index (top row first) of a cell given 1-based column and row from the bottom."""
+    return (6 - row) * 7 + (column - 1)
+
+
+def logits(grid: list[str], changes: dict[int, tuple[float, float, float]] | None = None
+           ) -> np.ndarray:
+    """Confident logits for ``grid``, with some cells' probabilities replaced."""
+    probs = np.full((42, 3), 0.005)
+    for index, char in enumerate("".join(grid)):
+        probs[index, CLASSES.index(char)] = 0.99
+    for index, values in (changes or {}).items():
+        probs[index] = values
+    return np.log(probs)
+
+
+@pytest.fixture(scope="module")
+def frame() -> np.ndarray:
+    return render_frame(Board.from_moves(MOVES), RenderSpec(), seed=7_900)
+
+
+@pytest.fixture(scope="module")
+def grid() -> list[str]:
+    return Board.from_moves(MOVES).grid_lines()
+
+
+def reader_with(script: list[np.ndarray], **options: bool) -> BoardReader:
+    return BoardReader(ScriptedClassifier(script), **options)
+
+
+def test_a_doubtful_cell_takes_the_mean_of_four_views(frame: np.ndarray,
+                                                      grid: list[str]) -> None:
+    top = cell(4, 4)  # empty, above column 4: yellow there would be legal too
+    doubtful = logits(grid, {top: (0.5, 0.05, 0.45)})
+    sure = logits(grid)
+    reader = reader_with([doubtful, sure, sure, sure])
+    analysis = reader.analyse(frame)
+    batches = reader.classifier.batches
+    assert len(batches) == 4
+    np.testing.assert_array_equal(batches[1], batches[0][:, :, ::-1])
+    np.testing.assert_array_equal(batches[2], batches[0][:, ::-1])
+    np.testing.assert_array_equal(batches[3], batches[0][:, ::-1, ::-1])
+    one = np.exp(doubtful[top]) / np.exp(doubtful[top]).sum()
+    three = np.exp(sure[top]) / np.exp(sure[top]).sum()
+    np.testing.assert_allclose(analysis.probabilities[top], (one + 3 * three) / 4, rtol=1e-6)
+    others = np.arange(42) != top
+    np.testing.assert_allclose(analysis.probabilities[others],
+                               np.exp(sure[others]) / np.exp(sure[others]).sum(1, keepdims=True))
+    assert analysis.reading.status == "ok"
+    assert list(analysis.reading.grid) == grid
+
+
+def test_without_flip_votes_the_doubtful_frontier_stays_invalid(frame: np.ndarray,
+                                                                grid: list[str]) -> None:
+    doubtful = logits(grid, {cell(4, 4): (0.5, 0.05, 0.45)})
+    reader = reader_with([doubtful], flip_votes=False)
+    reading = reader.read(frame)
+    assert len(reader.classifier.batches) == 1
+    assert reading.status == "invalid"
+
+
+def test_a_confident_frame_is_classified_once(frame: np.ndarray, grid: list[str]) -> None:
+    reader = reader_with([logits(grid)])
+    assert reader.read(frame).status == "ok"
+    assert len(reader.classifier.batches) == 1
+
+
+def test_votes_that_break_gravity_are_settled_by_the_rules(frame: np.ndarray,
+                                                           grid: list[str]) -> None:
+    covered = cell(4, 2)  # yellow, under two discs
+    first = logits(grid, {covered: (0.6, 0.001, 0.4)})
+    flipped = logits(grid, {covered: (0.94, 0.001, 0.06)})
+    reader = reader_with([first, flipped, flipped, flipped])
+    analysis = reader.analyse(frame)
+    assert analysis.probabilities[covered].argmax() == 0  # the votes say empty, confidently
+    assert analysis.reading.status == "ok", analysis.reading.reason
+    assert list(analysis.reading.grid) == grid
+
+
+def test_votes_never_settle_against_the_rules_when_two_readings_remain(
+        frame: np.ndarray, grid: list[str]) -> None:
+    top = cell(5, 1)  # the only disc of column 5 (red): empty and red are both legal
+    first = logits(grid, {top: (0.5, 0.45, 0.05)})
+    flipped = logits(grid, {top: (0.3, 0.65, 0.05)})
+    reader = reader_with([first, flipped, flipped, flipped])
+    reading = reader.read(frame)
+    assert reading.status == "invalid"
