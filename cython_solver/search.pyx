@@ -256,33 +256,6 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
         if alpha >= beta:
             return beta
 
-    if use_tt:
-        if hs == HASH_NONE:
-            hs = table_hash(cur, mask, n)
-        sym = <int>(hs >> 63)
-        idx = hs & s.table_mask
-        check = ((hs & C4_KEY49) >> s.table_bits) | s.generation
-        entry = c4_load64(&s.table[idx])
-        if (entry & C4_MATCH) == check:
-            tt_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
-            tt_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
-            if tt_lower > alpha:
-                alpha = tt_lower
-                if alpha >= beta:
-                    return alpha
-            if tt_upper < beta:
-                beta = tt_upper
-                if alpha >= beta:
-                    return beta
-            found_col = <int>((entry >> 48) & 0xFF) - 1
-            if found_col >= 0 and sym:
-                found_col = WIDTH - 1 - found_col
-
-    if s.use_book and n == s.book.ply:
-        v = book_lookup(&s.book, cur, mask)
-        if v != NOT_FOUND:
-            return v
-
     if beta > hi - 1 and n < CELLS - 3:
         # look one disc further: unless a move leaves the opponent lost at once
         # (score hi), we cannot win with our next disc either
@@ -317,6 +290,33 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
         alpha = lo + 2
         if alpha >= beta:
             return alpha
+
+    if use_tt:
+        if hs == HASH_NONE:
+            hs = table_hash(cur, mask, n)
+        sym = <int>(hs >> 63)
+        idx = hs & s.table_mask
+        check = ((hs & C4_KEY49) >> s.table_bits) | s.generation
+        entry = c4_load64(&s.table[idx])
+        if (entry & C4_MATCH) == check:
+            tt_lower = <int>((entry >> 32) & 0xFF) - BOUND_OFFSET
+            tt_upper = <int>((entry >> 40) & 0xFF) - BOUND_OFFSET
+            if tt_lower > alpha:
+                alpha = tt_lower
+                if alpha >= beta:
+                    return alpha
+            if tt_upper < beta:
+                beta = tt_upper
+                if alpha >= beta:
+                    return beta
+            found_col = <int>((entry >> 48) & 0xFF) - 1
+            if found_col >= 0 and sym:
+                found_col = WIDTH - 1 - found_col
+
+    if s.use_book and n == s.book.ply:
+        v = book_lookup(&s.book, cur, mask)
+        if v != NOT_FOUND:
+            return v
 
     if found_col >= 0 and moves & column_mask(found_col):
         # the table's best move first, before ordering the others: it often cuts
