@@ -231,7 +231,8 @@ def main() -> int:
         from dataclasses import replace
         vision = replace(vision, model=args.model)
     reader = BoardReader.from_config(vision, None, num_threads=1)
-    reader.flip_votes = not args.no_flip_votes
+    if args.no_flip_votes:
+        reader.flip_votes = False
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result = {"setup": pinned, "main": bench_main(reader, args.frames, args.seed_base),
               "stages_ms": stage_times(reader, min(100, args.frames), args.seed_base)}

@@ -81,7 +81,8 @@ class BoardReader:
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
                    detector=MarkerDetector(marker_size_pitch=vision.marker_size_pitch),
                    min_cell_confidence=vision.min_cell_confidence,
-                   min_frontier_confidence=vision.min_frontier_confidence)
+                   min_frontier_confidence=vision.min_frontier_confidence,
+                   flip_votes=vision.flip_votes)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""

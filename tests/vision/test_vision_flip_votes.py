@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from firmware_py.board import Board
+from firmware_py.config import VisionConfig
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.render import RenderSpec, render_frame
@@ -117,3 +118,8 @@ def test_votes_never_settle_against_the_rules_when_two_readings_remain(
     reader = reader_with([first, flipped, flipped, flipped])
     reading = reader.read(frame)
     assert reading.status == "invalid"
+
+
+def test_the_config_switches_the_votes_off() -> None:
+    assert BoardReader.from_config(VisionConfig()).flip_votes
+    assert not BoardReader.from_config(VisionConfig(flip_votes=False)).flip_votes
