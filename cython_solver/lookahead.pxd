@@ -14,11 +14,7 @@ threat, or every move lies under one.
 
 from libc.stdint cimport uint64_t
 
-cdef extern from "c4core.h":
-    uint64_t c4_winning_cells(uint64_t pos, uint64_t mask) nogil
-    const uint64_t C4_BOTTOM
-    const uint64_t C4_BOARD
-    const uint64_t C4_ORDER_MASK[7]
+from cython_solver.bitboard cimport C4_ORDER_MASK, possible_moves, winning_cells
 
 
 cdef inline uint64_t replies_after(uint64_t cur, uint64_t mask, uint64_t m,
@@ -26,8 +22,8 @@ cdef inline uint64_t replies_after(uint64_t cur, uint64_t mask, uint64_t m,
     """The opponent's non-losing replies after we play ``m`` (0: he is lost at
     once); ``threats`` receives our winning cells after ``m``."""
     cdef uint64_t after = mask | m
-    cdef uint64_t w = c4_winning_cells(cur | m, after)
-    cdef uint64_t playable = (after + C4_BOTTOM) & C4_BOARD
+    cdef uint64_t w = winning_cells(cur | m, after)
+    cdef uint64_t playable = possible_moves(after)
     cdef uint64_t forced = w & playable
     threats[0] = w
     if forced:

@@ -1,13 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The search: bitboards, transposition table, book probe, negamax.
+"""The search: transposition table, book probe, negamax.
 
 Everything here is plain C (typed, ``noexcept nogil``): the search touches no
 Python object and runs with the GIL released. :mod:`cython_solver.engine`
 wraps it in the ``Engine`` class.
 
-Bitboards follow ``firmware_py.board``: column c (0-based) uses bits 7c..7c+5,
-bit 7c+6 is an always-empty sentinel; ``cur`` holds the discs of the side to
-move, ``mask`` all discs. Scores are SPEC §2 scores of the side to move.
+Bitboards (``cur``: the side to move's discs, ``mask``: all discs) are drawn
+in ``bitboard.pxd``. Scores are SPEC §2 scores of the side to move.
 
 Transposition table: ``1 << table_bits`` entries of 8 bytes. The 49-bit key
 ``min(cur + mask, mirror(cur + mask))`` is scrambled by a bijection on 49 bits;
@@ -22,6 +21,17 @@ wiping 64 MB.
 from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+from cython_solver.bitboard cimport (
+    C4_KEY49,
+    C4_ORDER_MASK,
+    can_win_next,
+    column_mask,
+    has_four,
+    mirror_key,
+    mix_key,
+    possible_moves,
+    winning_cells,
+)
 from cython_solver.lookahead cimport (
     has_forcing_move,
     has_move_against_forcing,
@@ -38,12 +48,8 @@ cdef extern from "c4core.h":
     void c4_prefetch(const void *p) nogil
     int c4_load_flag(const int *p) nogil
     void c4_store_flag(int *p, int v) nogil
-    uint64_t c4_winning_cells(uint64_t pos, uint64_t mask) nogil
     uint64_t c4_load64(const uint64_t *p) nogil
     void c4_store64(uint64_t *p, uint64_t v) nogil
-    const uint64_t C4_BOTTOM
-    const uint64_t C4_BOARD
-    const uint64_t C4_KEY49
     const uint64_t C4_MATCH
 
 cdef enum:
@@ -62,58 +68,12 @@ cdef enum:
 
 cdef uint64_t HASH_NONE = <uint64_t>1 << 62      # "no hash given" (hashes are < 2**49)
 cdef uint64_t HASH_MIRRORED = <uint64_t>1 << 63  # the key came from the mirror image
-cdef uint64_t BOTTOM = C4_BOTTOM                 # bit 0 of every column
-cdef uint64_t BOARD = C4_BOARD                   # every playable cell
 cdef int ORDER[7]
-ORDER[:] = [3, 2, 4, 1, 5, 0, 6]                 # centre first (0-based columns)
-cdef uint64_t ORDER_MASK[7]                      # their column masks
-for _i in range(7):
-    ORDER_MASK[_i] = <uint64_t>0x3F << (7 * ORDER[_i])
+ORDER[:] = [3, 2, 4, 1, 5, 0, 6]                 # centre first (0-based columns), as C4_ORDER_MASK
 
 
 
-# ---------------------------------------------------------------- bitboards
-
-cdef inline uint64_t column_mask(int col) noexcept nogil:
-    return <uint64_t>0x3F << (7 * col)
-
-
-cdef inline uint64_t possible_moves(uint64_t mask) noexcept nogil:
-    """The lowest empty cell of every non-full column."""
-    return (mask + C4_BOTTOM) & C4_BOARD
-
-
-cdef inline uint64_t winning_cells(uint64_t pos, uint64_t mask) noexcept nogil:
-    """Empty cells that would complete a four for the discs ``pos``."""
-    return c4_winning_cells(pos, mask)
-
-
-cdef inline bint has_four(uint64_t pos) noexcept nogil:
-    return _four(pos, 1) or _four(pos, 7) or _four(pos, 6) or _four(pos, 8)
-
-
-cdef inline bint _four(uint64_t pos, int s) noexcept nogil:
-    cdef uint64_t m = pos & (pos >> s)
-    return (m & (m >> (2 * s))) != 0
-
-
-cdef inline uint64_t mirror_key(uint64_t k) noexcept nogil:
-    """Swap columns 1<->7, 2<->6, 3<->5 of a 7-bits-per-column board."""
-    return (((k >> 42) & 0x7F) | ((k >> 28) & (<uint64_t>0x7F << 7))
-            | ((k >> 14) & (<uint64_t>0x7F << 14)) | (k & (<uint64_t>0x7F << 21))
-            | ((k << 14) & (<uint64_t>0x7F << 28)) | ((k << 28) & (<uint64_t>0x7F << 35))
-            | ((k << 42) & (<uint64_t>0x7F << 42)))
-
-
-cdef inline uint64_t mix_key(uint64_t k) noexcept nogil:
-    """A bijection on 49-bit integers that spreads every bit over the low bits."""
-    k ^= k >> 23
-    k = (k * 0x1C2BD4F7A5E3ULL) & C4_KEY49
-    k ^= k >> 25
-    k = (k * 0x0B7E151628AEDULL) & C4_KEY49
-    k ^= k >> 22
-    return k
-
+# ---------------------------------------------------------------- table keys
 
 cdef inline uint64_t table_hash(uint64_t cur, uint64_t mask, int n) noexcept nogil:
     """The scrambled key, with bit 63 set when the mirror image gave it. Up to
@@ -341,7 +301,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     # order the other moves by the number of winning cells they create, ties
     # centre first; start loading the children's table (or book) entries
     for i in range(WIDTH):
-        m = moves & ORDER_MASK[i]
+        m = moves & C4_ORDER_MASK[i]
         if m:
             col = ORDER[i]
             if book_children:
@@ -459,10 +419,6 @@ cdef inline void _store(Search *s, uint64_t idx, uint64_t check, int sym, int lo
     if best_col >= 0 and sym:
         best_col = WIDTH - 1 - best_col
     tt_store(s, idx, check, lower, upper, best_col)
-
-
-cdef inline bint can_win_next(uint64_t cur, uint64_t mask) noexcept nogil:
-    return (winning_cells(cur, mask) & possible_moves(mask)) != 0
 
 
 cdef int book_lower_bound(Search *s, uint64_t cur, uint64_t mask) noexcept nogil:
