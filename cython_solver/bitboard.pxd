@@ -26,7 +26,8 @@ cdef extern from "c4core.h":
     const uint64_t C4_BOTTOM                 # bit 0 of every column
     const uint64_t C4_BOARD                  # every playable cell
     const uint64_t C4_KEY49
-    const uint64_t C4_ORDER_MASK[7]          # column masks, centre first
+    const int C4_ORDER[7]                    # columns (0-based), centre first
+    const uint64_t C4_ORDER_MASK[7]          # their masks
 
 
 cdef inline uint64_t column_mask(int col) noexcept nogil:

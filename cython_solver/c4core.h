@@ -58,7 +58,8 @@ C4_INLINE void c4_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __AT
 #define C4_BOARD (C4_BOTTOM * 0x3FULL)           /* every playable cell */
 #define C4_KEY49 ((1ULL << 49) - 1)
 #define C4_MATCH 0xFF000000FFFFFFFFULL           /* check and generation of an entry */
-/* Column masks in centre-first order: 4, 3, 5, 2, 6, 1, 7. */
+/* Columns (0-based) in centre-first order, 4, 3, 5, 2, 6, 1, 7, and their masks. */
+static const int C4_ORDER[7] = {3, 2, 4, 1, 5, 0, 6};
 static const unsigned long long C4_ORDER_MASK[7] = {
     0x3FULL << 21, 0x3FULL << 14, 0x3FULL << 28, 0x3FULL << 7, 0x3FULL << 35, 0x3FULL, 0x3FULL << 42};
 C4_INLINE unsigned long long c4_line_cells(unsigned long long pos, int s) {

@@ -71,30 +71,25 @@ cdef inline bint has_forcing_move(uint64_t cur, uint64_t mask, uint64_t moves) n
     return 0
 
 
-cdef inline bint has_safe_move(uint64_t cur, uint64_t mask, uint64_t moves) noexcept nogil:
-    """Whether a move leaves the opponent no reply that leaves us lost at once
-    (he cannot win with his next disc but one)."""
-    cdef uint64_t m, w, replies
+cdef inline bint has_safe_move(uint64_t cur, uint64_t mask, uint64_t moves,
+                               bint two_discs) noexcept nogil:
+    """Whether a move leaves the opponent unable to win with his next disc but
+    one (no reply that leaves us lost at once) or, with ``two_discs``, with his
+    third disc from now (no forcing move)."""
+    cdef uint64_t m, w, replies, opp = cur ^ mask
+    cdef bint threat
     cdef int i
     for i in range(7):
         m = moves & C4_ORDER_MASK[i]
-        if m:
-            replies = replies_after(cur, mask, m, &w)
-            if not replies or not leaves_opponent_lost(cur ^ mask, mask | m, replies, NULL):
-                return 1
-    return 0
-
-
-cdef inline bint has_move_against_forcing(uint64_t cur, uint64_t mask,
-                                          uint64_t moves) noexcept nogil:
-    """Whether a move leaves the opponent without a forcing move (he cannot
-    win with his third disc from now)."""
-    cdef uint64_t m, w, replies
-    cdef int i
-    for i in range(7):
-        m = moves & C4_ORDER_MASK[i]
-        if m:
-            replies = replies_after(cur, mask, m, &w)
-            if not replies or not has_forcing_move(cur ^ mask, mask | m, replies):
-                return 1
+        if not m:
+            continue
+        replies = replies_after(cur, mask, m, &w)
+        if not replies:
+            return 1                             # he is lost at once himself
+        if two_discs:
+            threat = has_forcing_move(opp, mask | m, replies)
+        else:
+            threat = leaves_opponent_lost(opp, mask | m, replies, NULL)
+        if not threat:
+            return 1
     return 0

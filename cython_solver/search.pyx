@@ -23,6 +23,7 @@ from libc.string cimport memset
 
 from cython_solver.bitboard cimport (
     C4_KEY49,
+    C4_ORDER,
     C4_ORDER_MASK,
     can_win_next,
     column_mask,
@@ -34,7 +35,6 @@ from cython_solver.bitboard cimport (
 )
 from cython_solver.lookahead cimport (
     has_forcing_move,
-    has_move_against_forcing,
     has_safe_move,
     leaves_opponent_lost,
 )
@@ -68,8 +68,6 @@ cdef enum:
 
 cdef uint64_t HASH_NONE = <uint64_t>1 << 62      # "no hash given" (hashes are < 2**49)
 cdef uint64_t HASH_MIRRORED = <uint64_t>1 << 63  # the key came from the mirror image
-cdef int ORDER[7]
-ORDER[:] = [3, 2, 4, 1, 5, 0, 6]                 # centre first (0-based columns), as C4_ORDER_MASK
 
 
 
@@ -238,14 +236,14 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     if alpha == lo and n <= CELLS - 6:
         # likewise for the opponent: unless every move lets him leave us lost
         # at once (score lo), he cannot win with his next but one disc either
-        if not has_safe_move(cur, mask, moves):
+        if not has_safe_move(cur, mask, moves, 0):
             return lo
         alpha = lo + 1
         if alpha >= beta:
             return alpha
     if alpha == lo + 1 and n <= CELLS - 8:
         # and whether he can win with his third disc from now, whatever we do
-        if not has_move_against_forcing(cur, mask, moves):
+        if not has_safe_move(cur, mask, moves, 1):
             return lo + 1
         alpha = lo + 2
         if alpha >= beta:
@@ -303,7 +301,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
     for i in range(WIDTH):
         m = moves & C4_ORDER_MASK[i]
         if m:
-            col = ORDER[i]
+            col = C4_ORDER[i]
             if book_children:
                 child_hash[col] = book_hash(opp, mask | m)
                 c4_prefetch(&s.book.index[child_hash[col] >> (32 - s.book.bucket_bits)])
@@ -528,5 +526,5 @@ cdef uint64_t column_move(uint64_t mask, int col) noexcept nogil:
 
 cdef int centre_order(int i) noexcept nogil:
     """The i-th column (0-based) in centre-first order."""
-    return ORDER[i]
+    return C4_ORDER[i]
 

@@ -159,6 +159,13 @@ def completions(labels: np.ndarray, doubtful: np.ndarray,
     return found
 
 
+def doubtful_cells(confidence: np.ndarray, min_cell_confidence: float,
+                   min_frontier_confidence: float) -> np.ndarray:
+    """Indices of the cells whose confidence is below both thresholds' larger one."""
+    return np.flatnonzero(np.asarray(confidence) < max(min_cell_confidence,
+                                                       min_frontier_confidence))
+
+
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
           min_frontier_confidence: float = 0.0,
           also_doubtful: np.ndarray | None = None) -> GridVerdict:
@@ -180,7 +187,7 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
                 grid: tuple[str, ...] | None = None) -> GridVerdict:
         return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
-    doubtful = np.flatnonzero(confidence < max(min_cell_confidence, min_frontier_confidence))
+    doubtful = doubtful_cells(confidence, min_cell_confidence, min_frontier_confidence)
     if also_doubtful is not None:
         doubtful = np.union1d(doubtful, np.asarray(also_doubtful, np.int64))
     if 0 < doubtful.size <= MAX_DOUBTFUL:

@@ -17,7 +17,7 @@ from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, w
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import MarkerDetector
-from firmware_py.vision.postprocess import judge
+from firmware_py.vision.postprocess import doubtful_cells, judge
 from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
 
 
@@ -101,11 +101,13 @@ class BoardReader:
         grid_image = warp_grid(frame, fit, step=self.warp_step)
         batch = to_model_input(cell_crops(grid_image), upsample=self.warp_step)
         probabilities = softmax(self.classifier.logits(batch))
-        voted = np.flatnonzero(probabilities.max(axis=1) < self._doubt_level)
-        if self.flip_votes and voted.size:
+        voted = (doubtful_cells(probabilities.max(axis=1), self.min_cell_confidence,
+                                self.min_frontier_confidence)
+                 if self.flip_votes else np.empty(0, np.int64))
+        if voted.size:
             probabilities = self._vote_with_flips(batch, probabilities, voted)
         verdict = judge(probabilities, self.min_cell_confidence, self.min_frontier_confidence)
-        if verdict.status == INVALID and self.flip_votes and voted.size:
+        if verdict.status == INVALID and voted.size:
             # the votes made a reading the rules reject: let the rules settle
             # the voted cells instead, as they settle doubtful ones
             settled = judge(probabilities, self.min_cell_confidence,
@@ -119,20 +121,15 @@ class BoardReader:
                           reprojection_px=fit.reprojection_px)
         return FrameAnalysis(reading, fit, grid_image, probabilities)
 
-    @property
-    def _doubt_level(self) -> float:
-        return max(self.min_cell_confidence, self.min_frontier_confidence)
-
     def _vote_with_flips(self, batch: np.ndarray, probabilities: np.ndarray,
                          doubtful: np.ndarray) -> np.ndarray:
         """The ``doubtful`` cells' probabilities averaged over the batch and its three flips."""
-        total = probabilities.copy()
+        total = probabilities[doubtful]
         for view in (batch[:, :, ::-1], batch[:, ::-1], batch[:, ::-1, ::-1]):
-            total += softmax(self.classifier.logits(np.ascontiguousarray(view)))
+            total = total + softmax(self.classifier.logits(np.ascontiguousarray(view)))[doubtful]
         voted = probabilities.copy()
-        voted[doubtful] = total[doubtful] / 4.0
+        voted[doubtful] = total / 4.0
         return voted
-
 
 def _check_frame(frame: np.ndarray) -> None:
     if not isinstance(frame, np.ndarray):
