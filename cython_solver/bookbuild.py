@@ -10,7 +10,8 @@ after p plies. With 12 discs the first player is to move, and player "1" is
 the first player (its wins take an odd number of plies, its losses an even
 one), so the source scores the side to move. :func:`build_book` converts every
 record to a canonical code and a SPEC §2 score, applies
-``books/corrections.txt`` and writes the format of :mod:`cython_solver.book`.
+``books/corrections.txt``, derives the shallow table (:mod:`cython_solver.shallow`)
+and writes the format of :mod:`cython_solver.book`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from cython_solver.book import BUCKET_BITS, PLY, BookError, BookFile, write_book
+from cython_solver.engine import Engine
 from cython_solver.positions import convert_source, decode_code, mix_codes
+from cython_solver.shallow import SHALLOW_PLY, build_shallow
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_BOOK = PROJECT_DIR / "books" / "book12.c4b"
@@ -121,8 +124,9 @@ def pack(codes: np.ndarray, scores: np.ndarray,
 
 def build_book(out: Path = DEFAULT_BOOK, source: Path | None = None,
                corrections_path: Path = CORRECTIONS,
-               progress: Progress | None = None) -> BookFile:
-    """Convert the source into ``out`` and return the opened (validated) book."""
+               progress: Progress | None = None, shallow_ply: int = SHALLOW_PLY) -> BookFile:
+    """Convert the source into ``out`` and return the opened (validated) book.
+    ``shallow_ply`` -1 leaves out the shallow table (for partial sources)."""
     source = source or source_path()
     try:
         raw = source.read_bytes()
@@ -134,15 +138,33 @@ def build_book(out: Path = DEFAULT_BOOK, source: Path | None = None,
     corrections = read_corrections(corrections_path)
     apply_corrections(codes, scores, corrections)
     index, keys, values = pack(codes, scores)
+    shallow_keys, shallow_scores = derive_shallow(index, keys, values, shallow_ply, progress)
     if progress:
         progress("write", 1.0)
     write_book(out, index, keys, values, count=len(codes),
-               source_sha256=hashlib.sha256(raw).digest(), corrections=len(corrections))
+               source_sha256=hashlib.sha256(raw).digest(), corrections=len(corrections),
+               shallow_keys=shallow_keys, shallow_scores=shallow_scores,
+               shallow_ply=shallow_ply)
     return BookFile(out)
 
 
+def derive_shallow(index: bytes, keys: bytes, values: bytes, shallow_ply: int,
+                   progress: Progress | None = None) -> tuple[bytes, bytes]:
+    """The shallow table's keys and scores, searched with the packed 12-disc
+    book (empty when ``shallow_ply`` is -1)."""
+    if shallow_ply < 0:
+        return b"", b""
+    arrays = (np.frombuffer(index, dtype="<u4"), np.frombuffer(keys, dtype="<u2"),
+              np.frombuffer(values, dtype=np.int8))
+    engine = Engine(64)
+    engine.set_book(arrays, *arrays, BUCKET_BITS, PLY)
+    found_keys, found_scores = build_shallow(engine, shallow_ply, progress)
+    return found_keys.astype("<u4").tobytes(), found_scores.tobytes()
+
+
 def up_to_date(path: Path, source: Path | None = None,
-               corrections_path: Path = CORRECTIONS) -> str | None:
+               corrections_path: Path = CORRECTIONS,
+               shallow_ply: int = SHALLOW_PLY) -> str | None:
     """Why ``path`` must be (re)built, or ``None`` when it is valid and current."""
     try:
         book = BookFile(path)
@@ -157,6 +179,8 @@ def up_to_date(path: Path, source: Path | None = None,
         return "built from another version of the source"
     if book.header.corrections != len(read_corrections(corrections_path)):
         return "built with another list of corrections"
+    if book.header.shallow_ply != shallow_ply:
+        return f"its shallow table holds 0-{book.header.shallow_ply} discs, not 0-{shallow_ply}"
     return None
 
 

@@ -17,3 +17,4 @@ cdef class Engine:
     cdef object book_owner
     cdef public int tt_mb
     cdef public bint parent_first
+    cdef int shallow_ply           # the book's shallow table depth while it is switched off

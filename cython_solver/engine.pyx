@@ -14,6 +14,7 @@ from cython_solver.search cimport (
     Search,
     book_lookup,
     centre_order,
+    shallow_lookup,
     column_move,
     disc_count,
     negamax,
@@ -73,6 +74,8 @@ cdef class Engine:
         self.parent_first = True
         self.s.generation = <uint64_t>1 << 56
         memset(&self.s.book, 0, sizeof(BookView))
+        self.s.book.shallow_ply = -1
+        self.shallow_ply = -1
         self.book_owner = None
 
     def __dealloc__(self):
@@ -121,12 +124,21 @@ cdef class Engine:
         self.s.nodes = 0
 
     def set_book(self, owner, const uint32_t[::1] index, const uint16_t[::1] keys,
-                 const int8_t[::1] values, int bucket_bits, int ply) -> None:
-        """Use a validated book; ``owner`` keeps the mapped memory alive."""
+                 const int8_t[::1] values, int bucket_bits, int ply,
+                 const uint32_t[::1] shallow_keys=None, const int8_t[::1] shallow_values=None,
+                 int shallow_ply=-1) -> None:
+        """Use a validated book; ``owner`` keeps the mapped memory alive. The
+        shallow table (sorted keys and their scores, positions with at most
+        ``shallow_ply`` discs) is optional."""
         if index.shape[0] != (1 << bucket_bits) + 1 or keys.shape[0] != values.shape[0]:
             raise ValueError("book arrays do not match the bucket count")
         if bucket_bits < 16 or bucket_bits > 24:
             raise ValueError(f"book bucket_bits must be 16 to 24, got {bucket_bits}")
+        if (shallow_keys is None) != (shallow_values is None) or (
+                shallow_keys is not None and shallow_keys.shape[0] != shallow_values.shape[0]):
+            raise ValueError("shallow keys and values must come together, one value per key")
+        if shallow_keys is not None and not 0 <= shallow_ply < ply:
+            raise ValueError(f"shallow_ply must be 0 to {ply - 1}, got {shallow_ply}")
         self.s.book.index = &index[0]
         self.s.book.keys = &keys[0] if keys.shape[0] else NULL
         self.s.book.values = &values[0] if values.shape[0] else NULL
@@ -134,7 +146,24 @@ cdef class Engine:
         self.s.book.ply = ply
         self.s.book.count = keys.shape[0]
         self.s.use_book = 1 if keys.shape[0] else 0
+        self.s.book.shallow_ply = -1
+        self.s.book.shallow_count = 0
+        if shallow_keys is not None and shallow_keys.shape[0]:
+            self.s.book.shallow_keys = &shallow_keys[0]
+            self.s.book.shallow_values = &shallow_values[0]
+            self.s.book.shallow_count = shallow_keys.shape[0]
+            self.s.book.shallow_ply = shallow_ply
+        self.shallow_ply = self.s.book.shallow_ply
         self.book_owner = owner
+
+    @property
+    def shallow(self) -> bool:
+        """Whether the book's shallow table is consulted (switch off to compare)."""
+        return self.s.book.shallow_ply >= 0
+
+    @shallow.setter
+    def shallow(self, bint on) -> None:
+        self.s.book.shallow_ply = self.shallow_ply if on else -1
 
     @property
     def tt_limit(self) -> int:
@@ -148,6 +177,8 @@ cdef class Engine:
     def clear_book(self) -> None:
         self.s.use_book = 0
         memset(&self.s.book, 0, sizeof(BookView))
+        self.s.book.shallow_ply = -1
+        self.shallow_ply = -1
         self.book_owner = None
 
     @property
@@ -155,11 +186,15 @@ cdef class Engine:
         return self.s.use_book != 0
 
     def book_value(self, uint64_t cur, uint64_t mask):
-        """The book's score for a position, or ``None`` when it is not there."""
-        cdef int v
-        if not self.s.use_book or disc_count(mask) != self.s.book.ply:
+        """The book's score for a position (its ``ply``-disc entries or, while
+        switched on, its shallow table), or ``None`` when it is not there."""
+        cdef int v, n = disc_count(mask)
+        if not self.s.use_book:
             return None
-        v = book_lookup(&self.s.book, cur, mask)
+        if n == self.s.book.ply:
+            v = book_lookup(&self.s.book, cur, mask)
+        else:
+            v = shallow_lookup(&self.s.book, cur, mask, n)
         return None if v == NOT_FOUND else v
 
     def solve(self, uint64_t cur, uint64_t mask, int n) -> int:

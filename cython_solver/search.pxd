@@ -12,6 +12,10 @@ cdef struct BookView:
     int bucket_bits
     int ply                    # number of discs of every book position
     uint64_t count
+    const uint32_t *shallow_keys    # sorted keys of the shallow table (see shallow_lookup)
+    const int8_t *shallow_values    # exact score of the side to move, per shallow key
+    uint32_t shallow_count
+    int shallow_ply            # positions with at most this many discs are there; -1: none
 
 
 cdef struct Search:
@@ -34,6 +38,7 @@ cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo, in
 cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int beta,
                  uint64_t hs) noexcept nogil
 cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil
+cdef int shallow_lookup(const BookView *book, uint64_t cur, uint64_t mask, int n) noexcept nogil
 cdef uint32_t position_code(uint64_t cur, uint64_t mask, int mirrored) noexcept nogil
 cdef bint four_in_row(uint64_t pos) noexcept nogil
 cdef uint64_t winning_moves(uint64_t cur, uint64_t mask) noexcept nogil

@@ -156,6 +156,28 @@ cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept
     return book_scan(book, book_hash(cur, mask))
 
 
+cdef int shallow_lookup(const BookView *book, uint64_t cur, uint64_t mask, int n) noexcept nogil:
+    """The exact score of an ``n``-disc position from the shallow table, or
+    NOT_FOUND. Its key is the canonical code with a marker bit above it (bit
+    2n + 7: a code is 2n + 7 bits long), so positions of different disc counts
+    never share a key; the keys are sorted, a lookup is a binary search."""
+    cdef uint32_t code = position_code(cur, mask, 0)
+    cdef uint32_t other = position_code(cur, mask, 1)
+    cdef uint32_t key, low = 0, high = book.shallow_count, middle
+    if n > book.shallow_ply:
+        return NOT_FOUND
+    key = (other if other < code else code) | (<uint32_t>1 << (2 * n + WIDTH))
+    while low < high:
+        middle = (low + high) >> 1
+        if book.shallow_keys[middle] < key:
+            low = middle + 1
+        else:
+            high = middle
+    if low < book.shallow_count and book.shallow_keys[low] == key:
+        return book.shallow_values[low]
+    return NOT_FOUND
+
+
 # ---------------------------------------------------------------- search
 
 cdef inline void tt_store(Search *s, uint64_t idx, uint64_t check, int lower, int upper,
@@ -273,6 +295,10 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
 
     if s.use_book and n == s.book.ply:
         v = book_lookup(&s.book, cur, mask)
+        if v != NOT_FOUND:
+            return v
+    elif n <= s.book.shallow_ply:
+        v = shallow_lookup(&s.book, cur, mask, n)
         if v != NOT_FOUND:
             return v
 
@@ -450,10 +476,13 @@ cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo,
     cdef int med, r, known = 0
     if can_win_next(cur, mask):
         return (CELLS + 1 - n) // 2
+    r = NOT_FOUND
     if s.use_book and n == s.book.ply:
         r = book_lookup(&s.book, cur, mask)
-        if r != NOT_FOUND:
-            return r
+    elif n <= s.book.shallow_ply:
+        r = shallow_lookup(&s.book, cur, mask, n)
+    if r != NOT_FOUND:
+        return r
     if s.use_book and n == s.book.ply + 1:
         r = book_lower_bound(s, cur, mask)
         if r > lo:
@@ -492,10 +521,13 @@ cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noe
         return 1
     if v < -((CELLS - n) // 2):
         return 0
+    r = NOT_FOUND
     if s.use_book and n == s.book.ply:
         r = book_lookup(&s.book, cur, mask)
-        if r != NOT_FOUND:
-            return r <= v
+    elif n <= s.book.shallow_ply:
+        r = shallow_lookup(&s.book, cur, mask, n)
+    if r != NOT_FOUND:
+        return r <= v
     if s.use_book and n == s.book.ply + 1 and book_lower_bound(s, cur, mask) > v:
         return 0
     return negamax(s, cur, mask, n, v, v + 1, HASH_NONE) <= v

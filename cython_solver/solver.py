@@ -105,7 +105,8 @@ class Solver:
             else:
                 self._engine.set_book(self._book, self._book.index, self._book.keys,
                                       self._book.scores, self._book.header.bucket_bits,
-                                      self._book.ply)
+                                      self._book.ply, self._book.shallow_keys,
+                                      self._book.shallow_scores, self._book.shallow_ply)
                 self.book_status = self._book.describe()
 
     @classmethod

@@ -83,10 +83,11 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
             return 0
         print(f"building {out}: {reason}")
     bar = ProgressBar("book build")
-    steps = {"read": 0.0, "convert": 0.05, "write": 0.95}
+    steps = {"read": (0.0, 0.02), "convert": (0.02, 0.3), "shallow": (0.32, 0.63),
+             "write": (0.95, 0.05)}
     try:
         book = build_book(out, progress=lambda step, f: bar.update(
-            steps[step] + (0.9 * f if step == "convert" else 0.05), 1.0, step))
+            steps[step][0] + steps[step][1] * f, 1.0, step))
     except BookError as error:
         print(f"c4pi book build: {error}", file=sys.stderr)
         return 1
@@ -138,6 +139,8 @@ def run_info(args: argparse.Namespace, config: Config) -> int:
     print(f"file:         {path} ({path.stat().st_size} bytes, header and sha256 verified)")
     print(f"entries:      {header.count} positions with {header.ply} discs")
     print(f"buckets:      2^{header.bucket_bits}")
+    print(f"shallow:      {header.shallow_count} positions with 0-{header.shallow_ply} discs"
+          if header.shallow_count else "shallow:      none")
     print(f"corrections:  {header.corrections}")
     print(f"source sha256:  {header.source_sha256.hex()}")
     print(f"payload sha256: {header.payload_sha256.hex()}")

@@ -196,13 +196,14 @@ def test_corrections_and_verify(source_bytes: bytes, tmp_path: Path) -> None:
     assert read_corrections(corrections)[0].score == wrong
 
     out = tmp_path / "small.c4b"
-    book = build_book(out, source=source, corrections_path=corrections)
+    book = build_book(out, source=source, corrections_path=corrections, shallow_ply=-1)
     assert book.count == 3000 and book.header.corrections == 1
     engine = Engine(1)
     engine.set_book(book, book.index, book.keys, book.scores, book.header.bucket_bits, book.ply)
     assert engine.book_value(cur, mask) == wrong
-    assert up_to_date(out, source, corrections) is None
+    assert up_to_date(out, source, corrections, shallow_ply=-1) is None
     assert "corrections" in up_to_date(out, source, tmp_path / "none.txt")
+    assert "shallow table" in up_to_date(out, source, corrections)
 
     entries = book_entries(book, np.arange(book.count))
     where = next(i for i, entry in enumerate(entries) if entry[0] == code)
@@ -214,7 +215,8 @@ def test_corrections_and_verify(source_bytes: bytes, tmp_path: Path) -> None:
 
     corrections.write_text(f"{code:#010x} {true_score + 4} {wrong}\n")
     with pytest.raises(BookError, match="source changed"):
-        build_book(tmp_path / "again.c4b", source=source, corrections_path=corrections)
+        build_book(tmp_path / "again.c4b", source=source, corrections_path=corrections,
+                   shallow_ply=-1)
     corrections.write_text("0x12 three 4\n")
     with pytest.raises(BookError, match="expected"):
         read_corrections(corrections)
@@ -226,7 +228,9 @@ def test_bad_source_is_rejected(source_bytes: bytes, tmp_path: Path) -> None:
     record[5 * 3 + 4] = 1                # an even distance for a win: impossible
     source.write_bytes(bytes(record))
     with pytest.raises(BookError, match="record 3"):
-        build_book(tmp_path / "bad.c4b", source=source, corrections_path=tmp_path / "x")
+        build_book(tmp_path / "bad.c4b", source=source, corrections_path=tmp_path / "x",
+                   shallow_ply=-1)
     source.write_bytes(source_bytes[:12])
     with pytest.raises(BookError, match="5-byte records"):
-        build_book(tmp_path / "bad.c4b", source=source, corrections_path=tmp_path / "x")
+        build_book(tmp_path / "bad.c4b", source=source, corrections_path=tmp_path / "x",
+                   shallow_ply=-1)
