@@ -48,6 +48,7 @@ from firmware_py.exc import BookError
 
 MAGIC = b"C4PIBOOK"
 VERSION = 2
+READABLE_VERSIONS = (1, 2)     # version 1: the same layout without the shallow table
 HEADER_SIZE = 128
 BUCKET_BITS = 18
 PLY = 12
@@ -94,13 +95,18 @@ def parse_header(data: bytes, name: str = "book") -> BookHeader:
      shallow_ply, _) = _HEADER.unpack(body)
     if magic != MAGIC:
         raise BookError(f"{name}: not a c4pi book (magic {magic!r}, expected {MAGIC!r})")
-    if version != VERSION or header_size != HEADER_SIZE:
+    if version not in READABLE_VERSIONS or header_size != HEADER_SIZE:
         raise BookError(f"{name}: book version {version} (header {header_size} bytes); this "
-                        f"c4pi reads version {VERSION}: rebuild it with `c4pi book build`")
+                        f"c4pi reads versions {READABLE_VERSIONS[0]}-{VERSION}: rebuild it "
+                        "with `c4pi book build`")
     if zlib.crc32(body) != crc:
         raise BookError(f"{name}: corrupt header (crc32 mismatch)")
     if not 16 <= bits <= 24 or not 1 <= ply <= 12 or count >= 1 << 32:
         raise BookError(f"{name}: corrupt header (ply {ply}, bucket_bits {bits}, count {count})")
+    if version == 1:
+        if shallow_count or shallow_ply:             # reserved, zero in version 1
+            raise BookError(f"{name}: corrupt version 1 header (reserved fields set)")
+        shallow_ply = -1
     if shallow_ply == 0xFFFFFFFF:
         shallow_ply = -1
     if not -1 <= shallow_ply < ply or (shallow_ply < 0 and shallow_count):

@@ -180,6 +180,8 @@ def up_to_date(path: Path, source: Path | None = None,
     if book.header.corrections != len(read_corrections(corrections_path)):
         return "built with another list of corrections"
     if book.header.shallow_ply != shallow_ply:
+        if book.header.shallow_ply < 0:
+            return "it has no shallow table"
         return f"its shallow table holds 0-{book.header.shallow_ply} discs, not 0-{shallow_ply}"
     return None
 

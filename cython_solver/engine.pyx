@@ -137,7 +137,7 @@ cdef class Engine:
         if (shallow_keys is None) != (shallow_values is None) or (
                 shallow_keys is not None and shallow_keys.shape[0] != shallow_values.shape[0]):
             raise ValueError("shallow keys and values must come together, one value per key")
-        if shallow_keys is not None and not 0 <= shallow_ply < ply:
+        if shallow_keys is not None and shallow_keys.shape[0] and not 0 <= shallow_ply < ply:
             raise ValueError(f"shallow_ply must be 0 to {ply - 1}, got {shallow_ply}")
         self.s.book.index = &index[0]
         self.s.book.keys = &keys[0] if keys.shape[0] else NULL

@@ -3,6 +3,7 @@ sets, against our search with only the 12-disc book, completeness, file checks."
 
 from __future__ import annotations
 
+import hashlib
 import random
 import struct
 import zlib
@@ -14,6 +15,7 @@ from cython_solver.positions import mirror_bitboards
 
 from cython_solver import Solver
 from cython_solver.book import HEADER_SIZE, BookFile, shallow_keys_valid, write_book
+from cython_solver.bookbuild import source_path, up_to_date
 from cython_solver.shallow import SHALLOW_PLY, children, enumerate_levels, shallow_key
 from firmware_py.board import Board
 from firmware_py.exc import BookError
@@ -141,10 +143,47 @@ def test_unordered_or_deep_shallow_keys_are_rejected(tmp_path: Path) -> None:
     assert shallow_keys_valid(memoryview(b""), -1)
 
 
-def test_version_1_book_asks_for_a_rebuild(book_path: Path, tmp_path: Path) -> None:
-    old = bytearray(book_path.read_bytes()[:HEADER_SIZE])
-    old[8:12] = struct.pack("<I", 1)
-    old[HEADER_SIZE - 4:] = struct.pack("<I", zlib.crc32(bytes(old[:HEADER_SIZE - 4])))
-    (tmp_path / "old.c4b").write_bytes(bytes(old))
-    with pytest.raises(BookError, match="version 1 .*rebuild it"):
-        BookFile(tmp_path / "old.c4b")
+def _set_version(path: Path, version: int, *, zero_shallow_ply: bool = False) -> None:
+    """Rewrite the header's version (and, as version 1 wrote it, a zero
+    reserved field where version 2 keeps the shallow ply)."""
+    header = bytearray(path.read_bytes()[:HEADER_SIZE])
+    header[8:12] = struct.pack("<I", version)
+    if zero_shallow_ply:
+        header[104:108] = bytes(4)
+    header[HEADER_SIZE - 4:] = struct.pack("<I", zlib.crc32(bytes(header[:HEADER_SIZE - 4])))
+    with open(path, "r+b") as handle:
+        handle.write(bytes(header))
+
+
+def test_version_1_book_still_loads_without_the_table(book: BookFile, tmp_path: Path) -> None:
+    """A book built by the previous release (the same entries, no shallow
+    table) keeps working, and `book build --if-missing` rebuilds it."""
+    old = tmp_path / "old.c4b"
+    write_book(old, bytes(book.index), bytes(book.keys), bytes(book.scores), count=book.count,
+               source_sha256=book.header.source_sha256, corrections=book.header.corrections,
+               bucket_bits=book.header.bucket_bits)
+    _set_version(old, 1, zero_shallow_ply=True)
+    loaded = BookFile(old)
+    assert (loaded.shallow_ply, loaded.shallow_count, loaded.count) == (-1, 0, book.count)
+    solver = Solver(tt_mb=16, book=old, threads=1)
+    assert solver.has_book and solver.solve("44444") == Solver(
+        tt_mb=16, book=book.path, threads=1).solve("44444")
+    assert solver.nodes > 0                             # searched: no shallow table
+    try:
+        source = source_path()
+    except BookError:
+        source = None                                   # no source: --if-missing keeps it
+    if source is not None and book.header.source_sha256 == hashlib.sha256(
+            source.read_bytes()).digest():
+        assert up_to_date(old) == "it has no shallow table"
+    _set_version(old, 3)
+    with pytest.raises(BookError, match="book version 3 .*rebuild it"):
+        BookFile(old)
+
+
+def test_version_1_with_shallow_fields_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "bad.c4b"
+    _tiny_book(path, [1 << 7])
+    _set_version(path, 1)
+    with pytest.raises(BookError, match="corrupt version 1 header"):
+        BookFile(path)
