@@ -12,11 +12,10 @@ from libc.string cimport memset
 from cython_solver.search cimport (
     BookView,
     Search,
-    book_lookup,
     centre_order,
-    shallow_lookup,
     column_move,
     disc_count,
+    known_score,
     negamax,
     score_at_most,
     solve_between,
@@ -69,14 +68,10 @@ cdef class Engine:
         self.s.nodes = 0
         self.s.cancel = &self.cancel_flag
         self.s.aborted = 0
-        self.s.use_book = 0
         self.s.tt_limit = TT_LIMIT
         self.parent_first = True
         self.s.generation = <uint64_t>1 << 56
-        memset(&self.s.book, 0, sizeof(BookView))
-        self.s.book.shallow_ply = -1
-        self.shallow_ply = -1
-        self.book_owner = None
+        self.clear_book()
 
     def __dealloc__(self):
         c4_table_free(self.table_base, self.table_total)
@@ -175,6 +170,7 @@ cdef class Engine:
         self.s.tt_limit = value
 
     def clear_book(self) -> None:
+        """Search without a book from now on."""
         self.s.use_book = 0
         memset(&self.s.book, 0, sizeof(BookView))
         self.s.book.shallow_ply = -1
@@ -188,13 +184,7 @@ cdef class Engine:
     def book_value(self, uint64_t cur, uint64_t mask):
         """The book's score for a position (its ``ply``-disc entries or, while
         switched on, its shallow table), or ``None`` when it is not there."""
-        cdef int v, n = disc_count(mask)
-        if not self.s.use_book:
-            return None
-        if n == self.s.book.ply:
-            v = book_lookup(&self.s.book, cur, mask)
-        else:
-            v = shallow_lookup(&self.s.book, cur, mask, n)
+        cdef int v = known_score(&self.s, cur, mask, disc_count(mask))
         return None if v == NOT_FOUND else v
 
     def solve(self, uint64_t cur, uint64_t mask, int n) -> int:

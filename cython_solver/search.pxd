@@ -39,6 +39,7 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
                  uint64_t hs) noexcept nogil
 cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil
 cdef int shallow_lookup(const BookView *book, uint64_t cur, uint64_t mask, int n) noexcept nogil
+cdef int known_score(const Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil
 cdef uint32_t position_code(uint64_t cur, uint64_t mask, int mirrored) noexcept nogil
 cdef bint four_in_row(uint64_t pos) noexcept nogil
 cdef uint64_t winning_moves(uint64_t cur, uint64_t mask) noexcept nogil

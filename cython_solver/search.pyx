@@ -161,11 +161,11 @@ cdef int shallow_lookup(const BookView *book, uint64_t cur, uint64_t mask, int n
     NOT_FOUND. Its key is the canonical code with a marker bit above it (bit
     2n + 7: a code is 2n + 7 bits long), so positions of different disc counts
     never share a key; the keys are sorted, a lookup is a binary search."""
-    cdef uint32_t code = position_code(cur, mask, 0)
-    cdef uint32_t other = position_code(cur, mask, 1)
-    cdef uint32_t key, low = 0, high = book.shallow_count, middle
+    cdef uint32_t code, other, key, low = 0, high = book.shallow_count, middle
     if n > book.shallow_ply:
         return NOT_FOUND
+    code = position_code(cur, mask, 0)
+    other = position_code(cur, mask, 1)
     key = (other if other < code else code) | (<uint32_t>1 << (2 * n + WIDTH))
     while low < high:
         middle = (low + high) >> 1
@@ -175,6 +175,16 @@ cdef int shallow_lookup(const BookView *book, uint64_t cur, uint64_t mask, int n
             high = middle
     if low < book.shallow_count and book.shallow_keys[low] == key:
         return book.shallow_values[low]
+    return NOT_FOUND
+
+
+cdef int known_score(const Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil:
+    """The exact score of an ``n``-disc position where the book holds it (its
+    ``ply``-disc entries or its shallow table), else NOT_FOUND."""
+    if s.use_book and n == s.book.ply:
+        return book_lookup(&s.book, cur, mask)
+    if n <= s.book.shallow_ply:
+        return shallow_lookup(&s.book, cur, mask, n)
     return NOT_FOUND
 
 
@@ -293,12 +303,8 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
             if found_col >= 0 and sym:
                 found_col = WIDTH - 1 - found_col
 
-    if s.use_book and n == s.book.ply:
-        v = book_lookup(&s.book, cur, mask)
-        if v != NOT_FOUND:
-            return v
-    elif n <= s.book.shallow_ply:
-        v = shallow_lookup(&s.book, cur, mask, n)
+    if n == s.book.ply or n <= s.book.shallow_ply:
+        v = known_score(s, cur, mask, n)
         if v != NOT_FOUND:
             return v
 
@@ -476,11 +482,7 @@ cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo,
     cdef int med, r, known = 0
     if can_win_next(cur, mask):
         return (CELLS + 1 - n) // 2
-    r = NOT_FOUND
-    if s.use_book and n == s.book.ply:
-        r = book_lookup(&s.book, cur, mask)
-    elif n <= s.book.shallow_ply:
-        r = shallow_lookup(&s.book, cur, mask, n)
+    r = known_score(s, cur, mask, n)
     if r != NOT_FOUND:
         return r
     if s.use_book and n == s.book.ply + 1:
@@ -521,11 +523,7 @@ cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noe
         return 1
     if v < -((CELLS - n) // 2):
         return 0
-    r = NOT_FOUND
-    if s.use_book and n == s.book.ply:
-        r = book_lookup(&s.book, cur, mask)
-    elif n <= s.book.shallow_ply:
-        r = shallow_lookup(&s.book, cur, mask, n)
+    r = known_score(s, cur, mask, n)
     if r != NOT_FOUND:
         return r <= v
     if s.use_book and n == s.book.ply + 1 and book_lower_bound(s, cur, mask) > v:
