@@ -141,19 +141,30 @@ def load_weights(model, weights) -> None:  # noqa: ANN001
     model.get_layer("dense").set_weights([weights["dense/kernel"], weights["dense/bias"]])
 
 
-def export_weights(path: Path, out: Path) -> None:
-    """Load a weight file (from the PyTorch trainer), check it, write the .tflite."""
+def export_weights(paths: list[Path], out: Path) -> None:
+    """Load weight files (from the PyTorch trainer), check them, write the .tflite.
+
+    With several files (fine-tunes of the same start) their weights are averaged
+    first (a "model soup"); each file's own model is checked against its
+    trainer's logits before the average is taken.
+    """
     import tensorflow as tf
 
-    weights = np.load(path)
     model = build_keras(tf, INPUT_SHAPE[0])
-    load_weights(model, weights)
-    logits = model(weights["check/x"], training=False).numpy()
-    difference = float(np.abs(logits - weights["check/logits"]).max())
-    print(f"Keras vs trainer logits on the check batch: max difference {difference:.2e}")
-    if difference > 1e-3:
-        raise SystemExit(f"{path}: the rebuilt model disagrees with the trainer "
-                         f"({difference:.3g}); not exporting")
+    files = [np.load(path) for path in paths]
+    for path, weights in zip(paths, files, strict=True):
+        load_weights(model, weights)
+        logits = model(weights["check/x"], training=False).numpy()
+        difference = float(np.abs(logits - weights["check/logits"]).max())
+        print(f"{path}: Keras vs trainer logits on the check batch: max difference "
+              f"{difference:.2e}")
+        if difference > 1e-3:
+            raise SystemExit(f"{path}: the rebuilt model disagrees with the trainer "
+                             f"({difference:.3g}); not exporting")
+    if len(files) > 1:
+        names = [name for name in files[0].files if not name.startswith("check/")]
+        load_weights(model, {name: np.mean([f[name] for f in files], axis=0) for name in names})
+        print(f"averaged the weights of {len(files)} files")
     export_model(tf, model, out)
 
 
@@ -174,12 +185,18 @@ def main() -> int:
     parser.add_argument("--init-from", metavar="WEIGHTS",
                         help="fine-tune: start from a weight file (.npz, TensorFlow backend) "
                              "or a trained .tflite (torch backend)")
-    parser.add_argument("--export-from", metavar="WEIGHTS.npz",
-                        help="only convert a weight file to --out (needs TensorFlow)")
+    parser.add_argument("--mined", nargs="+", metavar="MINED.npz",
+                        help="torch backend: train on cells of tools/mine_cells.py instead "
+                             "of --frames rendered frames")
+    parser.add_argument("--hard-repeat", type=int, default=2,
+                        help="with --mined: how often each hard cell is in an epoch")
+    parser.add_argument("--export-from", metavar="WEIGHTS.npz", nargs="+",
+                        help="only convert a weight file to --out (needs TensorFlow); "
+                             "several files: their average")
     args = parser.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if args.export_from:
-        export_weights(Path(args.export_from), Path(args.out))
+        export_weights([Path(path) for path in args.export_from], Path(args.out))
     elif args.backend == "torch":
         from train_cells_torch import train_torch
 

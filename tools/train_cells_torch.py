@@ -52,7 +52,10 @@ def train_torch(args: argparse.Namespace) -> None:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(args.seed_base)
     torch.set_num_threads(max(1, args.workers))
-    crops, targets = make_dataset(args.seed_base, args.frames, "train", args.workers)
+    if args.mined:
+        crops, targets = load_mined(args.mined, args.hard_repeat)
+    else:
+        crops, targets = make_dataset(args.seed_base, args.frames, "train", args.workers)
     val_crops, val_targets = make_dataset(args.seed_base + 500_000, args.eval_frames, "val",
                                           args.workers)
     val_x = torch.from_numpy(to_model_input(val_crops)).to(device)
@@ -93,6 +96,17 @@ def train_torch(args: argparse.Namespace) -> None:
 
     report(predict(model, val_x), val_targets)
     save_weights(model, val_x[:42], Path(args.weights_out))
+
+
+def load_mined(paths: list[str], hard_repeat: int) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and targets of ``tools/mine_cells.py`` files, each hard cell ``hard_repeat`` times."""
+    files = [np.load(path) for path in paths]
+    crops = np.concatenate([f["crops"] for f in files])
+    targets = np.concatenate([f["targets"] for f in files])
+    hard = np.flatnonzero(np.concatenate([f["hard"] for f in files]))
+    order = np.concatenate([np.arange(len(crops))] + [hard] * max(0, hard_repeat - 1))
+    print(f"  mined: {len(crops)} cells, {len(hard)} hard (x{hard_repeat})", flush=True)
+    return crops[order], targets[order]
 
 
 def tflite_weights(path: Path) -> dict[str, np.ndarray]:
