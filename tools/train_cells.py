@@ -194,6 +194,8 @@ def main() -> int:
                         help="only convert a weight file to --out (needs TensorFlow); "
                              "several files: their average")
     args = parser.parse_args()
+    if args.mined and args.backend != "torch" and not args.export_from:
+        parser.error("--mined needs --backend torch")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if args.export_from:
         export_weights([Path(path) for path in args.export_from], Path(args.out))
