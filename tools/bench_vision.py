@@ -144,7 +144,8 @@ def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict
                 used = BoardReader(reader.classifier, detector=reader.detector, locator=locator,
                                    min_cell_confidence=reader.min_cell_confidence,
                                    min_frontier_confidence=reader.min_frontier_confidence,
-                                   flip_votes=reader.flip_votes)
+                                   flip_votes=reader.flip_votes,
+                                   frontier_vote_confidence=reader.frontier_vote_confidence)
             reading = used.read(render_frame(board, spec, seed=seed_base + index))
             right = list(reading.grid or ()) == board.grid_lines()
             exact += right

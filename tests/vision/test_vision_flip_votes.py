@@ -57,7 +57,7 @@ def grid() -> list[str]:
     return Board.from_moves(MOVES).grid_lines()
 
 
-def reader_with(script: list[np.ndarray], **options: bool) -> BoardReader:
+def reader_with(script: list[np.ndarray], **options: bool | float) -> BoardReader:
     return BoardReader(ScriptedClassifier(script), **options)
 
 
@@ -123,3 +123,35 @@ def test_votes_never_settle_against_the_rules_when_two_readings_remain(
 def test_the_config_switches_the_votes_off() -> None:
     assert BoardReader.from_config(VisionConfig()).flip_votes
     assert not BoardReader.from_config(VisionConfig(flip_votes=False)).flip_votes
+
+
+def test_a_shaky_frontier_cell_gets_the_four_views(frame: np.ndarray, grid: list[str]) -> None:
+    # Column 5's only disc (red) read empty at 0.9: above the frontier bound,
+    # so one view alone would accept a legal-looking wrong grid. The flipped
+    # views disagree, the mean falls below the bound and the rules cannot
+    # choose between red and empty there: invalid, not a wrong ok.
+    top = cell(5, 1)
+    first = logits(grid, {top: (0.9, 0.09, 0.01)})
+    flipped = logits(grid, {top: (0.4, 0.59, 0.01)})
+    reader = reader_with([first, flipped, flipped, flipped])
+    analysis = reader.analyse(frame)
+    assert len(reader.classifier.batches) == 4
+    assert analysis.probabilities[top][0] == pytest.approx((0.9 + 3 * 0.4) / 4, rel=1e-6)
+    assert analysis.reading.status == "invalid"
+    single = reader_with([first], frontier_vote_confidence=0.85)
+    wrong = single.read(frame)
+    assert len(single.classifier.batches) == 1
+    assert wrong.status == "ok" and list(wrong.grid) != grid  # what the votes prevent
+
+
+def test_a_sure_frontier_and_a_shaky_inner_cell_are_not_voted(frame: np.ndarray,
+                                                              grid: list[str]) -> None:
+    covered = cell(4, 2)  # yellow under two discs: not on the frontier
+    reader = reader_with([logits(grid, {covered: (0.05, 0.04, 0.91)})])
+    assert reader.read(frame).status == "ok"
+    assert len(reader.classifier.batches) == 1
+
+
+def test_the_config_sets_the_frontier_vote_bound() -> None:
+    reader = BoardReader.from_config(VisionConfig(frontier_vote_confidence=0.9))
+    assert reader.frontier_vote_confidence == 0.9

@@ -6,9 +6,15 @@ import cv2
 import numpy as np
 
 from firmware_py.vision.geometry import apply_homography, marker_corners
-from firmware_py.vision.markers import MarkerDetector, refine_corners
+from firmware_py.vision.markers import Marker, MarkerDetector, _run_with_rejected, refine_corners
 from firmware_py.vision.render import Hand, RenderSpec, plane_to_image, render_frame
-from firmware_py.vision.tag_match import is_tag, match_tag, tag_modules, tag_scores
+from firmware_py.vision.tag_match import (
+    identify_tag,
+    is_tag,
+    match_tag,
+    tag_modules,
+    tag_scores,
+)
 
 from .conftest import SEED_BASE
 
@@ -106,3 +112,60 @@ def test_a_hand_beside_the_marker_does_not_fool_the_match() -> None:
     spec = RenderSpec(hide_markers=(3,), hand=Hand(0.8, 0.3, 20.0, 0.12))
     grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 3), cv2.COLOR_BGR2GRAY)
     assert 3 not in MarkerDetector().detect(grey)
+
+
+def spoil_modules(grey: np.ndarray, quad: np.ndarray, marker_id: int, count: int,
+                  rng: np.random.Generator) -> None:
+    """Paint ``count`` of the tag's inner modules in the opposite shade, in place."""
+    modules = tag_modules(marker_id)
+    to_image = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float32), quad.astype(np.float32))
+    for flat in rng.choice(36, size=count, replace=False):
+        row, col = 1 + flat // 6, 1 + flat % 6
+        cell = np.array([[col, row], [col + 1, row], [col + 1, row + 1], [col, row + 1]],
+                        np.float32).reshape(-1, 1, 2)
+        polygon = cv2.perspectiveTransform(cell, to_image).reshape(4, 2)
+        shade = 40 if modules[row, col] else 215
+        cv2.fillConvexPoly(grey, np.round(polygon * 16).astype(np.int32), shade,
+                           lineType=cv2.LINE_AA, shift=4)
+
+
+def test_identify_tag_reads_a_quad_in_any_turn_and_winding() -> None:
+    spec = RenderSpec(distance=1.6, yaw_deg=20.0)
+    grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 5), cv2.COLOR_BGR2GRAY)
+    for marker_id in range(4):
+        quad = truth_corners(spec, marker_id)
+        for turn in range(4):
+            for contour in (np.roll(quad, turn, axis=0), np.roll(quad, turn, axis=0)[::-1]):
+                found = identify_tag(grey, contour, {0, 1, 2, 3})
+                assert found is not None
+                assert found[0] == marker_id
+                assert np.allclose(found[1], quad)
+        assert identify_tag(grey, quad, {0, 1, 2, 3} - {marker_id}) is None
+    board_hole = truth_corners(spec, 0) + np.array([300.0, 200.0])  # no tag there
+    assert identify_tag(grey, board_hole, {0, 1, 2, 3}) is None
+
+
+def test_markers_the_decoder_rejects_are_identified_by_their_pattern() -> None:
+    # Six modules of markers 0, 1 and 2 painted over: more wrong bits than
+    # any decoding pass corrects, so only marker 3 decodes. The three spoilt
+    # tags are still found square contours; their pattern names them.
+    rng = np.random.default_rng(SEED_BASE + 6)
+    spec = RenderSpec(distance=1.8, yaw_deg=-30.0, pitch_deg=25.0)
+    grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 6), cv2.COLOR_BGR2GRAY)
+    for marker_id in (0, 1, 2):
+        spoil_modules(grey, truth_corners(spec, marker_id), marker_id, 5, rng)
+    detector = MarkerDetector()
+    decoded, rejected = set(), []
+    for detector_pass in detector._passes:
+        markers, contours = _run_with_rejected(detector_pass, grey)
+        decoded |= {marker.marker_id for marker in markers}
+        rejected += contours
+    assert decoded == {3}
+    only_3 = {3: Marker(3, truth_corners(spec, 3))}
+    identified = detector._identify(grey, only_3, rejected)
+    assert set(identified) == {0, 1, 2}
+    found = detector.detect(grey)
+    assert set(found) == {0, 1, 2, 3}
+    for marker_id in range(4):
+        assert np.abs(found[marker_id].corners - truth_corners(spec, marker_id)).max() < 1.5
