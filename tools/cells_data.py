@@ -22,10 +22,12 @@ from firmware_py.board import HEIGHT, WIDTH, Board  # noqa: E402
 from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid  # noqa: E402
 from firmware_py.vision.classifier import CLASSES  # noqa: E402
 from firmware_py.vision.fit import BoardFit  # noqa: E402
-from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame  # noqa: E402
+from firmware_py.vision.render import Hand, RenderSpec, plane_to_image, render_frame  # noqa: E402
 
 HARD_NEGATIVE_SHARE = 0.12
 HALF_RESOLUTION_SHARE = 0.5
+COVERED_SHARE = 0.4  # a cell whose hole is this much under a hand has no label (uniform)
+COVER_DIFFERENCE = 40  # grey levels: a pixel the hand changed
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 
 
@@ -80,6 +82,41 @@ def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.
         return crops, np.tile(UNIFORM, (len(crops), 1))
     labels = [CLASSES.index(ch) for line in grid for ch in line]
     return crops, np.eye(len(CLASSES), dtype=np.float32)[labels]
+
+
+def hand_frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`frame_crops`, with a rendered hand over the grid.
+
+    The frame is rendered twice, with and without the hand (same seed, so the
+    same noise); a cell whose hole the hand changes over ``COVERED_SHARE`` of
+    its area gets the uniform target: nothing there can be read. Partly
+    covered cells keep their label.
+    """
+    rng = np.random.default_rng(seed)
+    grid = random_grid(rng)
+    spec = RenderSpec.random(rng, max_tilt_deg=50.0)
+    if rng.random() < HARD_NEGATIVE_SHARE:
+        spec = spec.replace(**disc_like_background(rng, spec))
+    target = np.array([rng.uniform(80, 640), rng.uniform(40, 520), 1.0])  # a point of the grid
+    image_point = plane_to_image(spec) @ target
+    width, height = spec.size
+    hand = Hand(float(image_point[0] / image_point[2] / width),
+                float(image_point[1] / image_point[2] / height),
+                float(rng.uniform(-80, 80)), float(rng.uniform(0.06, 0.18)))
+    fit = BoardFit(True, plane_to_image=plane_to_image(spec) @ jitter(rng, jitter_amount))
+    step = 2 if rng.random() < HALF_RESOLUTION_SHARE else 1
+    bare, covered = (cell_crops(warp_grid(render_frame(grid, s, seed=seed), fit, step=step))
+                     for s in (spec, spec.replace(hand=hand)))
+    if step == 2:
+        bare, covered = (c.repeat(2, axis=1).repeat(2, axis=2) for c in (bare, covered))
+    changed = np.abs(bare.astype(np.int16) - covered).max(axis=3) > COVER_DIFFERENCE
+    rows, cols = np.mgrid[0:64, 0:64]
+    hole = np.hypot(rows - 31.5, cols - 31.5) < 26
+    hidden = changed[:, hole].mean(axis=1) >= COVERED_SHARE
+    labels = [CLASSES.index(ch) for line in grid for ch in line]
+    targets = np.eye(len(CLASSES), dtype=np.float32)[labels]
+    targets[hidden] = UNIFORM
+    return covered, targets
 
 
 def disc_like_background(rng: np.random.Generator, spec: RenderSpec) -> dict:

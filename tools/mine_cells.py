@@ -28,26 +28,34 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cells_data import ROOT, frame_crops, to_model_input  # noqa: E402
+from cells_data import ROOT, frame_crops, hand_frame_crops, to_model_input  # noqa: E402
 
 from firmware_py.vision.classifier import TFLiteCellClassifier, softmax  # noqa: E402
 
 _worker: dict = {}
+UNSURE_BELOW = 0.6  # the reader's min_cell_confidence: a covered cell must read below it
 
 
-def _init(model: str, hard_below: float, easy_share: float) -> None:
+def _init(model: str, hard_below: float, easy_share: float, hands: bool) -> None:
     cv2.setNumThreads(1)
     _worker.update(classifier=TFLiteCellClassifier(model, num_threads=1),
-                   hard_below=hard_below, easy_share=easy_share)
+                   hard_below=hard_below, easy_share=easy_share,
+                   render=hand_frame_crops if hands else frame_crops)
 
 
 def mine_frame(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The kept crops, targets, hard flags and true-class probabilities of one frame."""
-    crops, targets = frame_crops(seed)
+    """The kept crops, targets, hard flags and true-class probabilities of one frame.
+
+    A labelled cell is hard when the model gives its class less than
+    ``--hard-below``; an unlabelled (covered) cell when the model is sure of
+    any class (top probability >= ``UNSURE_BELOW``): it cannot know.
+    """
+    crops, targets = _worker["render"](seed)
     probabilities = softmax(_worker["classifier"].logits(to_model_input(crops)))
     labelled = targets.max(axis=1) > 0.5
     p_true = (probabilities * targets).sum(axis=1)
-    hard = labelled & (p_true < _worker["hard_below"])
+    hard = np.where(labelled, p_true < _worker["hard_below"],
+                    probabilities.max(axis=1) >= UNSURE_BELOW)
     easy = ~hard & (np.random.default_rng(seed + 17).random(len(crops)) < _worker["easy_share"])
     keep = hard | easy
     return crops[keep], targets[keep], hard[keep], p_true[keep]
@@ -63,12 +71,14 @@ def main() -> int:
     parser.add_argument("--easy-share", type=float, default=0.12,
                         help="share of the other cells kept")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--hands", action="store_true",
+                        help="frames with a hand over the grid (covered cells unlabelled)")
     parser.add_argument("-o", "--out", required=True)
     args = parser.parse_args()
     start = time.time()
     seeds = range(args.seed_base, args.seed_base + args.frames)
-    with multiprocessing.get_context("fork").Pool(
-            args.workers, _init, (args.model, args.hard_below, args.easy_share)) as pool:
+    setup = (args.model, args.hard_below, args.easy_share, args.hands)
+    with multiprocessing.get_context("fork").Pool(args.workers, _init, setup) as pool:
         parts = pool.map(mine_frame, seeds, chunksize=16)
     crops, targets, hard, p_true = (np.concatenate(column) for column in zip(*parts, strict=True))
     np.savez(args.out, crops=crops, targets=targets, hard=hard, p_true=p_true)
