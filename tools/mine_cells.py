@@ -11,6 +11,10 @@ other cells (so that fine-tuning still sees the common case). Writes an
 
     .venv/bin/python tools/mine_cells.py --frames 24000 --seed-base 7000000 -o mined.npz
 
+With ``--hands`` each frame has a rendered hand over the grid
+(``cells_data.hand_frame_crops``): cells the hand hides are unlabelled
+(uniform target) and count as hard when the model is sure of any class.
+
 ``tools/train_cells.py --backend torch --mined mined.npz`` fine-tunes on it.
 Runs with the project's ``.venv`` (numpy, OpenCV, the TFLite runtime).
 """
