@@ -167,7 +167,6 @@ class MarkerDetector:
             chosen = dict(sorted({**chosen, **recovered}.items()))
         return chosen
 
-
     def _identify(self, grey: np.ndarray, chosen: dict[int, Marker],
                   rejected: list[np.ndarray]) -> dict[int, Marker]:
         """Missing markers among the contours the decoder rejected, told by their pattern."""
