@@ -74,14 +74,19 @@ def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.
         spec = spec.replace(**disc_like_background(rng, spec))
     frame = render_frame(grid, spec, seed=seed)
     fit = BoardFit(True, plane_to_image=plane_to_image(spec) @ jitter(rng, jitter_amount))
-    if rng.random() < HALF_RESOLUTION_SHARE:
-        crops = cell_crops(warp_grid(frame, fit, step=2)).repeat(2, axis=1).repeat(2, axis=2)
-    else:
-        crops = cell_crops(warp_grid(frame, fit))
+    crops = cut_crops(frame, fit, step=2 if rng.random() < HALF_RESOLUTION_SHARE else 1)
     if no_board:
         return crops, np.tile(UNIFORM, (len(crops), 1))
     labels = [CLASSES.index(ch) for line in grid for ch in line]
     return crops, np.eye(len(CLASSES), dtype=np.float32)[labels]
+
+
+def cut_crops(frame: np.ndarray, fit: BoardFit, step: int) -> np.ndarray:
+    """The 42 crops (64 x 64) as the reader cuts them: ``step`` 2 warps at half
+    resolution and repeats each pixel 2 x 2 (this commutes with the HSV
+    conversion), ``step`` 1 at full resolution."""
+    crops = cell_crops(warp_grid(frame, fit, step=step))
+    return crops.repeat(step, axis=1).repeat(step, axis=2) if step > 1 else crops
 
 
 def hand_frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.ndarray]:
@@ -105,10 +110,8 @@ def hand_frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray
                 float(rng.uniform(-80, 80)), float(rng.uniform(0.06, 0.18)))
     fit = BoardFit(True, plane_to_image=plane_to_image(spec) @ jitter(rng, jitter_amount))
     step = 2 if rng.random() < HALF_RESOLUTION_SHARE else 1
-    bare, covered = (cell_crops(warp_grid(render_frame(grid, s, seed=seed), fit, step=step))
+    bare, covered = (cut_crops(render_frame(grid, s, seed=seed), fit, step=step)
                      for s in (spec, spec.replace(hand=hand)))
-    if step == 2:
-        bare, covered = (c.repeat(2, axis=1).repeat(2, axis=2) for c in (bare, covered))
     changed = np.abs(bare.astype(np.int16) - covered).max(axis=3) > COVER_DIFFERENCE
     rows, cols = np.mgrid[0:64, 0:64]
     hole = np.hypot(rows - 31.5, cols - 31.5) < 26

@@ -86,8 +86,10 @@ def main() -> int:
         parts = pool.map(mine_frame, seeds, chunksize=16)
     crops, targets, hard, p_true = (np.concatenate(column) for column in zip(*parts, strict=True))
     np.savez(args.out, crops=crops, targets=targets, hard=hard, p_true=p_true)
+    labelled = targets.max(axis=1) > 0.5
     print(f"{args.frames} frames in {time.time() - start:.0f} s: kept {len(crops)} cells, "
-          f"{int(hard.sum())} hard, {int((p_true[hard] < 0.5).sum())} of them misread "
+          f"{int(hard.sum())} hard, {int((hard & labelled & (p_true < 0.5)).sum())} of them "
+          f"misread, {int((hard & ~labelled).sum())} covered cells read with confidence "
           f"-> {args.out}")
     return 0
 

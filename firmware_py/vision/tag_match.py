@@ -103,8 +103,9 @@ def identify_tag(grey: np.ndarray, quad: np.ndarray,
     """The id among ``marker_ids`` whose tag ``quad`` holds, with the quad turned upright.
 
     ``quad`` is any quadrilateral (4, 2) in either winding, such as a contour
-    the decoder rejected; each of its four turns is tried against each id with
-    :func:`is_tag`. Returns (id, corners TL TR BR BL) or None.
+    the decoder rejected; each of its four turns (and of the tag inside it,
+    when ``quad`` is the outline of the white margin) is checked against each
+    id as :func:`is_tag` checks. Returns (id, corners TL TR BR BL) or None.
     """
     quad = np.asarray(quad, np.float64).reshape(4, 2)
     if _signed_area(quad) < 0:  # the decoder's corners run clockwise on screen
