@@ -90,6 +90,7 @@ class VisionConfig:
     min_frontier_confidence: float = _opt(0.85, lo=0.0, hi=1.0)
     flip_votes: bool = _opt(True)
     frontier_vote_confidence: float = _opt(0.95, lo=0.0, hi=1.0)
+    context_check: bool = _opt(True)
     confidence_gate: float = _opt(0.6, lo=0.0, hi=1.0)
     vote_window: int = _opt(5, lo=1, hi=30)
     vote_agree: int = _opt(4, lo=1, hi=30)

@@ -145,7 +145,8 @@ def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict
                                    min_cell_confidence=reader.min_cell_confidence,
                                    min_frontier_confidence=reader.min_frontier_confidence,
                                    flip_votes=reader.flip_votes,
-                                   frontier_vote_confidence=reader.frontier_vote_confidence)
+                                   frontier_vote_confidence=reader.frontier_vote_confidence,
+                                   context_check=reader.context_check)
             reading = used.read(render_frame(board, spec, seed=seed_base + index))
             right = list(reading.grid or ()) == board.grid_lines()
             exact += right
@@ -223,6 +224,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-flip-votes", action="store_true",
                         help="classify doubtful frames once (no flipped views)")
+    parser.add_argument("--no-context", action="store_true",
+                        help="no same-frame context for doubtful cells")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     pinned = pin_one_cpu()
@@ -234,6 +237,8 @@ def main() -> int:
     reader = BoardReader.from_config(vision, None, num_threads=1)
     if args.no_flip_votes:
         reader.flip_votes = False
+    if args.no_context:
+        reader.context_check = False
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result = {"setup": pinned, "main": bench_main(reader, args.frames, args.seed_base),
               "stages_ms": stage_times(reader, min(100, args.frames), args.seed_base)}

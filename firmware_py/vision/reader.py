@@ -15,6 +15,7 @@ from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.exc import VisionError
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
+from firmware_py.vision.context import apply_context
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import MarkerDetector
 from firmware_py.vision.postprocess import doubtful_cells, frontier_cells, grid_from_labels, judge
@@ -59,15 +60,20 @@ class BoardReader:
     misreading leaves a legal grid) are voted on below the stricter
     ``frontier_vote_confidence`` (0.95): one view's 0.875 for "empty" on a
     red disc seen against a red backdrop became 0.74 over four views.
+    With ``context_check`` (default), a doubtful cell that looks much more like
+    the frame's sure cells of another class takes that class, still doubtful
+    (:mod:`firmware_py.vision.context`).
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
                  locator: BoardLocator | None = None, min_cell_confidence: float = 0.6,
                  min_frontier_confidence: float = 0.85, warp_step: int = 2,
-                 flip_votes: bool = True, frontier_vote_confidence: float = 0.95) -> None:
+                 flip_votes: bool = True, frontier_vote_confidence: float = 0.95,
+                 context_check: bool = True) -> None:
         self.classifier = classifier
         self.warp_step = warp_step
         self.flip_votes = flip_votes
+        self.context_check = context_check
         self.detector = detector or MarkerDetector()
         self.locator = locator or BoardLocator()
         self.min_cell_confidence = min_cell_confidence
@@ -88,7 +94,8 @@ class BoardReader:
                    min_cell_confidence=vision.min_cell_confidence,
                    min_frontier_confidence=vision.min_frontier_confidence,
                    flip_votes=vision.flip_votes,
-                   frontier_vote_confidence=vision.frontier_vote_confidence)
+                   frontier_vote_confidence=vision.frontier_vote_confidence,
+                   context_check=vision.context_check)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""
@@ -105,12 +112,15 @@ class BoardReader:
                               reprojection_px=fit.reprojection_px)
             return FrameAnalysis(reading, fit)
         grid_image = warp_grid(frame, fit, step=self.warp_step)
-        batch = to_model_input(cell_crops(grid_image), upsample=self.warp_step)
+        crops = cell_crops(grid_image)
+        batch = to_model_input(crops, upsample=self.warp_step)
         probabilities = softmax(self.classifier.logits(batch))
         voted = (self._cells_to_vote(probabilities) if self.flip_votes
                  else np.empty(0, np.int64))
         if voted.size:
             probabilities = self._vote_with_flips(batch, probabilities, voted)
+        if self.context_check:
+            probabilities = apply_context(crops, probabilities)
         verdict = judge(probabilities, self.min_cell_confidence, self.min_frontier_confidence)
         if verdict.status == INVALID and voted.size:
             # the votes made a reading the rules reject: let the rules settle

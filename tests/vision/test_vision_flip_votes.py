@@ -1,4 +1,5 @@
-"""Flip votes of the reader, driven by a scripted classifier on a rendered frame.
+"""Flip votes and the same-frame context of the reader, driven by a scripted
+classifier on a rendered frame.
 
 The scripted classifier answers each call with the next logits of its script
 and records the batches it was given, so the tests see how many views the
@@ -58,6 +59,9 @@ def grid() -> list[str]:
 
 
 def reader_with(script: list[np.ndarray], **options: bool | float) -> BoardReader:
+    """A reader of ``script``; the same-frame context is off unless asked for (the
+    flip-vote tests look at the votes alone, the context has its own test)."""
+    options.setdefault("context_check", False)
     return BoardReader(ScriptedClassifier(script), **options)
 
 
@@ -155,3 +159,22 @@ def test_a_sure_frontier_and_a_shaky_inner_cell_are_not_voted(frame: np.ndarray,
 def test_the_config_sets_the_frontier_vote_bound() -> None:
     reader = BoardReader.from_config(VisionConfig(frontier_vote_confidence=0.9))
     assert reader.frontier_vote_confidence == 0.9
+
+
+def test_the_config_switches_the_context_off() -> None:
+    assert BoardReader.from_config(VisionConfig()).context_check
+    assert not BoardReader.from_config(VisionConfig(context_check=False)).context_check
+
+
+def test_the_reader_reports_the_context_class_and_stays_invalid(grid: list[str]) -> None:
+    # In this frame column 5's only disc (red; empty would be legal as well)
+    # looks like the other red discs, far more than like any empty hole.
+    frame = render_frame(Board.from_moves(MOVES), RenderSpec(), seed=7_901)
+    top = cell(5, 1)
+    doubtful = logits(grid, {top: (0.55, 0.44, 0.01)})
+    script = [doubtful] * 4
+    with_context = reader_with(script, context_check=True).read(frame)
+    assert list(with_context.grid) == grid
+    assert with_context.status == "invalid"  # two legal grids: never ok on context alone
+    without = reader_with(script).read(frame)
+    assert list(without.grid) != grid and without.grid[5][4] == "."
