@@ -14,12 +14,13 @@ is close to a reference of another class (distance < ``max_distance``) and
 much closer to it than to any reference of its own class (distance ratio <
 ``max_ratio``) gets that class as its most probable one, and only weakly:
 its probabilities become the mean of the classifier's and that class's
-one-hot vector. Since the new class had at most
-half of the classifier's probability, the cell ends at 0.5-0.75, below the
-frontier bound: it stays doubtful, so the rules of
-:mod:`firmware_py.vision.postprocess` still settle it or reject the frame.
-The context changes which grid a doubtful frame reports, never makes a frame
-``ok`` by itself. A cell whose own class has no reference in the frame is
+one-hot vector. Since the new class had at most half of the classifier's
+probability, the cell ends at 0.5-0.75, below the frontier bound: it is
+doubtful, so the rules of :mod:`firmware_py.vision.postprocess` settle it
+(only when exactly one legal grid remains) or reject the frame. The context
+changes which grid a doubtful frame reports, and can make doubtful a cell
+the classifier was wrongly fairly sure of (0.85-0.9); it never makes a
+frame ``ok`` by itself. A cell whose own class has no reference in the frame is
 left alone (nothing to compare with).
 
 Bounds chosen on 2,000 development frames (seeds 52,000-53,999): of the
