@@ -33,6 +33,8 @@ frames: glare-whitened red discs that looked like pale backdrops (see
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -40,12 +42,16 @@ FEATURE_SIDE = 32  # crops are compared at half resolution (the reader's warp)
 RING_EDGES = (5.0, 9.0, 13.0)  # ring radii in px of the 32 x 32 crop
 
 
-def _ring_masks() -> list[np.ndarray]:
+@functools.cache
+def _ring_weights() -> np.ndarray:
+    """(S*S, 4) weights: column r averages the pixels of ring r."""
     centre = (FEATURE_SIDE - 1) / 2
     yy, xx = np.mgrid[0:FEATURE_SIDE, 0:FEATURE_SIDE]
-    radius = np.hypot(yy - centre, xx - centre)
+    radius = np.hypot(yy - centre, xx - centre).ravel()
     edges = (0.0, *RING_EDGES, np.inf)
-    return [(radius >= lo) & (radius < hi) for lo, hi in zip(edges, edges[1:], strict=False)]
+    rings = np.stack([(radius >= lo) & (radius < hi)
+                      for lo, hi in zip(edges, edges[1:], strict=False)], axis=1)
+    return (rings / rings.sum(axis=0)).astype(np.float32)
 
 
 def ring_features(crops: np.ndarray) -> np.ndarray:
@@ -56,9 +62,13 @@ def ring_features(crops: np.ndarray) -> np.ndarray:
     if crops.shape[1:3] != (FEATURE_SIDE, FEATURE_SIDE):
         crops = np.array([cv2.resize(crop, (FEATURE_SIDE, FEATURE_SIDE),
                                      interpolation=cv2.INTER_AREA) for crop in crops])
-    tile = crops.reshape(1, -1, 3) if len(crops) else crops.reshape(0, 1, 3)
-    lab = cv2.cvtColor(tile, cv2.COLOR_BGR2LAB).reshape(crops.shape).astype(np.float32)
-    return np.concatenate([lab[:, mask].mean(axis=1) for mask in _ring_masks()], axis=1)
+    count = len(crops)
+    if not count:
+        return np.zeros((0, 3 * len(RING_EDGES) + 3), np.float32)
+    lab = cv2.cvtColor(crops.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)
+    channels = lab.reshape(count, FEATURE_SIDE * FEATURE_SIDE, 3).transpose(0, 2, 1)
+    rings = channels.reshape(count * 3, -1).astype(np.float32) @ _ring_weights()
+    return rings.reshape(count, 3, -1).transpose(0, 2, 1).reshape(count, -1)
 
 
 def context_classes(crops: np.ndarray, probabilities: np.ndarray, *, query_below: float = 0.9,
@@ -72,20 +82,20 @@ def context_classes(crops: np.ndarray, probabilities: np.ndarray, *, query_below
     if not queries.size:
         return {}
     features = ring_features(crops)
-    sure_cells = confidence >= sure
+    gaps = features[queries, None, :] - features[None, :, :]
+    distances = np.sqrt((gaps * gaps).sum(axis=2))           # (queries, cells)
+    distances[np.arange(queries.size), queries] = np.inf      # never its own reference
+    nearest = np.full((queries.size, probs.shape[1]), np.inf)
+    for label in range(probs.shape[1]):
+        references = (confidence >= sure) & (labels == label)
+        if references.any():
+            nearest[:, label] = distances[:, references].min(axis=1)
     found: dict[int, int] = {}
-    for cell in queries:
-        nearest = np.full(probs.shape[1], np.inf)
-        for label in range(probs.shape[1]):
-            references = sure_cells & (labels == label)
-            references[cell] = False
-            if references.any():
-                gaps = features[references] - features[cell]
-                nearest[label] = float(np.sqrt((gaps * gaps).sum(axis=1)).min())
-        closest = int(nearest.argmin())
-        own = nearest[labels[cell]]
-        if (closest != labels[cell] and np.isfinite(own) and nearest[closest] < max_distance
-                and nearest[closest] < max_ratio * own):
+    for row, cell in enumerate(queries):
+        closest = int(nearest[row].argmin())
+        own = nearest[row, labels[cell]]
+        if (closest != labels[cell] and np.isfinite(own) and nearest[row, closest] < max_distance
+                and nearest[row, closest] < max_ratio * own):
             found[int(cell)] = closest
     return found
 
