@@ -9,6 +9,7 @@ GIL. See :mod:`cython_solver.solver` for the public API.
 from libc.stdint cimport int8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+from cython_solver.drivers cimport score_at_most, solve_between, solve_position
 from cython_solver.search cimport (
     BookView,
     Search,
@@ -17,9 +18,6 @@ from cython_solver.search cimport (
     disc_count,
     known_score,
     negamax,
-    score_at_most,
-    solve_between,
-    solve_position,
     winning_moves,
 )
 

@@ -32,9 +32,6 @@ cdef struct Search:
     BookView book
 
 
-cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil
-cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noexcept nogil
-cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo, int hi) noexcept nogil
 cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int beta,
                  uint64_t hs) noexcept nogil
 cdef int book_lookup(const BookView *book, uint64_t cur, uint64_t mask) noexcept nogil

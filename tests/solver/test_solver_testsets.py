@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from cython_solver.engine import Engine
 
 from cython_solver import Solver
+from firmware_py.board import Board
 
 from .conftest import read_set, sample
 
@@ -68,3 +70,29 @@ def test_best_next_to_the_book_agrees_with_exact_column_scores(book_solver, disc
         answer = book_solver.best(moves)
         assert answer.score == score == max(s for s in scores if s is not None), moves
         assert answer.best_columns == tuple(c + 1 for c, s in enumerate(scores) if s == score)
+
+
+def test_column_tests_agree_with_exact_column_scores() -> None:
+    """The column test of ``best`` (one null-window search) against each
+    column's exact score from ``analyze``, at the score and one above: both
+    outcomes, on a fresh table each time, some of them large searches."""
+    engine = Engine(16)
+    largest = 0
+    for moves, _ in sample(read_set("begin-medium"), 5, seed=8):
+        board = Board.from_moves(moves)
+        cur, mask = board.bitboards()
+        n = board.n_discs
+        engine.reset()
+        scores = engine.analyze(cur, mask, n)
+        for col, score in enumerate(scores):
+            if score is None:
+                continue
+            for target in (score, score + 1):
+                engine.reset()
+                engine.start()
+                engine.prepare_workers(1)
+                reaches = engine.worker_child_reaches(0, cur, mask, n, col, target)
+                engine.finish_workers(1)
+                largest = max(largest, engine.nodes)
+                assert reaches == (score >= target), (moves, col + 1, score, target)
+    assert largest > 150_000

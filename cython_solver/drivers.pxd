@@ -1,0 +1,11 @@
+# cython: language_level=3
+"""C-level declarations of the search drivers (implemented in drivers.pyx)."""
+
+from libc.stdint cimport uint64_t
+
+from cython_solver.search cimport Search
+
+
+cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil
+cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo, int hi) noexcept nogil
+cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noexcept nogil

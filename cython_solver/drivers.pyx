@@ -1,0 +1,102 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The drivers of the search: exact scores by null-window searches, column tests.
+
+``negamax`` (search.pyx) answers one window; these functions choose the
+windows: :func:`solve_between` narrows an exact score from both ends,
+:func:`score_at_most` tests one bound (the column tests of ``best``). A
+position one disc past the book starts from the lower bound its book parents
+give. Plain C, ``noexcept nogil``, like the search.
+"""
+
+from libc.stdint cimport uint64_t
+
+from cython_solver.bitboard cimport can_win_next
+from cython_solver.search cimport Search, book_lookup, known_score, negamax
+
+cdef enum:
+    WIDTH = 7
+    CELLS = 42
+    BOUND_OFFSET = 64
+    NOT_FOUND = 127
+
+cdef uint64_t HASH_NONE = <uint64_t>1 << 62      # negamax computes the hash itself
+
+
+cdef int book_lower_bound(Search *s, uint64_t cur, uint64_t mask) noexcept nogil:
+    """A lower bound for a position one disc past the book: every book position
+    Q that it follows (remove a top disc of the player who just moved) scores at
+    least minus this position's score, so it scores at least -score(Q)."""
+    cdef uint64_t opp = cur ^ mask, top, column
+    cdef int col, v, best = -BOUND_OFFSET
+    for col in range(WIDTH):
+        column = (mask >> (7 * col)) & 0x3F
+        if not column:
+            continue
+        top = ((column + 1) >> 1) << (7 * col)   # the column's top disc
+        if not opp & top:
+            continue
+        v = book_lookup(&s.book, opp ^ top, mask ^ top)
+        if v != NOT_FOUND and -v > best:
+            best = -v
+    return best
+
+
+cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil:
+    """Exact score of a playable position."""
+    return solve_between(s, cur, mask, n, -((CELLS - n) // 2), (CELLS + 1 - n) // 2)
+
+
+cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo,
+                       int hi) noexcept nogil:
+    """Exact score of a playable position known to lie in [lo, hi], by null-window
+    searches that start near the middle and probe towards quick results."""
+    cdef int med, r, known = 0
+    if can_win_next(cur, mask):
+        return (CELLS + 1 - n) // 2
+    r = known_score(s, cur, mask, n)
+    if r != NOT_FOUND:
+        return r
+    if s.use_book and n == s.book.ply + 1:
+        r = book_lower_bound(s, cur, mask)
+        if r > lo:
+            lo = r
+            known = 1
+    if lo < -((CELLS - n) // 2):
+        lo = -((CELLS - n) // 2)
+    if hi > (CELLS - 1 - n) // 2:               # no win with this very disc
+        hi = (CELLS - 1 - n) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if known:                                # the book's bound is often exact: try it
+            med = lo
+            known = 0
+        elif med <= 0 and lo // 2 < med:
+            med = lo // 2
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = negamax(s, cur, mask, n, med, med + 1, HASH_NONE)
+        if s.aborted:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noexcept nogil:
+    """1 when the exact score of a playable position is at most ``v``, else 0, by
+    one null-window search (far cheaper than the exact score when it is not)."""
+    cdef int r
+    if can_win_next(cur, mask):
+        return (CELLS + 1 - n) // 2 <= v
+    if v >= (CELLS - 1 - n) // 2:
+        return 1
+    if v < -((CELLS - n) // 2):
+        return 0
+    r = known_score(s, cur, mask, n)
+    if r != NOT_FOUND:
+        return r <= v
+    if s.use_book and n == s.book.ply + 1 and book_lower_bound(s, cur, mask) > v:
+        return 0
+    return negamax(s, cur, mask, n, v, v + 1, HASH_NONE) <= v
