@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import copy
 import json
 import os
 import statistics
@@ -141,12 +142,8 @@ def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict
                 k = camera_matrix(spec)
                 locator = BoardLocator(intrinsics=Intrinsics(k),
                                        max_reprojection_px=reader.locator.max_reprojection_px)
-                used = BoardReader(reader.classifier, detector=reader.detector, locator=locator,
-                                   min_cell_confidence=reader.min_cell_confidence,
-                                   min_frontier_confidence=reader.min_frontier_confidence,
-                                   flip_votes=reader.flip_votes,
-                                   frontier_vote_confidence=reader.frontier_vote_confidence,
-                                   context_check=reader.context_check)
+                used = copy.copy(reader)  # the same reader, but fitting with solvePnP
+                used.locator = locator
             reading = used.read(render_frame(board, spec, seed=seed_base + index))
             right = list(reading.grid or ()) == board.grid_lines()
             exact += right

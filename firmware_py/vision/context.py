@@ -63,8 +63,6 @@ def ring_features(crops: np.ndarray) -> np.ndarray:
         crops = np.array([cv2.resize(crop, (FEATURE_SIDE, FEATURE_SIDE),
                                      interpolation=cv2.INTER_AREA) for crop in crops])
     count = len(crops)
-    if not count:
-        return np.zeros((0, 3 * len(RING_EDGES) + 3), np.float32)
     lab = cv2.cvtColor(crops.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)
     channels = lab.reshape(count, FEATURE_SIDE * FEATURE_SIDE, 3).transpose(0, 2, 1)
     rings = channels.reshape(count * 3, -1).astype(np.float32) @ _ring_weights()
@@ -100,9 +98,9 @@ def context_classes(crops: np.ndarray, probabilities: np.ndarray, *, query_below
     return found
 
 
-def apply_context(crops: np.ndarray, probabilities: np.ndarray, **bounds: float) -> np.ndarray:
+def apply_context(crops: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
     """``probabilities`` with each cell of :func:`context_classes` averaged with its class."""
-    changed = context_classes(crops, probabilities, **bounds)
+    changed = context_classes(crops, probabilities)
     result = np.array(probabilities, dtype=np.float64, copy=True)
     for cell, label in changed.items():
         result[cell] = (result[cell] + np.eye(result.shape[1])[label]) / 2.0
