@@ -8,4 +8,6 @@ from cython_solver.search cimport Search
 
 cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept nogil
 cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo, int hi) noexcept nogil
-cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noexcept nogil
+cdef int column_bound(Search *s, uint64_t cur, uint64_t mask, int n, uint64_t move,
+                      int score) noexcept nogil
+cdef int book_lower_bound(Search *s, uint64_t cur, uint64_t mask) noexcept nogil

@@ -3,7 +3,7 @@
 
 ``negamax`` (search.pyx) answers one window; these functions choose the
 windows: :func:`solve_between` narrows an exact score from both ends,
-:func:`score_at_most` tests one bound (the column tests of ``best``). A
+:func:`column_bound` tests one bound of a move (the column tests of ``best``). A
 position one disc past the book starts from the lower bound its book parents
 give. Plain C, ``noexcept nogil``, like the search.
 """
@@ -84,19 +84,25 @@ cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo,
     return lo
 
 
-cdef int score_at_most(Search *s, uint64_t cur, uint64_t mask, int n, int v) noexcept nogil:
-    """1 when the exact score of a playable position is at most ``v``, else 0, by
-    one null-window search (far cheaper than the exact score when it is not)."""
-    cdef int r
-    if can_win_next(cur, mask):
-        return (CELLS + 1 - n) // 2 <= v
-    if v >= (CELLS - 1 - n) // 2:
-        return 1
-    if v < -((CELLS - n) // 2):
-        return 0
-    r = known_score(s, cur, mask, n)
+cdef int column_bound(Search *s, uint64_t cur, uint64_t mask, int n, uint64_t move,
+                      int score) noexcept nogil:
+    """Whether playing ``move`` scores at least ``score``, as a fail-soft bound on
+    that move's score: a result ``b >= score`` means the move scores at least
+    ``b``, a result ``b < score`` that it scores at most ``b``. One null-window
+    search of the child (none when its score is known or bounded enough)."""
+    cdef uint64_t child_cur = cur ^ mask, child_mask = mask | move
+    cdef int child_n = n + 1, v = -score, r
+    if can_win_next(child_cur, child_mask):
+        return -((CELLS + 1 - child_n) // 2)
+    if v >= (CELLS - 1 - child_n) // 2:
+        return -((CELLS - 1 - child_n) // 2)
+    if v < -((CELLS - child_n) // 2):
+        return (CELLS - child_n) // 2
+    r = known_score(s, child_cur, child_mask, child_n)
     if r != NOT_FOUND:
-        return r <= v
-    if s.use_book and n == s.book.ply + 1 and book_lower_bound(s, cur, mask) > v:
-        return 0
-    return negamax(s, cur, mask, n, v, v + 1, HASH_NONE) <= v
+        return -r
+    if s.use_book and child_n == s.book.ply + 1:
+        r = book_lower_bound(s, child_cur, child_mask)
+        if r > v:
+            return -r
+    return -negamax(s, child_cur, child_mask, child_n, v, v + 1, HASH_NONE)

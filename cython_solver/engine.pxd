@@ -10,7 +10,7 @@ cdef class Engine:
     cdef Search s
     cdef Search workers[8]     # per-thread searches of analyze (MAX_THREADS)
     cdef int cancel_flag
-    cdef int helper_stop[8]    # per worker slot: stops a helper (see run_helper)
+    cdef int slot_stop[8]      # per worker slot: stops its search (see stop_slot)
     cdef uint64_t *table_memory
     cdef void *table_base
     cdef size_t table_total

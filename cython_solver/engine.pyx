@@ -9,7 +9,13 @@ GIL. See :mod:`cython_solver.solver` for the public API.
 from libc.stdint cimport int8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
-from cython_solver.drivers cimport score_at_most, solve_between, solve_position
+from cython_solver.bitboard cimport possible_moves, winning_cells
+from cython_solver.drivers cimport (
+    book_lower_bound,
+    column_bound,
+    solve_between,
+    solve_position,
+)
 from cython_solver.search cimport (
     BookView,
     Search,
@@ -25,6 +31,8 @@ cdef extern from "c4core.h":
     void *c4_table_alloc(size_t bytes, void **base, size_t *total) nogil
     void c4_table_free(void *base, size_t total) nogil
     void c4_store_flag(int *p, int v) nogil
+    int c4_load_flag(const int *p) nogil
+    int c4_popcount(unsigned long long x) nogil
 
 cdef enum:
     WIDTH = 7
@@ -58,7 +66,7 @@ cdef class Engine:
             raise MemoryError(f"cannot allocate a {tt_mb} MB transposition table")
         self.tt_mb = tt_mb
         self.cancel_flag = 0
-        memset(self.helper_stop, 0, sizeof(self.helper_stop))
+        memset(self.slot_stop, 0, sizeof(self.slot_stop))
         self.s.diversify_below = 0
         self.s.table = self.table_memory
         self.s.table_bits = bits
@@ -108,7 +116,12 @@ cdef class Engine:
         cdef int slot
         c4_store_flag(&self.cancel_flag, 1)
         for slot in range(MAX_THREADS):
-            c4_store_flag(&self.helper_stop[slot], 1)
+            c4_store_flag(&self.slot_stop[slot], 1)
+
+    @property
+    def cancel_requested(self) -> bool:
+        """Whether :meth:`cancel` was called since the last :meth:`start`."""
+        return c4_load_flag(&self.cancel_flag) != 0
 
     def start(self) -> None:
         """Begin a new public call: clear the node count and the cancel flag."""
@@ -230,6 +243,31 @@ cdef class Engine:
                 todo.append(col)
         return scores, todo
 
+    def move_order(self, uint64_t cur, uint64_t mask) -> list:
+        """The playable columns in the search's order: moves that do not lose at
+        once first, by the number of winning cells they create, ties centre
+        first; then the moves that lose at once."""
+        cdef uint64_t m, opp_wins = winning_cells(cur ^ mask, mask)
+        cdef uint64_t forced = opp_wins & possible_moves(mask)
+        cdef int col, i
+        ranked = []
+        for i in range(WIDTH):
+            col = centre_order(i)
+            m = column_move(mask, col)
+            if not m:
+                continue
+            loses = (forced and not m & forced) or (m << 1) & opp_wins
+            ranked.append((bool(loses), -c4_popcount(winning_cells(cur | m, mask)), i, col))
+        return [col for *_, col in sorted(ranked)]
+
+    def lower_bound(self, uint64_t cur, uint64_t mask, int n):
+        """The lower bound the book gives a position one disc past it, or ``None``."""
+        cdef int v
+        if not self.s.use_book or n != self.s.book.ply + 1:
+            return None
+        v = book_lower_bound(&self.s, cur, mask)
+        return None if v < -CELLS else v
+
     def analyze(self, uint64_t cur, uint64_t mask, int n) -> list:
         """Score of playing each column (``None`` for a full one), in this thread;
         stops early on abort."""
@@ -255,12 +293,12 @@ cdef class Engine:
 
     def prepare_workers(self, int count) -> None:
         """Give ``count`` worker slots a copy of this search (sharing the table,
-        the book and the cancel flag) with zero nodes."""
+        the book and the cancel flag) with zero nodes and no stop request."""
         cdef int slot
         if not 1 <= count <= MAX_THREADS:
             raise ValueError(f"1 to {MAX_THREADS} workers, got {count}")
         for slot in range(count):
-            c4_store_flag(&self.helper_stop[slot], 0)
+            c4_store_flag(&self.slot_stop[slot], 0)
             self.workers[slot] = self.s
             self.workers[slot].nodes = 0
             self.workers[slot].aborted = 0
@@ -275,61 +313,42 @@ cdef class Engine:
             r = -solve_position(&self.workers[slot], cur ^ mask, mask | m, n + 1)
         return None if self.workers[slot].aborted else r
 
-    def worker_child_reaches(self, int slot, uint64_t cur, uint64_t mask, int n, int col,
-                             int score):
-        """Whether playing ``col`` scores at least ``score`` for the side to move
-        (one null-window search on worker ``slot``, GIL released), or ``None``
-        when the search was cancelled."""
+    def worker_column_bound(self, int slot, uint64_t cur, uint64_t mask, int n, int col,
+                            int score, int rotate=0):
+        """Whether playing ``col`` scores at least ``score``, as a bound: a result
+        ``b >= score`` means the column scores at least ``b``, ``b < score`` at most
+        ``b``. Searched on worker ``slot`` with the GIL released; with ``rotate``
+        > 0 the moves are taken in another order (the first last) at nodes with
+        fewer than ``n + rotate`` discs, so that two threads on one test fill
+        the shared table differently. ``None`` when cancelled, or stopped by
+        :meth:`stop_slot` (call :meth:`arm_slot` before the search)."""
         cdef uint64_t m = column_move(mask, col)
         cdef int r
         _check_slot(slot)
         if not m:
             raise ValueError(f"column {col + 1} is full")
+        self.workers[slot].cancel = &self.slot_stop[slot]
+        self.workers[slot].diversify_below = n + rotate if rotate > 0 else 0
+        if c4_load_flag(&self.cancel_flag):
+            self.workers[slot].aborted = 1
+            return None
         with nogil:
-            r = score_at_most(&self.workers[slot], cur ^ mask, mask | m, n + 1, -score)
-        return None if self.workers[slot].aborted else bool(r)
+            r = column_bound(&self.workers[slot], cur, mask, n, m, score)
+        if not self.workers[slot].aborted:
+            return r
+        if not c4_load_flag(&self.cancel_flag):
+            self.workers[slot].aborted = 0      # stopped, not cancelled
+        return None
 
-    def worker_solve(self, int slot, uint64_t cur, uint64_t mask, int n):
-        """Exact score of a playable position on worker ``slot`` (GIL released),
-        or ``None`` when cancelled."""
-        cdef int r
+    def arm_slot(self, int slot) -> None:
+        """Clear the stop request of worker ``slot`` before a search on it."""
         _check_slot(slot)
-        with nogil:
-            r = solve_position(&self.workers[slot], cur, mask, n)
-        return None if self.workers[slot].aborted else r
+        c4_store_flag(&self.slot_stop[slot], 0)
 
-    def run_helper(self, int slot, uint64_t cur, uint64_t mask, int n, int depth,
-                   int col=-1, int score=0) -> None:
-        """Help another thread from worker ``slot`` (its moves rotated at nodes
-        with fewer than n + depth discs) until done or :meth:`stop_helper`: with
-        ``col`` -1 on the exact score of the position, else on the test of
-        :meth:`worker_child_reaches` for ``col`` and ``score``. Its only output
-        is the shared table."""
-        cdef uint64_t m = 0
+    def stop_slot(self, int slot) -> None:
+        """Stop the search on worker ``slot`` at its next poll (thread-safe)."""
         _check_slot(slot)
-        if col >= 0:
-            m = column_move(mask, col)
-            if not m:
-                raise ValueError(f"column {col + 1} is full")
-        self.workers[slot].cancel = &self.helper_stop[slot]
-        self.workers[slot].diversify_below = n + depth
-        with nogil:
-            if col < 0:
-                solve_position(&self.workers[slot], cur, mask, n)
-            else:
-                score_at_most(&self.workers[slot], cur ^ mask, mask | m, n + 1, -score)
-        self.workers[slot].aborted = 0          # a stopped helper is not a cancellation
-
-    def arm_helper(self, int slot) -> None:
-        """Clear the stop request of helper ``slot`` before it is started."""
-        _check_slot(slot)
-        c4_store_flag(&self.helper_stop[slot], 0)
-
-    def stop_helper(self, int slot) -> None:
-        """Stop the helper on ``slot`` at its next poll (thread-safe; also before
-        it starts: it then returns at once)."""
-        _check_slot(slot)
-        c4_store_flag(&self.helper_stop[slot], 1)
+        c4_store_flag(&self.slot_stop[slot], 1)
 
     def finish_workers(self, int count) -> None:
         """Add the workers' nodes to this search and pass on a cancellation."""

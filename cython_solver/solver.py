@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import os
 import random
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from cython_solver.book import BookFile
 from cython_solver.engine import Engine
+from cython_solver.parallel import ColumnTests, each_column, root_split
 from cython_solver.positions import check_bitboards, parse_moves
 from firmware_py.board import Board
 from firmware_py.config import Config, SolverConfig, resolve_path
@@ -37,8 +35,6 @@ Position = str | Board | tuple[int, int]
 TIE_BREAKS = ("centre", "random")
 MAX_THREADS = 8
 PARALLEL_EMPTY = 12     # search columns with threads only when this many cells are empty
-HELPER_DEPTH = 4        # the helper rotates its moves in the first 4 plies
-T = TypeVar("T")
 
 
 def default_threads() -> int:
@@ -168,7 +164,7 @@ class Solver:
         try:
             if self._threads_for(n) > 1:
                 scores, todo = self._engine.plan(cur, mask, n)
-                found = _each_column(self._engine, todo, self.threads,
+                found = each_column(self._engine, todo, self.threads,
                                      lambda slot, col: self._engine.worker_child_score(
                                          slot, cur, mask, n, col))
                 for col, score in zip(todo, found, strict=False):
@@ -218,81 +214,18 @@ class Solver:
             wins = [col for col, score in enumerate(known) if score is not None]
             if wins:                    # an immediate win is the only way to the top score
                 top, optimal = known[wins[0]], wins
+            elif self._threads_for(n) > 1:
+                top, optimal = root_split(engine, cur, mask, n, todo, self.threads) or (0, [])
             else:
-                top = self._solve_helped(cur, mask, n)
-                reaches = [] if engine.aborted else self._test_columns(cur, mask, n, todo, top)
-                optimal = [col for col, ok in zip(todo, reaches, strict=False) if ok]
+                top = engine.solve(cur, mask, n)
+                bounds = {} if engine.aborted else ColumnTests(
+                    engine, (cur, mask, n), [(col, top) for col in todo], 1).run()
+                optimal = [col for (col, _), bound in bounds.items()
+                           if bound is not None and bound >= top]
         finally:
             self._nodes = engine.nodes
         self._raise_if_cancelled(position)
         return top, tuple(sorted(col + 1 for col in optimal))
-
-    def _test_columns(self, cur: int, mask: int, n: int, todo: list[int],
-                      top: int) -> list[bool | None]:
-        """Whether each column of ``todo`` reaches ``top``, the columns spread
-        over the threads; a thread that finds no column left helps one still
-        being tested (lazy SMP, from a slot of its own) until that test ends.
-        ``None`` for a column whose test was cancelled or never ran."""
-        engine = self._engine
-        count = min(self._threads_for(n), len(todo))
-        results: list[bool | None] = [None] * len(todo)
-        if count == 0:
-            return results
-        engine.prepare_workers(2 * count)       # slots count.. are the helpers
-        queue = list(range(len(todo)))
-        running: set[int] = set()
-        helped: dict[int, int] = {}            # column index -> its helper's slot
-        lock = threading.Lock()
-
-        def work(slot: int) -> None:
-            while True:
-                with lock:
-                    index = queue.pop(0) if queue else None
-                    if index is not None:
-                        running.add(index)
-                    else:
-                        alone = [i for i in sorted(running) if i not in helped]
-                        if not alone:
-                            return
-                        target = alone[0]
-                        helped[target] = count + slot
-                        engine.arm_helper(count + slot)
-                if index is None:
-                    engine.run_helper(count + slot, cur, mask, n, HELPER_DEPTH,
-                                      todo[target], top)
-                    continue
-                results[index] = engine.worker_child_reaches(slot, cur, mask, n,
-                                                             todo[index], top)
-                with lock:
-                    running.discard(index)
-                    if index in helped:
-                        engine.stop_helper(helped.pop(index))
-                if results[index] is None:          # cancelled
-                    return
-
-        _on_threads(engine, count, 2 * count, work)
-        return results
-
-    def _solve_helped(self, cur: int, mask: int, n: int) -> int:
-        """The exact score, searched by this thread while a helper thread searches
-        the same position with its moves in another order (lazy SMP: the two
-        share the table, and the helper's results cut this thread's search;
-        1.2-1.6x faster on the slowest positions here). One thread when threads
-        or the position are small. Cancelled: 0, with ``engine.aborted`` set."""
-        engine = self._engine
-        if self._threads_for(n) < 2:
-            return engine.solve(cur, mask, n)
-        engine.prepare_workers(2)
-        helper = threading.Thread(target=engine.run_helper, daemon=True,
-                                  args=(1, cur, mask, n, HELPER_DEPTH))
-        helper.start()
-        try:
-            score = engine.worker_solve(0, cur, mask, n)
-        finally:
-            engine.stop_helper(1)
-            helper.join()
-            engine.finish_workers(2)
-        return 0 if score is None else score
 
     def _threads_for(self, n: int) -> int:
         """Threads worth starting for the columns of a position with ``n`` discs."""
@@ -302,49 +235,6 @@ class Solver:
         if self._engine.aborted:
             raise SolveCancelled(f"search of {describe(position)} cancelled after "
                                  f"{self._nodes} nodes")
-
-
-def _each_column(engine: Engine, todo: list[int], threads: int,
-                 job: Callable[[int, int], T | None]) -> list[T | None]:
-    """``job(slot, col)`` for each column of ``todo``, by ``threads`` threads (this
-    one included), each on its own engine worker slot; the workers share the
-    table, the book and the cancel flag. A job returns ``None`` when cancelled,
-    and the columns after it are then left ``None``."""
-    results: list[T | None] = [None] * len(todo)
-    count = min(threads, len(todo))
-    if count == 0:
-        return results
-    engine.prepare_workers(count)
-    queue = iter(range(len(todo)))
-    lock = threading.Lock()
-
-    def work(slot: int) -> None:
-        while True:
-            with lock:
-                index = next(queue, None)
-            if index is None:
-                return
-            results[index] = job(slot, todo[index])
-            if results[index] is None:      # cancelled
-                return
-
-    _on_threads(engine, count, count, work)
-    return results
-
-
-def _on_threads(engine: Engine, count: int, slots: int, work: Callable[[int], None]) -> None:
-    """``work(slot)`` for slots 0 .. count - 1, slot 0 in this thread; then the
-    first ``slots`` worker slots' nodes and cancellation go back to ``engine``."""
-    threads = [threading.Thread(target=work, args=(slot,), daemon=True)
-               for slot in range(1, count)]
-    for thread in threads:
-        thread.start()
-    try:
-        work(0)
-    finally:
-        for thread in threads:
-            thread.join()
-        engine.finish_workers(slots)
 
 
 def bitboards(position: Position) -> tuple[int, int, int]:
