@@ -212,27 +212,33 @@ class Solver:
         try:
             known, todo = engine.plan(cur, mask, n)
             wins = [col for col, score in enumerate(known) if score is not None]
+            cancelled = False
             if wins:                    # an immediate win is the only way to the top score
                 top, optimal = known[wins[0]], wins
             elif self._threads_for(n) > 1:
-                top, optimal = root_split(engine, cur, mask, n, todo, self.threads) or (0, [])
+                found = root_split(engine, cur, mask, n, todo, self.threads)
+                cancelled = found is None
+                top, optimal = found or (0, [])
             else:
                 top = engine.solve(cur, mask, n)
                 bounds = {} if engine.aborted else ColumnTests(
                     engine, (cur, mask, n), [(col, top) for col in todo], 1).run()
+                cancelled = None in bounds.values()
                 optimal = [col for (col, _), bound in bounds.items()
                            if bound is not None and bound >= top]
         finally:
             self._nodes = engine.nodes
-        self._raise_if_cancelled(position)
+        self._raise_if_cancelled(position, cancelled)
         return top, tuple(sorted(col + 1 for col in optimal))
 
     def _threads_for(self, n: int) -> int:
         """Threads worth starting for the columns of a position with ``n`` discs."""
         return self.threads if 42 - n >= PARALLEL_EMPTY else 1
 
-    def _raise_if_cancelled(self, position: Position) -> None:
-        if self._engine.aborted:
+    def _raise_if_cancelled(self, position: Position, cancelled: bool = False) -> None:
+        """Raise SolveCancelled when the search was cancelled (``cancelled``: the
+        caller saw it stop short even though no search node noticed)."""
+        if cancelled or self._engine.aborted:
             raise SolveCancelled(f"search of {describe(position)} cancelled after "
                                  f"{self._nodes} nodes")
 

@@ -12,6 +12,7 @@ from cython_solver.engine import Engine
 
 from cython_solver import Solver, bitboards
 from cython_solver.parallel import ColumnTests, root_split
+from firmware_py.exc import SolveCancelled
 
 from .conftest import read_set, sample
 
@@ -109,3 +110,23 @@ def test_column_bound_rejects_a_full_column() -> None:
     engine.prepare_workers(1)
     with pytest.raises(ValueError, match="column 4 is full"):
         engine.worker_column_bound(0, cur, mask, n, 3, 0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_cancel_between_searches_cancels_best(book_path, monkeypatch, threads: int) -> None:
+    # The cancel arrives while no search runs, just before a round of column
+    # tests: best must raise instead of answering from tests that never ran.
+    solver = Solver(tt_mb=16, book=book_path, threads=threads)
+    moves = "2147756677465"
+    original = ColumnTests.run
+
+    def cancel_then_run(self: ColumnTests):
+        solver.cancel()
+        return original(self)
+
+    monkeypatch.setattr(ColumnTests, "run", cancel_then_run)
+    with pytest.raises(SolveCancelled):
+        solver.best(moves)
+    monkeypatch.undo()
+    solver.reset()
+    assert solver.best(moves).score == 1        # its score in begin-hard; works on
