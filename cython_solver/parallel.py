@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from cython_solver.engine import Engine
 
-HELPER_DEPTH = 4        # a joining thread rotates its moves in the first 4 plies
+HELPER_DEPTH = 6        # a joining thread rotates its moves down to n + 6 discs (5 plies)
 UNBOUNDED = 64          # beyond every score
 T = TypeVar("T")
 
