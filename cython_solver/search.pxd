@@ -28,7 +28,7 @@ cdef struct Search:
     const int *cancel          # set from another thread to stop the search
     int aborted
     int use_book
-    int diversify_below        # a helper thread rotates its move order at nodes with fewer discs
+    int diversify_below        # a racing thread rotates its move order at nodes with fewer discs
     BookView book
 
 

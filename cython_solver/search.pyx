@@ -360,8 +360,8 @@ cdef int negamax(Search *s, uint64_t cur, uint64_t mask, int n, int alpha, int b
             cnt += 1
 
     if n < s.diversify_below and cnt > 1:
-        # a helper searching the same position as the main thread: take the
-        # moves in another order, so the two fill the shared table differently
+        # a second thread racing on the same test as another: take the
+        # moves in another order, so the two search (and fill the table) differently
         m, col, score = order_moves[0], order_cols[0], order_scores[0]
         for i in range(cnt - 1):
             order_moves[i] = order_moves[i + 1]
