@@ -10,4 +10,6 @@ cdef int solve_position(Search *s, uint64_t cur, uint64_t mask, int n) noexcept 
 cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo, int hi) noexcept nogil
 cdef int column_bound(Search *s, uint64_t cur, uint64_t mask, int n, uint64_t move,
                       int score) noexcept nogil
-cdef int book_lower_bound(Search *s, uint64_t cur, uint64_t mask) noexcept nogil
+cdef int narrow_range(Search *s, uint64_t cur, uint64_t mask, int n, int *lo,
+                      int *hi) noexcept nogil
+cdef int next_window(int lo, int hi, bint bound_first) noexcept nogil

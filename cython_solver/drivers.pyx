@@ -50,30 +50,13 @@ cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo,
                        int hi) noexcept nogil:
     """Exact score of a playable position known to lie in [lo, hi], by null-window
     searches that start near the middle and probe towards quick results."""
-    cdef int med, r, known = 0
+    cdef int med, r, bound_first
     if can_win_next(cur, mask):
         return (CELLS + 1 - n) // 2
-    r = known_score(s, cur, mask, n)
-    if r != NOT_FOUND:
-        return r
-    if s.use_book and n == s.book.ply + 1:
-        r = book_lower_bound(s, cur, mask)
-        if r > lo:
-            lo = r
-            known = 1
-    if lo < -((CELLS - n) // 2):
-        lo = -((CELLS - n) // 2)
-    if hi > (CELLS - 1 - n) // 2:               # no win with this very disc
-        hi = (CELLS - 1 - n) // 2
+    bound_first = narrow_range(s, cur, mask, n, &lo, &hi)
     while lo < hi:
-        med = lo + (hi - lo) // 2
-        if known:                                # the book's bound is often exact: try it
-            med = lo
-            known = 0
-        elif med <= 0 and lo // 2 < med:
-            med = lo // 2
-        elif med >= 0 and hi // 2 > med:
-            med = hi // 2
+        med = next_window(lo, hi, bound_first)
+        bound_first = 0
         r = negamax(s, cur, mask, n, med, med + 1, HASH_NONE)
         if s.aborted:
             return 0
@@ -82,6 +65,44 @@ cdef int solve_between(Search *s, uint64_t cur, uint64_t mask, int n, int lo,
         else:
             lo = r
     return lo
+
+
+cdef int narrow_range(Search *s, uint64_t cur, uint64_t mask, int n, int *lo,
+                      int *hi) noexcept nogil:
+    """Narrow ``[lo, hi]`` for a playable position without an immediate win by
+    what is known without search: the score range, the book's score, or for a
+    position one disc past the book its lower bound. Returns 1 when ``lo`` is
+    that bound (often exact: worth testing first)."""
+    cdef int r = known_score(s, cur, mask, n), bound_first = 0
+    if r != NOT_FOUND:
+        lo[0] = r
+        hi[0] = r
+        return 0
+    if s.use_book and n == s.book.ply + 1:
+        r = book_lower_bound(s, cur, mask)
+        if r > lo[0]:
+            lo[0] = r
+            bound_first = 1
+    if lo[0] < -((CELLS - n) // 2):
+        lo[0] = -((CELLS - n) // 2)
+    if hi[0] > (CELLS - 1 - n) // 2:            # no win with this very disc
+        hi[0] = (CELLS - 1 - n) // 2
+    return bound_first
+
+
+cdef int next_window(int lo, int hi, bint bound_first) noexcept nogil:
+    """``med`` of the next null window ``(med, med + 1)`` on a score in [lo, hi],
+    lo < hi: the lower bound when it is the book's, else near the middle,
+    moved towards the nearer end of the range (quick wins and losses are
+    cheap to prove)."""
+    cdef int med = lo + (hi - lo) // 2
+    if bound_first:
+        return lo
+    if med <= 0 and lo // 2 < med:
+        return lo // 2
+    if med >= 0 and hi // 2 > med:
+        return hi // 2
+    return med
 
 
 cdef int column_bound(Search *s, uint64_t cur, uint64_t mask, int n, uint64_t move,

@@ -11,8 +11,9 @@ from libc.string cimport memset
 
 from cython_solver.bitboard cimport possible_moves, winning_cells
 from cython_solver.drivers cimport (
-    book_lower_bound,
     column_bound,
+    narrow_range,
+    next_window,
     solve_between,
     solve_position,
 )
@@ -260,13 +261,21 @@ cdef class Engine:
             ranked.append((bool(loses), -c4_popcount(winning_cells(cur | m, mask)), i, col))
         return [col for *_, col in sorted(ranked)]
 
-    def lower_bound(self, uint64_t cur, uint64_t mask, int n):
-        """The lower bound the book gives a position one disc past it, or ``None``."""
-        cdef int v
-        if not self.s.use_book or n != self.s.book.ply + 1:
-            return None
-        v = book_lower_bound(&self.s, cur, mask)
-        return None if v < -CELLS else v
+    def score_range(self, uint64_t cur, uint64_t mask, int n) -> tuple:
+        """``(lo, hi, bound_first)``: the range of a playable position's score
+        (no immediate win) as far as it is known without search, and whether
+        ``lo`` is the book's bound for a position one disc past it."""
+        cdef int lo = -CELLS, hi = CELLS
+        cdef int bound_first = narrow_range(&self.s, cur, mask, n, &lo, &hi)
+        return lo, hi, bool(bound_first)
+
+    @staticmethod
+    def next_window(int lo, int hi, bint bound_first) -> int:
+        """``med`` of the null window ``(med, med + 1)`` the exact-score search
+        tries next on a score in [lo, hi] (lo < hi)."""
+        if lo >= hi:
+            raise ValueError(f"next_window needs lo < hi, got {lo}, {hi}")
+        return next_window(lo, hi, bound_first)
 
     def analyze(self, uint64_t cur, uint64_t mask, int n) -> list:
         """Score of playing each column (``None`` for a full one), in this thread;

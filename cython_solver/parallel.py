@@ -162,20 +162,6 @@ class ColumnTests:
                     self.engine.stop_slot(other)
 
 
-def _halfway(lo: int, hi: int, try_lo: bool) -> int:
-    """The next window ``(med, med + 1)`` of the score search, as the C driver
-    chooses it: the book's bound first, else near the middle, probing towards
-    quick results (C division: halves rounded towards zero)."""
-    med = lo + (hi - lo) // 2
-    if try_lo:
-        return lo
-    if med <= 0 and int(lo / 2) < med:
-        return int(lo / 2)
-    if med >= 0 and int(hi / 2) > med:
-        return int(hi / 2)
-    return med
-
-
 def root_split(engine: Engine, cur: int, mask: int, n: int, todo: list[int],
                threads: int) -> tuple[int, list[int]] | None:
     """The exact score and the optimal columns (0-based) of a playable position
@@ -189,17 +175,10 @@ def root_split(engine: Engine, cur: int, mask: int, n: int, todo: list[int],
     position = (cur, mask, n)
     col_lo = dict.fromkeys(todo, -UNBOUNDED)
     col_hi = dict.fromkeys(todo, UNBOUNDED)
-    lo, hi = -((42 - n) // 2), (41 - n) // 2
-    known = engine.book_value(cur, mask)
-    if known is not None:
-        lo = hi = known
-    bound = engine.lower_bound(cur, mask, n)
-    try_bound = bound is not None and bound > lo
-    if try_bound:
-        lo = bound
+    lo, hi, try_bound = engine.score_range(cur, mask, n)
     order = [col for col in engine.move_order(cur, mask) if col in col_lo]
     while True:
-        reach = _halfway(lo, hi, try_bound) + 1 if lo < hi else None
+        reach = engine.next_window(lo, hi, try_bound) + 1 if lo < hi else None
         try_bound = False
         order.sort(key=lambda col: -col_lo[col])     # a column that reached before first
         jobs = [(col, reach) for col in order if reach is not None and col_hi[col] >= reach]

@@ -77,8 +77,13 @@ def frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray, np.
     crops = cut_crops(frame, fit, step=2 if rng.random() < HALF_RESOLUTION_SHARE else 1)
     if no_board:
         return crops, np.tile(UNIFORM, (len(crops), 1))
+    return crops, grid_targets(grid)
+
+
+def grid_targets(grid: list[str]) -> np.ndarray:
+    """One-hot targets (42, 3) of a grid's cells, row by row."""
     labels = [CLASSES.index(ch) for line in grid for ch in line]
-    return crops, np.eye(len(CLASSES), dtype=np.float32)[labels]
+    return np.eye(len(CLASSES), dtype=np.float32)[labels]
 
 
 def cut_crops(frame: np.ndarray, fit: BoardFit, step: int) -> np.ndarray:
@@ -116,8 +121,7 @@ def hand_frame_crops(seed: int, jitter_amount: float = 0.15) -> tuple[np.ndarray
     rows, cols = np.mgrid[0:64, 0:64]
     hole = np.hypot(rows - 31.5, cols - 31.5) < 26
     hidden = changed[:, hole].mean(axis=1) >= COVERED_SHARE
-    labels = [CLASSES.index(ch) for line in grid for ch in line]
-    targets = np.eye(len(CLASSES), dtype=np.float32)[labels]
+    targets = grid_targets(grid)
     targets[hidden] = UNIFORM
     return covered, targets
 

@@ -150,7 +150,7 @@ class MarkerDetector:
         found: list[Marker] = []
         rejected: list[np.ndarray] = []
         for detector in self._passes:
-            decoded, contours = _run_with_rejected(detector, grey)
+            decoded, contours = _run(detector, grey)
             found.extend(decoded)
             rejected.extend(contours)
             if len(select_markers(found)) == len(MARKER_IDS):
@@ -235,7 +235,7 @@ class MarkerDetector:
         expected = abs(cv2.contourArea(quad.astype(np.float32)))
         for scale, interpolation, detector in self._recovery:
             big = cv2.resize(region, None, fx=scale, fy=scale, interpolation=interpolation)
-            for marker in _run(detector, big):
+            for marker in _run(detector, big)[0]:
                 if marker.marker_id != marker_id:
                     continue
                 corners = (marker.corners + 0.5) / scale - 0.5 + low
@@ -245,11 +245,7 @@ class MarkerDetector:
         return None
 
 
-def _run(detector: cv2.aruco.ArucoDetector, grey: np.ndarray) -> list[Marker]:
-    return _run_with_rejected(detector, grey)[0]
-
-
-def _run_with_rejected(detector: cv2.aruco.ArucoDetector,
+def _run(detector: cv2.aruco.ArucoDetector,
                        grey: np.ndarray) -> tuple[list[Marker], list[np.ndarray]]:
     """Decoded markers, and the square contours (4, 2) the decoder could not read."""
     corners, ids, rejected = detector.detectMarkers(grey)

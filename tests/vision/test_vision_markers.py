@@ -103,4 +103,4 @@ def test_a_missed_marker_is_recovered_near_its_predicted_place() -> None:
 
 def _run_pass(detector: cv2.aruco.ArucoDetector, grey: np.ndarray) -> list[Marker]:
     from firmware_py.vision.markers import _run
-    return _run(detector, grey)
+    return _run(detector, grey)[0]

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from firmware_py.vision.geometry import apply_homography, marker_corners
-from firmware_py.vision.markers import Marker, MarkerDetector, _run_with_rejected, refine_corners
+from firmware_py.vision.markers import Marker, MarkerDetector, _run, refine_corners
 from firmware_py.vision.render import Hand, RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.tag_match import (
     identify_tag,
@@ -158,7 +158,7 @@ def test_markers_the_decoder_rejects_are_identified_by_their_pattern() -> None:
     detector = MarkerDetector()
     decoded, rejected = set(), []
     for detector_pass in detector._passes:
-        markers, contours = _run_with_rejected(detector_pass, grey)
+        markers, contours = _run(detector_pass, grey)
         decoded |= {marker.marker_id for marker in markers}
         rejected += contours
     assert decoded == {3}
