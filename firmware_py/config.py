@@ -14,6 +14,7 @@ folder that holds ``setup.sh``), see :func:`resolve_path`.
 from __future__ import annotations
 
 import difflib
+import logging
 import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -88,9 +89,7 @@ class VisionConfig:
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
     min_cell_confidence: float = _opt(0.6, lo=0.0, hi=1.0)
     min_frontier_confidence: float = _opt(0.85, lo=0.0, hi=1.0)
-    flip_votes: bool = _opt(True)
-    frontier_vote_confidence: float = _opt(0.95, lo=0.0, hi=1.0)
-    context_check: bool = _opt(True)
+    remember_empty_board: bool = _opt(True)
     confidence_gate: float = _opt(0.6, lo=0.0, hi=1.0)
     vote_window: int = _opt(5, lo=1, hi=30)
     vote_agree: int = _opt(4, lo=1, hi=30)
@@ -178,11 +177,20 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
     return config
 
 
+# Keys of earlier versions that no longer do anything: accepted (a kept
+# /etc/c4pi/config.toml still loads after an upgrade) and reported once.
+RETIRED_KEYS = {"vision": ("flip_votes", "frontier_vote_confidence", "context_check")}
+
+
 def _parse_section(cls: type, name: str, values: dict[str, Any], source: str) -> Any:
     known = {f.name: f for f in fields(cls)}
     hints = get_type_hints(cls)
     kwargs = {}
     for key, value in values.items():
+        if key in RETIRED_KEYS.get(name, ()):
+            logging.getLogger(__name__).warning("%s: [%s] %s is no longer used; remove it",
+                                                source, name, key)
+            continue
         if key not in known:
             raise ConfigError(source, f"[{name}] {key}", "unknown key" + _hint(key, known))
         kwargs[key] = _check_value(f"[{name}] {key}", value, hints[key], known[key].metadata,

@@ -1,31 +1,33 @@
 #!/usr/bin/env python3
-"""Train the cell classifier (firmware_py/vision/cells.tflite) on rendered frames.
+"""Train the cell classifier (firmware_py/vision/cells.tflite) on two generators' frames.
 
-Dev-only: needs TensorFlow, which must NOT go into the project's .venv (it pins
-its own numpy). Use a separate environment with the repository on the path::
+Dev-only: needs PyTorch to train and TensorFlow to export, neither of which
+goes into the project's .venv. One environment outside the repository::
 
-    python3 -m venv /work/tfenv
-    /work/tfenv/bin/pip install 'tensorflow-cpu>=2.15' opencv-python-headless
-    PYTHONPATH=. nice /work/tfenv/bin/python tools/train_cells.py \\
-        --frames 4000 --epochs 24 --workers 2 --out firmware_py/vision/cells.tflite
+    python3 -m venv ../trainenv
+    ../trainenv/bin/pip install torch==2.13.0 'tensorflow-cpu>=2.15' \\
+        opencv-python-headless ai-edge-litert
 
-The same network can be trained with PyTorch instead (much faster on a GPU or
-a many-core machine; TensorFlow is then needed only for the final export)::
+Make the data once (cached as .npz), train, export::
 
-    python3 tools/train_cells.py --backend torch --frames 4000 --epochs 24 \\
-        --workers 16 --weights-out cells_weights.npz
-    PYTHONPATH=. /work/tfenv/bin/python tools/train_cells.py \\
-        --export-from cells_weights.npz --out firmware_py/vision/cells.tflite
+    PYTHONPATH=. ../trainenv/bin/python tools/train_cells.py data --generator render \\
+        --frames 6000 --seed-base 1000000 --workers 2 -o render.npz
+    PYTHONPATH=. ../trainenv/bin/python tools/train_cells.py data --generator scene \\
+        --frames 3000 --seed-base 2000000 --workers 2 -o scene.npz
+    PYTHONPATH=. ../trainenv/bin/python tools/train_cells.py train render.npz scene.npz \\
+        --epochs 12 --workers 2 --weights-out cells_weights.npz
+    PYTHONPATH=. ../trainenv/bin/python tools/train_cells.py export cells_weights.npz \\
+        --out firmware_py/vision/cells.tflite
 
-The export rebuilds the Keras model, loads the weights, checks that it gives
-the trainer's logits on a stored batch, and converts it to a float32 .tflite
-with a fixed input [42, 64, 64, 3].
+The export rebuilds the network in Keras, loads the weights, checks that it
+gives the trainer's logits on a stored batch, and converts it to a float32
+.tflite with a fixed input [42, 32, 32, 3].
 
-Data and augmentation: see ``tools/cells_data.py``. Network: the HSV input
-scaled by 1/255, 2x2 average pooling (64 -> 32 px), four 3x3 convolutions
-(16, 24, 32, 48 channels; the first three with stride 2) each with batch
-normalisation and ReLU, global average pooling and a dense layer to the 3
-logits (empty, red, yellow): about 25 k parameters, ~100 KB as float32.
+Data and augmentation: ``tools/cells_data.py``. Network
+(``tools/train_cells_torch.py``): the HSV input scaled by 1/255, four 3x3
+convolutions (16, 32, 48, 64 channels; the first three with stride 2) each
+with batch normalisation and ReLU, global average pooling and a dense layer to
+the 3 logits (empty, red, yellow).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -42,19 +43,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-CHANNELS = (16, 24, 32, 48)
+CHANNELS = (16, 32, 48, 64)
 STRIDES = (2, 2, 2, 1)
 BN_EPSILON = 1e-3
-INPUT_SHAPE = (42, 64, 64, 3)
+INPUT_SHAPE = (42, 32, 32, 3)
 CLASS_COUNT = 3
 
 
 def build_keras(tf, batch: int | None):  # noqa: ANN001, ANN201 (TensorFlow is optional)
-    """The Keras network (layer names match the weight file of the exporter)."""
+    """The Keras network (layer names match the weight file of the trainer)."""
     layers = tf.keras.layers
     inputs = tf.keras.Input(shape=INPUT_SHAPE[1:], batch_size=batch)
     x = layers.Rescaling(1.0 / 255.0)(inputs)
-    x = layers.AveragePooling2D(2)(x)
     for index, (filters, stride) in enumerate(zip(CHANNELS, STRIDES, strict=True)):
         x = layers.Conv2D(filters, 3, strides=stride, padding="same", use_bias=False,
                           name=f"conv{index}")(x)
@@ -65,49 +65,6 @@ def build_keras(tf, batch: int | None):  # noqa: ANN001, ANN201 (TensorFlow is o
     return tf.keras.Model(inputs, outputs)
 
 
-def train_tf(args: argparse.Namespace) -> None:
-    import tensorflow as tf
-    from cells_data import augment, make_dataset, to_model_input
-
-    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
-    tf.keras.utils.set_random_seed(args.seed_base)
-    crops, targets = make_dataset(args.seed_base, args.frames, "train", args.workers)
-    val_crops, val_targets = make_dataset(args.seed_base + 500_000, args.eval_frames, "val",
-                                          args.workers)
-    val_x = to_model_input(val_crops)
-    model = build_keras(tf, None)
-    if args.init_from:
-        load_weights(model, np.load(args.init_from))
-        print(f"fine-tuning from {args.init_from}", flush=True)
-    print(f"model: {model.count_params()} parameters", flush=True)
-    steps = args.epochs * (len(crops) // args.batch)
-    schedule = tf.keras.optimizers.schedules.CosineDecay(args.lr, steps, alpha=0.02)
-    model.compile(optimizer=tf.keras.optimizers.Adam(schedule),
-                  loss=tf.keras.losses.CategoricalCrossentropy(from_logits=True,
-                                                               label_smoothing=0.02),
-                  metrics=["categorical_accuracy"])
-    rng = np.random.default_rng(args.seed_base + 1)
-
-    def batches():  # noqa: ANN202
-        order = rng.permutation(len(crops))
-        for start in range(0, len(order) - args.batch + 1, args.batch):
-            index = np.sort(order[start:start + args.batch])
-            yield augment(crops[index], targets[index], rng)
-
-    signature = (tf.TensorSpec((None,) + INPUT_SHAPE[1:], tf.float32),
-                 tf.TensorSpec((None, CLASS_COUNT), tf.float32))
-    dataset = tf.data.Dataset.from_generator(batches, output_signature=signature)
-    for epoch in range(args.epochs):
-        start = time.time()
-        history = model.fit(dataset.prefetch(4), epochs=1, verbose=0,
-                            validation_data=(val_x, val_targets), validation_batch_size=512)
-        logs = {k: round(float(v[-1]), 4) for k, v in history.history.items()}
-        print(f"epoch {epoch + 1}/{args.epochs} {time.time() - start:.0f} s {logs}", flush=True)
-    report(model.predict(val_x, batch_size=512, verbose=0), val_targets)
-    export_model(tf, model, Path(args.out))
-
-
 def report(logits: np.ndarray, targets: np.ndarray) -> None:
     """Print the accuracy on labelled validation cells and the worst error's confidence."""
     known = targets.max(axis=1) > 0.5
@@ -115,25 +72,13 @@ def report(logits: np.ndarray, targets: np.ndarray) -> None:
     probs /= probs.sum(axis=1, keepdims=True)
     correct = probs.argmax(axis=1) == targets.argmax(axis=1)
     wrong = probs[known][~correct[known]]
-    unknown = probs[~known].max(axis=1) if (~known).any() else np.zeros(1)
     print(f"validation cells: {int(known.sum())} labelled, accuracy "
           f"{correct[known].mean():.5f}, errors {len(wrong)}, max confidence of an error "
-          f"{wrong.max(axis=1).max(initial=0):.3f}; unlabelled (occluded / no board): "
-          f"{int((~known).sum())}, median confidence {np.median(unknown):.3f}", flush=True)
-
-
-def export_model(tf, model, out: Path) -> None:  # noqa: ANN001
-    """Convert a trained Keras model to the fixed-batch float32 .tflite."""
-    fixed = build_keras(tf, INPUT_SHAPE[0])
-    fixed.set_weights(model.get_weights())
-    converter = tf.lite.TFLiteConverter.from_keras_model(fixed)
-    data = converter.convert()
-    out.write_bytes(data)
-    print(f"wrote {out} ({len(data)} bytes)", flush=True)
+          f"{wrong.max(axis=1).max(initial=0):.3f}", flush=True)
 
 
 def load_weights(model, weights) -> None:  # noqa: ANN001
-    """Set a Keras model's layers from a weight file (Keras layout, see the exporter)."""
+    """Set a Keras model's layers from a weight file (Keras layout)."""
     for index in range(len(CHANNELS)):
         model.get_layer(f"conv{index}").set_weights([weights[f"conv{index}/kernel"]])
         model.get_layer(f"bn{index}").set_weights(
@@ -141,70 +86,63 @@ def load_weights(model, weights) -> None:  # noqa: ANN001
     model.get_layer("dense").set_weights([weights["dense/kernel"], weights["dense/bias"]])
 
 
-def export_weights(paths: list[Path], out: Path) -> None:
-    """Load weight files (from the PyTorch trainer), check them, write the .tflite.
-
-    With several files (fine-tunes of the same start) their weights are averaged
-    first (a "model soup"); each file's own model is checked against its
-    trainer's logits before the average is taken.
-    """
+def export_weights(path: Path, out: Path) -> None:
+    """Load a weight file of the trainer, check it in Keras, write the .tflite."""
     import tensorflow as tf
 
     model = build_keras(tf, INPUT_SHAPE[0])
-    files = [np.load(path) for path in paths]
-    for path, weights in zip(paths, files, strict=True):
-        load_weights(model, weights)
-        logits = model(weights["check/x"], training=False).numpy()
-        difference = float(np.abs(logits - weights["check/logits"]).max())
-        print(f"{path}: Keras vs trainer logits on the check batch: max difference "
-              f"{difference:.2e}")
-        if difference > 1e-3:
-            raise SystemExit(f"{path}: the rebuilt model disagrees with the trainer "
-                             f"({difference:.3g}); not exporting")
-    if len(files) > 1:
-        names = [name for name in files[0].files if not name.startswith("check/")]
-        load_weights(model, {name: np.mean([f[name] for f in files], axis=0) for name in names})
-        print(f"averaged the weights of {len(files)} files")
-    export_model(tf, model, out)
+    weights = np.load(path)
+    load_weights(model, weights)
+    logits = model(weights["check/x"], training=False).numpy()
+    difference = float(np.abs(logits - weights["check/logits"]).max())
+    print(f"{path}: Keras vs trainer logits on the check batch: max difference {difference:.2e}")
+    if difference > 1e-3:
+        raise SystemExit(f"{path}: the rebuilt model disagrees with the trainer "
+                         f"({difference:.3g}); not exporting")
+    data = tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    out.write_bytes(data)
+    print(f"wrote {out} ({len(data)} bytes)", flush=True)
+
+
+def make_data(args: argparse.Namespace) -> None:
+    from cells_data import make_dataset
+
+    crops, targets = make_dataset(args.generator, args.seed_base, args.frames, args.workers)
+    np.savez_compressed(args.output, crops=crops, targets=targets)
+    print(f"wrote {args.output}: {len(crops)} cells", flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--backend", choices=("tf", "torch"), default="tf")
-    parser.add_argument("--frames", type=int, default=4000, help="training frames (x42 cells)")
-    parser.add_argument("--eval-frames", type=int, default=200, help="validation frames")
-    parser.add_argument("--epochs", type=int, default=24)
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--threads", type=int, default=2, help="TensorFlow threads")
-    parser.add_argument("--workers", type=int, default=1, help="processes rendering frames")
-    parser.add_argument("--seed-base", type=int, default=1_000_000)
-    parser.add_argument("--out", default=str(ROOT / "firmware_py" / "vision" / "cells.tflite"))
-    parser.add_argument("--weights-out", default="cells_weights.npz",
-                        help="weight file written by the torch backend")
-    parser.add_argument("--init-from", metavar="WEIGHTS",
-                        help="fine-tune: start from a weight file (.npz, TensorFlow backend) "
-                             "or a trained .tflite (torch backend)")
-    parser.add_argument("--mined", nargs="+", metavar="MINED.npz",
-                        help="torch backend: train on cells of tools/mine_cells.py instead "
-                             "of --frames rendered frames")
-    parser.add_argument("--hard-repeat", type=int, default=2,
-                        help="with --mined: how often each hard cell is in an epoch")
-    parser.add_argument("--export-from", metavar="WEIGHTS.npz", nargs="+",
-                        help="only convert a weight file to --out (needs TensorFlow); "
-                             "several files: their average")
+    commands = parser.add_subparsers(dest="command", required=True)
+    data = commands.add_parser("data", help="render frames of one generator into cells (.npz)")
+    data.add_argument("--generator", choices=("render", "scene"), required=True)
+    data.add_argument("--frames", type=int, default=1000)
+    data.add_argument("--seed-base", type=int, default=1_000_000)
+    data.add_argument("--workers", type=int, default=1)
+    data.add_argument("-o", "--output", required=True)
+    train = commands.add_parser("train", help="train on cell files (PyTorch)")
+    train.add_argument("data", nargs="+", help=".npz files of the data command")
+    train.add_argument("--validation-share", type=float, default=0.05)
+    train.add_argument("--epochs", type=int, default=12)
+    train.add_argument("--batch", type=int, default=256)
+    train.add_argument("--lr", type=float, default=3e-3)
+    train.add_argument("--workers", type=int, default=1)
+    train.add_argument("--seed", type=int, default=1)
+    train.add_argument("--weights-out", default="cells_weights.npz")
+    export = commands.add_parser("export", help="convert a weight file to .tflite (TensorFlow)")
+    export.add_argument("weights")
+    export.add_argument("--out", default=str(ROOT / "firmware_py" / "vision" / "cells.tflite"))
     args = parser.parse_args()
-    if args.mined and args.backend != "torch" and not args.export_from:
-        parser.error("--mined needs --backend torch")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if args.export_from:
-        export_weights([Path(path) for path in args.export_from], Path(args.out))
-    elif args.backend == "torch":
+    if args.command == "data":
+        make_data(args)
+    elif args.command == "train":
         from train_cells_torch import train_torch
 
         train_torch(args)
     else:
-        train_tf(args)
+        export_weights(Path(args.weights), Path(args.out))
     return 0
 
 

@@ -1,23 +1,19 @@
-"""Warp the grid top-down and cut the 42 cell crops the classifier reads.
+"""Warp the grid top-down and cut the 42 cell crops the readers see.
 
 The warp is the SPEC.md §5 plane (80 px per pitch) restricted to the grid:
 560 x 480 px, pixel (i, j) of the warp covering plane square [i + 80, i + 81) x
-[j + 40, j + 41).
-Each cell is 80 x 80 px; a 10% inset leaves a 64 x 64 crop centred on the hole.
+[j + 40, j + 41). Each cell is 80 x 80 px; a 10% inset leaves a 64 x 64 crop
+centred on the hole.
 
 The reader warps at half that resolution (``step=2``: 280 x 240 px, one
-pixel sampled at the centre of each 2 x 2 block of the plane, 32 x 32 crops)
-and repeats each pixel 2 x 2 to make the 64 x 64 model input
-(``to_model_input(..., upsample=2)``). The classifier's first operation is a
-2 x 2 average pool, so it sees the half-resolution crops exactly, and the
-warp and colour conversion cost a quarter: on the 500 held-out benchmark
-frames the accuracy was unchanged (see ``docs/vision.md``).
+pixel sampled at the centre of each 2 x 2 block of the plane), so its crops
+are 32 x 32 (:data:`CROP_SIDE` of the classifier).
 
-Model input: the crops in HSV as OpenCV computes it for 8-bit images (H 0-179,
-S and V 0-255) with the hue rotated by 90 (H' = (H + 90) mod 180), so that red,
-which straddles H = 0, becomes one contiguous range around 90 (yellow ~ 118,
-the usual blue board ~ 30); the discontinuity moves to cyan, which neither
-discs nor usual boards have. Float32, shape (42, 64, 64, 3), top row first,
+Model input: the colour-normalised crops in HSV as OpenCV computes it for
+8-bit images (H 0-179, S and V 0-255) with the hue rotated by 90
+(H' = (H + 90) mod 180), so that red, which straddles H = 0, becomes one
+contiguous range around 90 (yellow ~ 118, the usual blue board ~ 30); the
+discontinuity moves to cyan. Float32, shape (42, 32, 32, 3), top row first,
 left to right.
 """
 
@@ -33,6 +29,7 @@ from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import (
     CELL_PX,
     CROP_PX,
+    CROP_SIDE,
     GRID_ORIGIN,
     GRID_SIZE,
     INSET_PX,
@@ -105,23 +102,16 @@ def _hue_lut() -> np.ndarray:
     return lut.reshape(1, 256, 3)
 
 
-def to_model_input(crops: np.ndarray, *, upsample: int = 1) -> np.ndarray:
-    """BGR crops uint8 to the classifier's float32 HSV input (N, 64, 64, 3).
-
-    ``upsample`` 1 takes (N, 64, 64, 3) crops; 2 takes half-resolution
-    (N, 32, 32, 3) crops and repeats each pixel 2 x 2 (after the colour
-    conversion, so the result is exact).
-    """
-    side = CROP_PX // upsample if upsample in (1, 2) else 0
+def to_model_input(crops: np.ndarray) -> np.ndarray:
+    """BGR crops (N, 32, 32, 3) uint8 to the classifier's float32 HSV input (same shape)."""
+    side = CROP_SIDE
     if crops.ndim != 4 or crops.shape[1:] != (side, side, 3) or crops.dtype != np.uint8:
-        raise ValueError(f"expected (N, {side}, {side}, 3) uint8 crops for upsample "
-                         f"{upsample}, got {crops.shape} {crops.dtype}")
+        raise ValueError(f"expected (N, {side}, {side}, 3) uint8 crops, got {crops.shape} "
+                         f"{crops.dtype}")
     count = crops.shape[0]
     tall = crops.reshape(count * side, side, 3)
     hsv = cv2.LUT(cv2.cvtColor(tall, cv2.COLOR_BGR2HSV), _hue_lut())
-    if upsample != 1:
-        hsv = cv2.resize(hsv, (CROP_PX, count * CROP_PX), interpolation=cv2.INTER_NEAREST)
-    return hsv.reshape(count, CROP_PX, CROP_PX, 3).astype(np.float32)
+    return hsv.reshape(count, side, side, 3).astype(np.float32)
 
 
 def blur_measure(grid: np.ndarray) -> float:

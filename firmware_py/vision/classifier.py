@@ -1,6 +1,6 @@
 """The cell classifier: a small CNN in TFLite giving empty/red/yellow logits.
 
-The model takes the 42 cell crops as one batch, float32 [42, 64, 64, 3] in the
+The model takes the 42 cell crops as one batch, float32 [42, 32, 32, 3] in the
 HSV encoding of :func:`firmware_py.vision.cells.to_model_input`, and returns
 float32 logits [42, 3] in the order of :data:`CLASSES`. It runs through
 ``ai_edge_litert`` (the maintained successor of tflite-runtime), or
@@ -18,10 +18,11 @@ import numpy as np
 
 from firmware_py.board import EMPTY, RED, YELLOW
 from firmware_py.exc import ModelError
+from firmware_py.vision.geometry import CROP_SIDE
 
 CLASSES = (EMPTY, RED, YELLOW)
 BATCH = 42
-INPUT_SHAPE = (BATCH, 64, 64, 3)
+INPUT_SHAPE = (BATCH, CROP_SIDE, CROP_SIDE, 3)
 BUNDLED_MODEL = Path(__file__).resolve().parent / "cells.tflite"
 RUNTIMES = ("ai_edge_litert.interpreter", "tflite_runtime.interpreter")
 
@@ -81,7 +82,7 @@ class TFLiteCellClassifier:
                              f"expected {(BATCH, len(CLASSES))}")
 
     def logits(self, batch: np.ndarray) -> np.ndarray:
-        """Logits (42, 3) for a float32 batch (42, 64, 64, 3)."""
+        """Logits (42, 3) for a float32 batch (42, 32, 32, 3)."""
         if batch.shape != INPUT_SHAPE:
             raise ValueError(f"expected a batch of shape {INPUT_SHAPE}, got {batch.shape}")
         self._interpreter.set_tensor(self._input["index"], np.asarray(batch, np.float32))

@@ -30,6 +30,7 @@ GRID_CORNERS = np.array([(80.0, 40.0), (640.0, 40.0), (640.0, 520.0), (80.0, 520
 CELL_PX = 80
 CROP_PX = 64
 INSET_PX = (CELL_PX - CROP_PX) // 2  # 8 px = 10% of a cell
+CROP_SIDE = CROP_PX // 2  # the reader's crops, cut from the half-resolution warp
 
 
 def cell_rect(column: int, row: int) -> tuple[float, float, float, float]:

@@ -18,16 +18,17 @@ Rules, in order; the first that applies decides:
 
 Before these rules, doubtful cells get a chance to be settled by the rules
 themselves (:func:`completions`): the cells below ``min_frontier_confidence``
-(at most :data:`MAX_DOUBTFUL`) are given every class, all three, and every
-resulting grid is checked for gravity, parity and plausible fours. When the
-other cells admit exactly one legal grid, that grid is the reading, provided
-the classifier gave each settled cell at least :data:`MIN_SETTLED_PROBABILITY`
-for its class (a settled cell that the classifier firmly contradicts means
-something else is wrong). This is exact, not a guess: if the confident cells
-are right, no other legal board can be on the table. When more than one legal
+and the cells two readers dispute (at most :data:`MAX_DOUBTFUL`) are given
+every class, all three, and every resulting grid is checked for gravity,
+parity and plausible fours. When the other cells admit exactly one legal
+grid, that grid is the reading, provided each settled cell's class is one a
+reader chose (``support`` at least :data:`MIN_SETTLED_PROBABILITY`). This is
+exact, not a guess: if the confident cells are right, no other legal board
+can be on the table (a red wall seen through a hole two or more above a
+column's top disc is empty, since a red disc there would float). When more than one legal
 grid remains, the reading is ``invalid`` even if the most probable grid would
 have passed rules 1-5 (two doubtful discs swapped in colour keep parity).
-``cell_confidence`` stays the classifier's own.
+A disputed cell left unsettled makes the reading ``invalid``.
 
 The board confidence is the minimum of the 42 cell confidences.
 """
@@ -48,7 +49,7 @@ from firmware_py.vision.reading import FINISHED, INVALID, OK
 
 MAX_LISTED = 4
 MAX_DOUBTFUL = 6  # more doubtful cells than this are not settled by the rules
-MIN_SETTLED_PROBABILITY = 0.05  # the classifier's least support for a settled cell's class
+MIN_SETTLED_PROBABILITY = 0.5  # a settled cell's class must be one reader's choice
 
 
 @dataclass(frozen=True)
@@ -167,16 +168,19 @@ def doubtful_cells(confidence: np.ndarray, min_cell_confidence: float,
 
 
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
-          min_frontier_confidence: float = 0.0,
-          also_doubtful: np.ndarray | None = None) -> GridVerdict:
+          min_frontier_confidence: float = 0.0, *, support: np.ndarray | None = None,
+          disputed: np.ndarray | None = None, dispute_reason: str = "") -> GridVerdict:
     """Apply the rules of the module docstring to probabilities (42, 3).
 
-    ``also_doubtful`` (cell indices) are settled by the rules like the cells
-    below ``min_frontier_confidence``, whatever their confidence.
+    ``disputed`` cells (where two readers disagree, ``dispute_reason`` says
+    how) are doubtful whatever their probabilities; a doubtful cell may be
+    settled to a class only when ``support`` (default: ``probabilities``)
+    gives that class at least :data:`MIN_SETTLED_PROBABILITY`.
     """
     probs = np.asarray(probabilities, np.float64)
     if probs.shape != (WIDTH * HEIGHT, len(CLASSES)):
         raise ValueError(f"expected probabilities of shape (42, 3), got {probs.shape}")
+    backing = probs if support is None else np.asarray(support, np.float64)
     confidence = probs.max(axis=1)
     labels = probs.argmax(axis=1)
     cells = tuple(float(c) for c in confidence)
@@ -187,23 +191,23 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
                 grid: tuple[str, ...] | None = None) -> GridVerdict:
         return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
-    doubtful = doubtful_cells(confidence, min_cell_confidence, min_frontier_confidence)
-    if also_doubtful is not None:
-        doubtful = np.union1d(doubtful, np.asarray(also_doubtful, np.int64))
+    disputed = np.zeros(0, np.int64) if disputed is None else np.asarray(disputed, np.int64)
+    doubtful = np.union1d(doubtful_cells(confidence, min_cell_confidence,
+                                         min_frontier_confidence), disputed)
     if 0 < doubtful.size <= MAX_DOUBTFUL:
         legal = completions(labels, doubtful)
+        why = dispute_reason or _uncertain(confidence, doubtful)
         if len(legal) > 1:
-            return verdict(INVALID, reason=_uncertain(confidence, doubtful)
-                           + " (more than one legal reading)")
+            return verdict(INVALID, reason=why + " (more than one legal reading)")
         if legal:
             settled, board = legal[0]
-            if probs[doubtful, settled[doubtful]].min() >= MIN_SETTLED_PROBABILITY:
+            if backing[doubtful, settled[doubtful]].min() >= MIN_SETTLED_PROBABILITY:
                 return _final(board, partial(verdict, grid=grid_from_labels(settled)))
-            return verdict(INVALID, reason=_uncertain(confidence, doubtful)
-                           + " (the only legal reading contradicts the classifier)")
+            return verdict(INVALID, reason=why + " (the only legal reading contradicts "
+                                                 "the readers)")
+    if disputed.size:
+        return verdict(INVALID, reason=dispute_reason or _uncertain(confidence, disputed))
     return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
-
-
 def _rules(verdict: Callable[..., GridVerdict], confidence: np.ndarray,
            min_cell_confidence: float, min_frontier_confidence: float) -> GridVerdict:
     """Rules 1-6 on the most probable grid."""

@@ -1,7 +1,17 @@
 """Read one camera frame into a :class:`~firmware_py.vision.reading.Reading`.
 
-Markers → plane fit (with checks) → top-down warp → 42 HSV crops → classifier
-→ softmax → gravity / parity / finished rules. See ``docs/vision.md``.
+One straight line of named stages (see ``docs/vision.md``):
+
+1. **markers** → **fit**: the four AprilTags give the board plane;
+2. **reference**: the markers' white and black (:mod:`.colour`);
+3. **warp**: the grid top-down at half resolution, **normalised** by the
+   reference, cut into 42 **crops**;
+4. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
+   colour reader (:mod:`.colour_reader`, with this installation's
+   :class:`~.empty_board.EmptyBoard`);
+5. **agree** (:mod:`.agree`): a cell is sure only when both readers are;
+6. **judge** (:mod:`.postprocess`): gravity, parity, fours → the status;
+7. **remember**: an ``ok`` reading teaches the empty board its empty cells.
 """
 
 from __future__ import annotations
@@ -13,13 +23,18 @@ import numpy as np
 
 from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.exc import VisionError
+from firmware_py.vision.agree import Agreement, agree
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
-from firmware_py.vision.context import apply_context
+from firmware_py.vision.colour import colour_reference
+from firmware_py.vision.colour_reader import ColourCellReader
+from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import MarkerDetector
-from firmware_py.vision.postprocess import doubtful_cells, frontier_cells, grid_from_labels, judge
-from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
+from firmware_py.vision.postprocess import judge
+from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
+
+REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 
 
 @dataclass(frozen=True)
@@ -28,8 +43,10 @@ class FrameAnalysis:
 
     reading: Reading
     fit: BoardFit
-    grid_image: np.ndarray | None = None
-    probabilities: np.ndarray | None = None
+    grid_image: np.ndarray | None = None  # normalised, half resolution
+    cnn: np.ndarray | None = None  # (42, 3) probabilities
+    colour: np.ndarray | None = None  # (42, 3) probabilities
+    agreement: Agreement | None = None
 
 
 def intrinsics_from_config(camera: CameraConfig | None,
@@ -47,38 +64,27 @@ def intrinsics_from_config(camera: CameraConfig | None,
 
 
 class BoardReader:
-    """Turns BGR frames into readings; holds one classifier (not thread-safe).
+    """Turns BGR frames into readings (not thread-safe: one TFLite interpreter).
 
-    ``warp_step`` 2 (default) warps the grid at half resolution (see
-    :mod:`firmware_py.vision.cells`); 1 warps it at the full 80 px per pitch.
-    With ``flip_votes`` (default), a frame with doubtful cells (below the
-    frontier confidence) is classified three more times, mirrored left-right,
-    upside down and both, and each doubtful cell takes the mean of its four
-    probability vectors (the model was trained with flips; a disc reads the
-    same either way, glare and shading do not). Confident cells keep theirs.
-    Frontier cells (a column's top disc and the empty cell above it, where a
-    misreading leaves a legal grid) are voted on below the stricter
-    ``frontier_vote_confidence`` (0.95): one view's 0.875 for "empty" on a
-    red disc seen against a red backdrop became 0.74 over four views.
-    With ``context_check`` (default), a doubtful cell that looks much more like
-    the frame's sure cells of another class takes that class, still doubtful
-    (:mod:`firmware_py.vision.context`).
+    ``empty_board`` (None: nothing remembered) is updated by every ``ok``
+    reading: an empty board is learnt whole, other readings refresh the cells
+    read empty with at least :data:`REMEMBER_CONFIDENCE`.
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
-                 locator: BoardLocator | None = None, min_cell_confidence: float = 0.6,
-                 min_frontier_confidence: float = 0.85, warp_step: int = 2,
-                 flip_votes: bool = True, frontier_vote_confidence: float = 0.95,
-                 context_check: bool = True) -> None:
+                 locator: BoardLocator | None = None,
+                 colour_reader: ColourCellReader | None = None,
+                 empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
+                 min_cell_confidence: float = 0.6,
+                 min_frontier_confidence: float = 0.85) -> None:
         self.classifier = classifier
-        self.warp_step = warp_step
-        self.flip_votes = flip_votes
-        self.context_check = context_check
-        self.detector = detector or MarkerDetector()
-        self.locator = locator or BoardLocator()
+        self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
+        self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
+        self.colour_reader = colour_reader or ColourCellReader()
+        self.empty_board = empty_board
+        self.marker_size_pitch = marker_size_pitch
         self.min_cell_confidence = min_cell_confidence
         self.min_frontier_confidence = min_frontier_confidence
-        self.frontier_vote_confidence = frontier_vote_confidence
 
     @classmethod
     def from_config(cls, vision: VisionConfig, camera: CameraConfig | None = None, *,
@@ -90,12 +96,10 @@ class BoardReader:
                                max_reprojection_px=vision.max_reprojection_px,
                                intrinsics=intrinsics_from_config(camera))
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
-                   detector=MarkerDetector(marker_size_pitch=vision.marker_size_pitch),
+                   empty_board=EmptyBoard() if vision.remember_empty_board else None,
+                   marker_size_pitch=vision.marker_size_pitch,
                    min_cell_confidence=vision.min_cell_confidence,
-                   min_frontier_confidence=vision.min_frontier_confidence,
-                   flip_votes=vision.flip_votes,
-                   frontier_vote_confidence=vision.frontier_vote_confidence,
-                   context_check=vision.context_check)
+                   min_frontier_confidence=vision.min_frontier_confidence)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""
@@ -104,57 +108,44 @@ class BoardReader:
     def analyse(self, frame: np.ndarray) -> FrameAnalysis:
         """Read one frame and keep the intermediate results."""
         _check_frame(frame)
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        markers = self.detector.detect(grey)
+        markers = self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
         if not fit.ok:
-            reading = Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
-                              reprojection_px=fit.reprojection_px)
-            return FrameAnalysis(reading, fit)
-        grid_image = warp_grid(frame, fit, step=self.warp_step)
+            return FrameAnalysis(Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
+                                         reprojection_px=fit.reprojection_px), fit)
+        reference = colour_reference(frame, fit, self.marker_size_pitch)
+        if reference is None:
+            return FrameAnalysis(Reading(INVALID, markers=fit.markers,
+                                         reason="the markers' white and black cannot be "
+                                                "told apart (too dark, or washed out)",
+                                         reprojection_px=fit.reprojection_px), fit)
+        grid_image = reference.normalise(warp_grid(frame, fit, step=2))
         crops = cell_crops(grid_image)
-        batch = to_model_input(crops, upsample=self.warp_step)
-        probabilities = softmax(self.classifier.logits(batch))
-        voted = (self._cells_to_vote(probabilities) if self.flip_votes
-                 else np.empty(0, np.int64))
-        if voted.size:
-            probabilities = self._vote_with_flips(batch, probabilities, voted)
-        if self.context_check:
-            probabilities = apply_context(crops, probabilities)
-        verdict = judge(probabilities, self.min_cell_confidence, self.min_frontier_confidence)
-        if verdict.status == INVALID and voted.size:
-            # the votes made a reading the rules reject: let the rules settle
-            # the voted cells instead, as they settle doubtful ones
-            settled = judge(probabilities, self.min_cell_confidence,
-                            self.min_frontier_confidence, also_doubtful=voted)
-            if settled.status != INVALID:
-                verdict = settled
+        features = cell_features(crops)
+        cnn = softmax(self.classifier.logits(to_model_input(crops)))
+        colour = self.colour_reader.probabilities(crops, self.empty_board, features)
+        agreement = agree(cnn, colour)
+        verdict = judge(agreement.consensus, self.min_cell_confidence,
+                        self.min_frontier_confidence, support=agreement.support,
+                        disputed=agreement.disputed, dispute_reason=agreement.reason)
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
                           confidence=verdict.confidence,
                           cell_confidence=verdict.cell_confidence, markers=fit.markers,
                           reason=verdict.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px)
-        return FrameAnalysis(reading, fit, grid_image, probabilities)
+        self._remember(reading, features)
+        return FrameAnalysis(reading, fit, grid_image, cnn, colour, agreement)
 
-    def _cells_to_vote(self, probabilities: np.ndarray) -> np.ndarray:
-        """Doubtful cells, and frontier cells below ``frontier_vote_confidence``."""
-        confidence = probabilities.max(axis=1)
-        doubtful = doubtful_cells(confidence, self.min_cell_confidence,
-                                  self.min_frontier_confidence)
-        frontier = np.array(frontier_cells(grid_from_labels(probabilities.argmax(axis=1))),
-                            np.int64)
-        shaky = frontier[confidence[frontier] < self.frontier_vote_confidence]
-        return np.union1d(doubtful, shaky)
+    def _remember(self, reading: Reading, features: np.ndarray) -> None:
+        if self.empty_board is None or reading.status != OK or reading.grid is None:
+            return
+        empty = np.array([cell == "." for line in reading.grid for cell in line])
+        if empty.all():
+            self.empty_board.learn(features)
+            return
+        sure = np.asarray(reading.cell_confidence) >= REMEMBER_CONFIDENCE
+        self.empty_board.refresh(features, empty & sure)
 
-    def _vote_with_flips(self, batch: np.ndarray, probabilities: np.ndarray,
-                         doubtful: np.ndarray) -> np.ndarray:
-        """The ``doubtful`` cells' probabilities averaged over the batch and its three flips."""
-        total = probabilities[doubtful]
-        for view in (batch[:, :, ::-1], batch[:, ::-1], batch[:, ::-1, ::-1]):
-            total = total + softmax(self.classifier.logits(np.ascontiguousarray(view)))[doubtful]
-        voted = probabilities.copy()
-        voted[doubtful] = total / 4.0
-        return voted
 
 def _check_frame(frame: np.ndarray) -> None:
     if not isinstance(frame, np.ndarray):

@@ -1,0 +1,61 @@
+"""Two cell readers that fail differently, and what they agree on.
+
+A reading may be trusted only where the CNN (shapes and textures, learnt)
+and the colour reader (hue thresholds on the normalised image, with the
+empty board of this installation) say the same. Per cell and class:
+
+* ``consensus`` = the smaller of the two readers' probabilities: a class is
+  as sure as its least sure reader. The reading's label of a cell is the
+  class with the highest consensus and its confidence that consensus, so a
+  cell is confident only when both readers are.
+* ``support`` = the larger of the two: whether at least one reader backs a
+  class. The rules may settle a doubtful cell to a class only with support
+  (:func:`firmware_py.vision.postprocess.judge`).
+* ``disputed`` = the cells whose two most probable classes differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from firmware_py.vision.classifier import CLASSES
+from firmware_py.vision.postprocess import cell_name
+
+READER_NAMES = ("CNN", "colour")
+MAX_LISTED = 3
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The two readers' probabilities (42, 3) combined (see the module docstring)."""
+
+    consensus: np.ndarray
+    support: np.ndarray
+    disputed: np.ndarray  # cell indices
+    reason: str  # "" when no cell is disputed
+
+
+def agree(cnn: np.ndarray, colour: np.ndarray) -> Agreement:
+    """Combine the CNN's and the colour reader's cell probabilities (42, 3) each."""
+    cnn, colour = np.asarray(cnn, np.float64), np.asarray(colour, np.float64)
+    if cnn.shape != colour.shape or cnn.ndim != 2 or cnn.shape[1] != len(CLASSES):
+        raise ValueError(f"expected two (N, {len(CLASSES)}) probability arrays, "
+                         f"got {cnn.shape} and {colour.shape}")
+    cnn_labels, colour_labels = cnn.argmax(axis=1), colour.argmax(axis=1)
+    disputed = np.flatnonzero(cnn_labels != colour_labels)
+    return Agreement(np.minimum(cnn, colour), np.maximum(cnn, colour), disputed,
+                     _dispute_reason(disputed, cnn_labels, colour_labels))
+
+
+def _dispute_reason(disputed: np.ndarray, cnn_labels: np.ndarray,
+                    colour_labels: np.ndarray) -> str:
+    if not disputed.size:
+        return ""
+    names = {".": "empty", "R": "red", "Y": "yellow"}
+    listed = ", ".join(
+        f"{cell_name(int(i))} ({READER_NAMES[0]} {names[CLASSES[cnn_labels[i]]]}, "
+        f"{READER_NAMES[1]} {names[CLASSES[colour_labels[i]]]})" for i in disputed[:MAX_LISTED])
+    more = f" and {disputed.size - MAX_LISTED} more" if disputed.size > MAX_LISTED else ""
+    return f"the readers disagree: {listed}{more}"

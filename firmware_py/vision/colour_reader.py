@@ -1,0 +1,111 @@
+"""The second opinion: a cell reader that looks at colour only, no learning.
+
+It works on the colour-normalised crops (:mod:`firmware_py.vision.colour`), so
+"red" and "yellow" mean the colours a person would name under neutral light.
+A disc fills its hole with one colour; what is seen through an empty hole
+(the room, the table, a spare disc lying behind the board) rarely fills it
+all. For each crop:
+
+1. every pixel is classed red-ish, yellow-ish or neither by hue, saturation
+   and value (:data:`RED_HUES`, :data:`YELLOW_HUES`, :data:`MIN_SATURATION`,
+   :data:`MIN_VALUE`, HSV in degrees and 0-1);
+2. the share of each colour inside a disc-sized circle (radius
+   :data:`PROBE_RADIUS`, 0.275 P) is taken at the centre and at the offsets
+   :data:`PROBE_OFFSETS` (a disc behind the face shifts at oblique views),
+   keeping the best-filled position;
+3. the shares become probabilities by soft thresholds: a colour filling at
+   least :data:`DISC_SHARE` of the probe is that disc, a share below
+   :data:`EMPTY_SHARE` for both colours is empty, and in between the reader
+   is unsure.
+
+With an :class:`~firmware_py.vision.empty_board.EmptyBoard` of this
+installation, a cell that still looks as it looked empty is read empty
+whatever its colour (a red wall seen through the hole).
+
+Its mistakes are not the CNN's: it knows nothing of shapes, textures or the
+renderer's style, and the CNN knows nothing of hue thresholds. The reader
+accepts a frame only where both agree (:mod:`firmware_py.vision.agree`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+
+from firmware_py.vision.empty_board import EmptyBoard, cell_features
+
+RED_HUES = ((0.0, 32.0), (330.0, 360.0))  # degrees; orange-red discs reach ~28
+YELLOW_HUES = ((36.0, 75.0),)
+MIN_SATURATION = 0.45
+MIN_VALUE = 0.22
+PROBE_RADIUS = 11.0  # px of the 32 px crop (0.275 P): inside a disc, wider than a glimpse
+PROBE_OFFSETS = (-3, 0, 3)  # px, each way in x and y
+DISC_SHARE = 0.8
+EMPTY_SHARE = 0.6
+SOFTNESS = 0.04
+
+
+def _in_ranges(hue: np.ndarray, ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
+    found = np.zeros(hue.shape, bool)
+    for low, high in ranges:
+        found |= (hue >= low) & (hue < high)
+    return found
+
+
+@functools.cache
+def _probe_kernel() -> np.ndarray:
+    side = int(2 * PROBE_RADIUS + 1)
+    yy, xx = np.mgrid[0:side, 0:side] - PROBE_RADIUS
+    disc = (np.hypot(yy, xx) <= PROBE_RADIUS).astype(np.float32)
+    return disc / disc.sum()
+
+
+def colour_shares(crops: np.ndarray) -> np.ndarray:
+    """(N, 2) best share of red and of yellow pixels in a disc-sized probe of each crop."""
+    count, side = crops.shape[0], crops.shape[1]
+    hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
+    hue = hsv[..., 0].astype(np.float32) * (360.0 / 256.0)
+    bright = (hsv[..., 1] >= MIN_SATURATION * 255) & (hsv[..., 2] >= MIN_VALUE * 255)
+    shares = np.empty((count, 2), np.float32)
+    centre = (side - 1) // 2
+    rows = np.array([centre + dy for dy in PROBE_OFFSETS])
+    cols = np.array([centre + dx for dx in PROBE_OFFSETS])
+    for index, ranges in enumerate((RED_HUES, YELLOW_HUES)):
+        mask = (bright & _in_ranges(hue, ranges)).astype(np.float32)
+        filled = cv2.filter2D(mask, -1, _probe_kernel(), borderType=cv2.BORDER_CONSTANT)
+        per_crop = filled.reshape(count, side, side)[:, rows][:, :, cols]
+        shares[:, index] = per_crop.reshape(count, -1).max(axis=1)
+    return shares
+
+
+def _soft(value: np.ndarray, edge: float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-(value - edge) / SOFTNESS))
+
+
+def shares_to_probabilities(shares: np.ndarray) -> np.ndarray:
+    """(N, 3) probabilities (empty, red, yellow) from the colour shares (N, 2)."""
+    red, yellow = shares[:, 0].astype(np.float64), shares[:, 1].astype(np.float64)
+    evidence = np.stack([_soft(-np.maximum(red, yellow), -EMPTY_SHARE),
+                         _soft(red, DISC_SHARE), _soft(yellow, DISC_SHARE)], axis=1)
+    evidence += 1e-3
+    return evidence / evidence.sum(axis=1, keepdims=True)
+
+
+class ColourCellReader:
+    """Cell probabilities from colour alone (see the module docstring)."""
+
+    def probabilities(self, crops: np.ndarray, empty_board: EmptyBoard | None = None,
+                      features: np.ndarray | None = None) -> np.ndarray:
+        """(42, 3) probabilities of normalised BGR crops (42, S, S, 3) uint8.
+
+        ``features`` are the crops' :func:`~firmware_py.vision.empty_board.cell_features`
+        (computed when ``empty_board`` is given and they are not).
+        """
+        probabilities = shares_to_probabilities(colour_shares(crops))
+        if empty_board is None or not empty_board.known.any():
+            return probabilities
+        if features is None:
+            features = cell_features(crops)
+        return empty_board.adjust(probabilities, features)

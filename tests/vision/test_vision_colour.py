@@ -1,0 +1,155 @@
+"""Colour constancy from the markers, the colour reader, the empty board, the agreement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py.exc import VisionError
+from firmware_py.vision.agree import agree
+from firmware_py.vision.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference, colour_reference
+from firmware_py.vision.colour_reader import ColourCellReader
+from firmware_py.vision.empty_board import EmptyBoard, cell_features
+from firmware_py.vision.fit import BoardFit
+from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
+
+SIDE = 32
+
+
+def test_normalise_maps_white_and_black_to_fixed_levels() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        black = rng.uniform(0, 60, 3)
+        white = black + rng.uniform(60, 190, 3)
+        reference = ColourReference(white, black)
+        image = np.stack([np.round(white), np.round(black)]).reshape(2, 1, 3).astype(np.uint8)
+        out = reference.normalise(image).reshape(2, 3).astype(float)
+        assert np.all(np.abs(out[0] - WHITE_LEVEL) <= 2.5)
+        assert np.all(np.abs(out[1] - BLACK_LEVEL) <= 2.5)
+
+
+def test_a_reference_without_contrast_is_refused() -> None:
+    with pytest.raises(ValueError, match="too close"):
+        ColourReference(np.array([40.0, 40, 40]), np.array([30.0, 30, 30]))
+
+
+def test_the_reference_measures_a_colour_cast_of_the_camera() -> None:
+    spec = RenderSpec(noise_sigma=0.5, auto_exposure=False, light_gradient=0.0)
+    frame = render_frame("4453", spec, seed=3)
+    gains = np.array([0.8, 1.0, 1.25])  # B, G, R: a warm white balance error
+    cast = np.clip(frame * gains * 0.75, 0, 255).astype(np.uint8)  # no channel clips
+    fit = BoardFit(True, plane_to_image=plane_to_image(spec), marker_ids=(0, 1, 2, 3))
+    plain, warm = colour_reference(frame, fit), colour_reference(cast, fit)
+    assert plain is not None and warm is not None
+    ratio = (warm.white - warm.black) / (plain.white - plain.black)
+    assert np.allclose(ratio / ratio[1], gains, atol=0.06)
+
+
+def test_no_reference_without_markers_or_in_the_dark() -> None:
+    spec = RenderSpec()
+    frame = render_frame("", spec, seed=1)
+    assert colour_reference(frame, BoardFit(False, "none")) is None
+    dark = np.full_like(frame, 5)
+    fit = BoardFit(True, plane_to_image=plane_to_image(spec), marker_ids=(0, 1, 2, 3))
+    assert colour_reference(dark, fit) is None
+
+
+def _hole(fill: tuple[int, int, int], disc: tuple[int, int, int] | None = None,
+          radius: float = 14.0, centre: tuple[float, float] = (15.5, 15.5)) -> np.ndarray:
+    crop = np.full((SIDE, SIDE, 3), (150, 90, 20), np.uint8)  # board plastic
+    cv2.circle(crop, (16, 16), 15, fill, -1)
+    if disc is not None:
+        cv2.circle(crop, (int(centre[0] * 16), int(centre[1] * 16)), int(radius * 16), disc,
+                   -1, cv2.LINE_AA, 4)
+    return crop
+
+
+def _crops(*cells: np.ndarray) -> np.ndarray:
+    crops = np.stack([_hole((200, 200, 200))] * 42)
+    for index, cell in enumerate(cells):
+        crops[index] = cell
+    return crops
+
+
+RED, YELLOW = (40, 30, 200), (30, 200, 235)
+
+
+def test_the_colour_reader_reads_discs_and_holes() -> None:
+    crops = _crops(_hole((200, 200, 200), RED), _hole((200, 200, 200), YELLOW),
+                   _hole((60, 60, 60)), _hole((200, 200, 200), (20, 110, 230)))  # orange-red
+    probabilities = ColourCellReader().probabilities(crops)
+    assert probabilities[0].argmax() == 1 and probabilities[0, 1] > 0.9
+    assert probabilities[1].argmax() == 2 and probabilities[1, 2] > 0.9
+    assert probabilities[2].argmax() == 0 and probabilities[2, 0] > 0.9
+    assert probabilities[3].argmax() == 1
+    assert np.all(probabilities[4:, 0] > 0.9)
+
+
+def test_a_disc_glimpsed_behind_the_board_is_not_a_sure_disc() -> None:
+    partly = _hole((200, 200, 200), YELLOW, radius=10, centre=(24, 24))
+    probabilities = ColourCellReader().probabilities(_crops(partly))
+    assert probabilities[0, 2] < 0.85
+
+
+def test_a_disc_shifted_by_its_depth_is_still_read() -> None:
+    shifted = _hole((200, 200, 200), RED, radius=13, centre=(18.5, 17.5))
+    assert ColourCellReader().probabilities(_crops(shifted))[0, 1] > 0.9
+
+
+def test_the_empty_board_turns_a_red_wall_into_an_empty_hole() -> None:
+    wall = _hole((60, 40, 190))  # a red wall fills the hole
+    crops = _crops(wall)
+    reader = ColourCellReader()
+    assert reader.probabilities(crops)[0].argmax() == 1
+    board = EmptyBoard()
+    board.learn(cell_features(crops))
+    assert reader.probabilities(crops, board)[0].argmax() == 0
+    with_disc = _crops(_hole((60, 40, 190), (20, 20, 150), radius=14.5))
+    assert reader.probabilities(with_disc, board)[0].argmax() == 1
+
+
+def test_the_empty_board_refreshes_only_the_cells_seen_empty() -> None:
+    board = EmptyBoard()
+    first = np.zeros((42, 12))
+    board.refresh(first, np.arange(42) < 10)
+    assert board.known.sum() == 10
+    board.refresh(np.full((42, 12), 10.0), np.arange(42) < 5)
+    assert np.allclose(board.features[:5], 2.0) and np.allclose(board.features[5:10], 0)
+    assert np.isinf(board.distances(first)[10:]).all()
+
+
+def test_the_empty_board_round_trips_and_reports_a_bad_file(tmp_path: Path) -> None:
+    board = EmptyBoard()
+    board.learn(np.random.default_rng(2).uniform(0, 255, (42, 12)))
+    path = tmp_path / "empty.json"
+    board.save(path)
+    loaded = EmptyBoard.load(path)
+    assert np.allclose(loaded.features, board.features, atol=1e-3) and loaded.known.all()
+    data = json.loads(path.read_text())
+    data["features"] = data["features"][:40]
+    path.write_text(json.dumps(data))
+    with pytest.raises(VisionError, match="empty.json"):
+        EmptyBoard.load(path)
+    path.write_text("{not json")
+    with pytest.raises(VisionError, match="empty.json"):
+        EmptyBoard.load(path)
+    with pytest.raises(ValueError, match="shape"):
+        board.learn(np.zeros((41, 12)))
+
+
+def test_agreement_takes_the_least_sure_reader_and_names_disputes() -> None:
+    cnn = np.tile([0.98, 0.01, 0.01], (42, 1))
+    colour = cnn.copy()
+    colour[3] = (0.02, 0.97, 0.01)
+    colour[7] = (0.7, 0.2, 0.1)
+    result = agree(cnn, colour)
+    assert list(result.disputed) == [3]
+    assert np.allclose(result.consensus[7], (0.7, 0.01, 0.01))
+    assert np.allclose(result.support[3], (0.98, 0.97, 0.01))
+    assert "column 4 row 6 (CNN empty, colour red)" in result.reason
+    with pytest.raises(ValueError, match="probability"):
+        agree(cnn, colour[:41])
