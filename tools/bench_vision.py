@@ -1,30 +1,36 @@
 #!/usr/bin/env python3
-"""Benchmark the board reader on held-out rendered frames (accuracy and speed).
+"""Benchmark the board reader, one line per data source (accuracy and speed).
 
-    .venv/bin/python tools/bench_vision.py               # 500 frames + side sets
+    .venv/bin/python tools/bench_vision.py                 # 300 frames a source + side sets
     .venv/bin/python tools/bench_vision.py --frames 100 --json
 
-Main set: ``--frames`` frames of random legal positions (random game lengths,
-finished games included), random specs with oblique views up to 45°, varied
-lighting, shadows, glare, blur, noise, JPEG; all four markers in view. Render
-seeds start at ``--seed-base`` (default 20,000; the
-classifier was trained on seeds >= 1,000,000). Reported:
+Sources, each on its own line (the data behind every figure):
 
-* board-exact: frames whose grid equals the truth (any status);
-* accepted-exact: frames read ``ok``/``finished`` with the right grid;
-* wrong-ok: frames read ``ok``/``finished`` with a wrong grid (must be 0);
-* per-cell accuracy, reasons of the rejected frames;
-* time per frame of ``BoardReader.read`` (detect + fit + warp + classify),
-  median / p90 / max, on one core: OpenCV with one thread, the TFLite
-  interpreter with one thread, and the process pinned to one CPU where the OS
-  allows it. Rendering is not timed. Besides wall time, the CPU time of the
-  reading thread (``time.thread_time``) is reported: on a shared machine it
-  is what one free core would take (everything runs on that one thread).
+* ``render``: frames of ``firmware_py/vision/render.py`` (our 2-D renderer,
+  in training), held-out seeds from ``--seed-base`` (default 20,000; training
+  uses seeds >= 1,000,000): random legal positions, oblique views up to 45°,
+  lighting, shadows, glare, blur, noise, JPEG. Also timed.
+* ``scene``: frames of ``firmware_py/vision/scene.py`` (the 3-D ray-cast
+  scene, in training), held-out seeds from ``--seed-base``.
+* ``composite``: real-photo composites of ``tools/real_composites.py`` (cells
+  cut from real photographs pasted into real photographs): a generator kept
+  OUT of training, the test of generalisation.
+* ``real-dev``: the labelled real photographs of ``../shared/data/real-dev``
+  (never trained on).
 
-Side sets (each ``--frames / 10``): frames with one marker hidden by a hand,
-read without and with the camera intrinsics (solvePnP); no-board frames (must
-not be ok); hands over the grid (a wrong grid read ok is counted); boards with
-a floating disc (must come out ``invalid``).
+Reported per source: board-exact (grid equals the truth, any status),
+accepted-exact (read ``ok``/``finished`` with the right grid), wrong-ok
+(read ``ok``/``finished`` with a wrong grid: a confident wrong board, must be
+0), illegal boards accepted (labelled invalid, read ok: must be 0), per-cell
+accuracy, reasons of the rejected frames.
+
+Time per frame of ``BoardReader.read`` (markers to reading, everything on)
+on the ``render`` frames at 1280 x 720, on one core: OpenCV and TFLite
+single-threaded, the process pinned to one CPU where the OS allows it.
+Besides wall time, the CPU time of the reading thread (``time.thread_time``).
+
+Side sets (``render``, each ``--frames / 10``): one marker hidden by a hand
+(homography and solvePnP), no-board frames, hands over the grid, floating discs.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import os
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -44,6 +51,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from firmware_py.board import Board  # noqa: E402
 from firmware_py.config import load_config  # noqa: E402
@@ -83,45 +91,89 @@ def floating_grid(rng: np.random.Generator) -> list[str]:
     return ["".join(line) for line in lines]
 
 
-def main_set(count: int, seed_base: int):  # noqa: ANN201
+def render_source(count: int, seed_base: int):  # noqa: ANN201
+    """(truth grid, label status, frame) of held-out frames of our 2-D renderer."""
     for index in range(count):
         seed = seed_base + index
         rng = np.random.default_rng(seed)
         board = random_board(rng)
         spec = RenderSpec.random(rng, max_tilt_deg=45.0)
-        yield board.grid_lines(), render_frame(board, spec, seed=seed)
+        yield board.grid_lines(), _status(board), render_frame(board, spec, seed=seed)
 
 
-def bench_main(reader: BoardReader, count: int, seed_base: int) -> dict:
+def scene_source(count: int, seed_base: int):  # noqa: ANN201
+    """(truth grid, label status, frame) of held-out frames of the 3-D scene generator."""
+    from firmware_py.vision.scene import render_scene
+    from firmware_py.vision.scene_spec import SceneSpec
+
+    for index in range(count):
+        seed = seed_base + index
+        rng = np.random.default_rng(seed)
+        board = random_board(rng)
+        spec = SceneSpec.random(rng)
+        yield board.grid_lines(), _status(board), render_scene(board, spec, seed=seed)
+
+
+def composite_source(count: int, seed_base: int):  # noqa: ANN201
+    """(truth grid, label status, frame) of real-photo composites (never trained on)."""
+    from real_composites import compose
+
+    for index in range(count):
+        frame, grid, status = compose(np.random.default_rng(seed_base + index))
+        yield list(grid), status, frame
+
+
+def real_source(count: int, seed_base: int):  # noqa: ANN201, ARG001
+    """(truth grid, label status, frame) of the labelled real photographs."""
+    from real_composites import real_dev_frames
+
+    for _, frame, label in real_dev_frames(shared_dir()):
+        yield label["grid"], label["status"], frame
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("C4PI_SHARED") or ROOT.parent / "shared")
+
+
+def _status(board: Board) -> str:
+    return FINISHED if board.is_finished else OK
+
+
+SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
+           "real-dev": real_source}
+
+
+def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
+    """Accuracy (and time) of ``reader`` over (truth, status, frame) triples."""
     times, cpu_times, statuses = [], [], collections.Counter()
-    exact = accepted_exact = wrong_ok = cells_right = cells_total = 0
+    count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
     reasons: collections.Counter = collections.Counter()
-    markers: collections.Counter = collections.Counter()
-    for truth, frame in main_set(count, seed_base):
+    for truth, label_status, frame in frames:
+        count += 1
         start, cpu_start = time.perf_counter(), time.thread_time()
         reading = reader.read(frame)
         times.append(time.perf_counter() - start)
         cpu_times.append(time.thread_time() - cpu_start)
         statuses[reading.status] += 1
-        markers[reading.markers] += 1
-        grid_ok = reading.grid is not None and list(reading.grid) == truth
+        grid_ok = reading.grid is not None and list(reading.grid) == list(truth)
         exact += grid_ok
         if reading.status in (OK, FINISHED):
             accepted_exact += grid_ok
             wrong_ok += not grid_ok
+            illegal_ok += label_status == INVALID
         else:
             reasons[reading.reason.split(":")[0]] += 1
         if reading.grid is not None:
             cells_right += sum(a == b for line, want in zip(reading.grid, truth, strict=True)
                                for a, b in zip(line, want, strict=True))
             cells_total += 42
-    ms = sorted(t * 1000 for t in times)
-    cpu_ms = sorted(t * 1000 for t in cpu_times)
+    ms = sorted(t * 1000 for t in times) or [0.0]
+    cpu_ms = sorted(t * 1000 for t in cpu_times) or [0.0]
     return {
-        "frames": count, "board_exact": exact / count, "accepted_exact": accepted_exact / count,
-        "wrong_ok": wrong_ok, "cell_accuracy": cells_right / max(cells_total, 1),
-        "statuses": dict(statuses), "markers_used": dict(sorted(markers.items())),
-        "rejected_reasons": dict(reasons.most_common(8)),
+        "frames": count, "board_exact": exact / max(count, 1),
+        "accepted_exact": accepted_exact / max(count, 1), "wrong_ok": wrong_ok,
+        "illegal_ok": illegal_ok, "cell_accuracy": cells_right / max(cells_total, 1),
+        "statuses": dict(statuses), "rejected_reasons": dict(reasons.most_common(6)),
         "ms_median": statistics.median(ms), "ms_p90": ms[int(0.9 * (len(ms) - 1))],
         "ms_max": ms[-1], "cpu_ms_median": statistics.median(cpu_ms),
         "cpu_ms_p90": cpu_ms[int(0.9 * (len(cpu_ms) - 1))],
@@ -178,8 +230,12 @@ def bench_side(reader: BoardReader, count: int, seed_base: int) -> dict:
 
 
 def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
-    """Median ms of each stage over ``count`` frames of the main set."""
-    from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
+    """Median ms of each stage over ``count`` frames of the render source."""
+    from firmware_py.vision.agree import agree
+    from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
+    from firmware_py.vision.classifier import softmax
+    from firmware_py.vision.colour import colour_reference
+    from firmware_py.vision.empty_board import cell_features
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -189,18 +245,21 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         stages[name].append((time.perf_counter() - start) * 1000)
         return out
 
-    for _, frame in main_set(count, seed_base):
+    for _, _, frame in render_source(count, seed_base):
         grey = timed("grey", lambda f=frame: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY))
         markers = timed("detect", lambda g=grey: reader.detector.detect(g))
         fit = timed("fit", lambda m=markers, f=frame: reader.locator.locate(
             m, (f.shape[1], f.shape[0])))
-        if not fit.ok:
+        reference = fit.ok and timed("reference", lambda f=frame, ft=fit: colour_reference(f, ft))
+        if not reference:
             continue
-        grid = timed("warp", lambda f=frame, ft=fit: warp_grid(f, ft, step=reader.warp_step))
-        batch = timed("crops_hsv", lambda g=grid: to_model_input(cell_crops(g),
-                                                                 upsample=reader.warp_step))
-        timed("classify", lambda b=batch: reader.classifier.logits(b))
-        timed("blur", lambda g=grid: blur_measure(g))
+        crops = timed("warp_normalise_crops", lambda f=frame, ft=fit, r=reference: cell_crops(
+            r.normalise(warp_grid(f, ft, step=2))))
+        features = timed("features", lambda c=crops: cell_features(c))
+        cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
+        colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
+            c, reader.empty_board, fe))
+        timed("agree", lambda a=cnn, b=colour: agree(a, b))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
 
 
@@ -214,31 +273,25 @@ def pin_one_cpu() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--frames", type=int, default=500)
+    parser.add_argument("--frames", type=int, default=300, help="frames per generated source")
     parser.add_argument("--seed-base", type=int, default=20_000)
+    parser.add_argument("--sources", nargs="+", choices=tuple(SOURCES), default=tuple(SOURCES))
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--no-flip-votes", action="store_true",
-                        help="classify doubtful frames once (no flipped views)")
-    parser.add_argument("--no-context", action="store_true",
-                        help="no same-frame context for doubtful cells")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     pinned = pin_one_cpu()
-    config = load_config(None)
-    vision = config.vision
+    vision = replace(load_config(None).vision, remember_empty_board=False)
     if args.model:
-        from dataclasses import replace
         vision = replace(vision, model=args.model)
     reader = BoardReader.from_config(vision, None, num_threads=1)
-    if args.no_flip_votes:
-        reader.flip_votes = False
-    if args.no_context:
-        reader.context_check = False
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
-    result = {"setup": pinned, "main": bench_main(reader, args.frames, args.seed_base),
-              "stages_ms": stage_times(reader, min(100, args.frames), args.seed_base)}
+    result: dict = {"setup": pinned, "sources": {}}
+    for name in args.sources:
+        result["sources"][name] = bench_source(reader, SOURCES[name](args.frames,
+                                                                     args.seed_base))
+    result["stages_ms"] = stage_times(reader, min(100, args.frames), args.seed_base)
     if not args.no_side:
         side = max(1, args.frames // 10)
         result["hidden_marker"] = bench_hidden_marker(reader, side, args.seed_base + 40_000)
@@ -247,20 +300,22 @@ def main() -> int:
         print(json.dumps(result, indent=2))
     else:
         print_summary(result)
-    return 0 if result["main"]["wrong_ok"] == 0 else 1
+    wrong = sum(source["wrong_ok"] + source["illegal_ok"]
+                for source in result["sources"].values())
+    return 0 if wrong == 0 else 1
 
 
 def print_summary(result: dict) -> None:
-    main = result["main"]
-    print(f"{main['frames']} held-out frames ({result['setup']}):")
-    print(f"  board-exact {main['board_exact']:.2%}, accepted-exact {main['accepted_exact']:.2%}, "
-          f"wrong-ok {main['wrong_ok']}, cell accuracy {main['cell_accuracy']:.4%}")
-    print(f"  statuses {main['statuses']}, markers used {main['markers_used']}")
-    print(f"  rejected: {main['rejected_reasons']}")
-    print(f"  ms per frame (wall): median {main['ms_median']:.2f}, p90 {main['ms_p90']:.2f}, "
-          f"max {main['ms_max']:.2f}; CPU time of the reading thread: median "
-          f"{main['cpu_ms_median']:.2f}, p90 {main['cpu_ms_p90']:.2f}")
-    print(f"  stage medians (ms): {result['stages_ms']}")
+    print(f"model and reader as configured; {result['setup']}")
+    print(f"{'source':<10} {'frames':>6} {'board-exact':>11} {'accepted':>9} {'wrong-ok':>8} "
+          f"{'illegal-ok':>10} {'cells':>8}  ms median/p90")
+    for name, line in result["sources"].items():
+        print(f"{name:<10} {line['frames']:>6} {line['board_exact']:>11.2%} "
+              f"{line['accepted_exact']:>9.2%} {line['wrong_ok']:>8} {line['illegal_ok']:>10} "
+              f"{line['cell_accuracy']:>8.3%}  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
+    for name, line in result["sources"].items():
+        print(f"  {name}: statuses {line['statuses']}, rejected {line['rejected_reasons']}")
+    print(f"  stage medians (ms, render frames): {result['stages_ms']}")
     if "side" in result:
         print(f"  one marker hidden: {result['hidden_marker']}")
         print(f"  side sets: {result['side']}")

@@ -1,28 +1,23 @@
 #!/usr/bin/env python3
-"""Test frames composed from real photographs only (a held-out generalisation test).
+"""Test frames composed from real photographs only: a held-out generalisation test.
 
-The 21 labelled photographs of ``<shared>/data/real-dev`` (SPEC §5 markers
-composited in) are the only material. For every photo the repo's own reader
-code finds the markers and the plane-to-image homography
-(:class:`~firmware_py.vision.markers.MarkerDetector`,
-:class:`~firmware_py.vision.fit.BoardLocator`); the grid is warped top-down at
-``scale`` x 80 px per pitch and cut into 42 cell patches (the whole 80 x 80
-plane px cell, hole rim included), each labelled with its cell's truth. Photos
-are grouped by board source (file-name prefix: ``zam`` the translucent
-turquoise board, ``res`` the navy one).
+Material: the labelled photos of ``<shared>/data/real-dev`` (SPEC §5 markers
+composited in), grouped by board source (file-name prefix: ``zam`` the
+translucent turquoise board, ``res`` the navy one). The repo's own code finds
+each photo's markers and plane-to-image homography; the grid is warped
+top-down at ``scale`` x 80 px per pitch and cut into 42 cell patches (the
+whole cell plus a 0.1-pitch margin), each labelled with its cell's truth.
 
-A new frame (:func:`compose`): a base photo of a source (weighted towards its
-emptiest boards), a random legal position (a random game of random length
-0-42, stopping at a four), and for every cell whose class differs from the
-base's, a patch of the wanted class from a photo of the same source (another
-photo preferred, the same cell, row or column preferred), gain-matched per
-channel to the base's board plastic around the cell and blended with a soft
-circular mask (full inside 0.4 pitch, none beyond 0.5 pitch). Only the
-pasted discs are warped back into the (downscaled) photo, with premultiplied
-alpha; every other pixel, markers included, is the photo's own. Then camera
-changes on the whole frame: white balance, exposure, noise, JPEG 60-95. The
-four markers are checked with the repo's detector; a frame where they are not
-all found gets fresh (finally no) camera changes.
+A frame (:func:`compose`): a base photo of a source (the emptier the likelier),
+a random legal position (a random game of random length 0-42, stopping at a
+four) and, for each cell whose class differs from the base's, a patch of the
+wanted class (:meth:`PatchLibrary.donor`) brought to the base's lighting
+(:func:`recolour`) and blended with a soft elliptical mask that covers the
+hole and its rim (``MASKS``). Only the pasted cells are warped back into the
+photo (downscaled to ``long_side``); every other pixel, markers included, is
+the photo's own. Then camera changes on the whole frame (white balance
+0.8-1.25 per channel, exposure 0.7-1.35, noise, JPEG 60-95), drawn again,
+milder, until the repo's detector finds all four markers.
 
 Never train on these frames: they measure generalisation to real boards.
 
@@ -53,20 +48,20 @@ from firmware_py.vision.fit import BoardLocator  # noqa: E402
 from firmware_py.vision.markers import MarkerDetector  # noqa: E402
 
 CELL = 80  # plane px per pitch (SPEC §5)
-CANVAS_ORIGIN = (40, 0)  # plane point at the canvas's top-left: the grid plus half a cell
-CANVAS_SIZE = (640, 560)  # plane units covered by the canvas
+CANVAS_ORIGIN, CANVAS_SIZE = (40, 0), (640, 560)  # plane box of the cut/paste canvas
 PATCH_MARGIN = 8  # plane px cut beyond each cell side: patches are 96 px (1.2 pitch)
+# Fully pasted ellipse (semi-axes x, y in pitches): hole, rim and disc. The turquoise
+# board's column pitch is 1.19 x its row pitch: on the plane its discs are tall ellipses.
 MASKS = {"zam": (0.44, 0.49), "res": (0.44, 0.44)}
-"""Paste mask per source: semi-axes (x, y, pitches) fully pasted, hole rim included.
-
-The turquoise board's column pitch is 1.19 x its row pitch, so on the plane
-its round holes, rims and discs are ellipses 1.19 times taller than wide."""
 DEFAULT_MASK = (0.44, 0.44)
-FEATHER = 0.08  # pitches over which the mask fades to nothing beyond its ellipse
-PLASTIC_RADIUS = 0.52  # cell pixels beyond this (pitches) are board plastic
-FIELD_SIGMA = 1.5  # cells: smoothing of the plastic colour over the empty cells
-GAIN_LIMITS = (0.75, 1.33)
-CLASSES = (".", "R", "Y")
+FEATHER = 0.08  # pitches over which the mask fades out beyond its ellipse
+PLASTIC_RADIUS, HOLE_RADIUS = 0.52, 0.2  # pitches: cell corners are plastic, its centre hole
+FIELD_SIGMA = 1.5  # cells: smoothing of the colour fields over the empty cells
+GAIN_LIMITS, CHANNEL_LIMITS = (0.75, 1.33), (0.5, 2.0)  # brightness, per-channel gains
+COLOUR_SIGMA = 40.0  # grey levels: how near a reference colour a pixel is recoloured
+DONOR_REACH = 1.2  # cells: how fast a donor's weight falls with its distance
+SAME_PHOTO_SHARE = (0.25, 0.85)  # chance that a (disc, empty hole) comes from the base photo
+EMPTY = "."
 
 
 def default_shared_dir() -> Path:
@@ -84,22 +79,17 @@ def real_dev_frames(shared_dir: Path | str | None = None
     """``(path, BGR frame, label dict)`` for every line of ``real-dev/labels.jsonl``."""
     folder = real_dev_dir(shared_dir)
     with open(folder / "labels.jsonl", encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            label = json.loads(line)
-            path = folder / label["file"]
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        for label in (json.loads(line) for line in lines if line.strip()):
+            frame = cv2.imread(str(folder / label["file"]), cv2.IMREAD_COLOR)
             if frame is None:
-                raise OSError(f"cannot read {path}")
-            yield path, frame, label
+                raise OSError(f"cannot read {folder / label['file']}")
+            yield folder / label["file"], frame, label
 
 
 def canvas_transform(scale: int) -> np.ndarray:
     """Homography from plane units to canvas pixels (pixel centres at +0.5)."""
     x0, y0 = CANVAS_ORIGIN
-    return np.array([[scale, 0.0, -scale * x0 - 0.5], [0.0, scale, -scale * y0 - 0.5],
-                     [0.0, 0.0, 1.0]])
+    return np.array([[scale, 0, -scale * x0 - 0.5], [0, scale, -scale * y0 - 0.5], [0, 0, 1.0]])
 
 
 def patch_slice(line: int, column: int, scale: int) -> tuple[slice, slice]:
@@ -112,9 +102,9 @@ def patch_slice(line: int, column: int, scale: int) -> tuple[slice, slice]:
 
 @functools.cache
 def patch_offsets(scale: int) -> tuple[np.ndarray, np.ndarray]:
-    """x and y (pitches) of every patch pixel from the cell centre, (S, 1) and (1, S)."""
+    """y (S, 1) and x (1, S) of the patch pixels from the cell centre, in pitches."""
     side = (CELL + 2 * PATCH_MARGIN) * scale
-    coords = ((np.arange(side) + 0.5) / scale - CELL / 2 - PATCH_MARGIN) / CELL
+    coords = (((np.arange(side) + 0.5) / scale - CELL / 2 - PATCH_MARGIN) / CELL)
     return coords[:, None].astype(np.float32), coords[None, :].astype(np.float32)
 
 
@@ -124,44 +114,56 @@ def paste_alpha(scale: int, axes: tuple[float, float] = DEFAULT_MASK) -> np.ndar
     y, x = patch_offsets(scale)
     inner = np.hypot(x / axes[0], y / axes[1])
     outer = np.hypot(x / (axes[0] + FEATHER), y / (axes[1] + FEATHER))
-    t = np.clip((1.0 - outer) / np.maximum(inner - outer, 1e-6), 0.0, 1.0)
-    t = np.where(inner <= 1.0, 1.0, t)
+    t = np.where(inner <= 1.0, 1.0, np.clip((1.0 - outer) / np.maximum(inner - outer, 1e-6),
+                                            0.0, 1.0))
     return (t * t * (3.0 - 2.0 * t)).astype(np.float32)
 
 
-def plastic_colour(patch: np.ndarray, scale: int) -> np.ndarray:
-    """Median BGR of the board plastic in a cell patch (the cell's corners)."""
+def cell_colours(patch: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray]:
+    """Median BGR of a cell patch's board plastic (its corners) and of its centre."""
     y, x = patch_offsets(scale)
-    corners = (np.hypot(x, y) > PLASTIC_RADIUS) & (np.maximum(abs(x), abs(y)) < 0.5)
-    return np.median(patch[corners], axis=0).astype(np.float32)
+    radius = np.hypot(x, y)
+    corners = (radius > PLASTIC_RADIUS) & (np.maximum(abs(x), abs(y)) < 0.5)
+    centre = np.broadcast_to(radius < HOLE_RADIUS, corners.shape)
+    return np.median(patch[corners], axis=0), np.median(patch[centre], axis=0)
 
 
-def plastic_field(plastic: np.ndarray, grid: list[str]) -> np.ndarray:
-    """The board plastic's colour at every cell (6, 7, 3), smoothed from the empty cells.
+def empty_field(values: np.ndarray, grid: list[str]) -> np.ndarray:
+    """Per-cell colours (6, 7, 3) as a Gaussian-weighted mean of the empty cells' only.
 
-    Around a disc the translucent plastic is tinted by the disc, so only the
-    empty cells count: a Gaussian-weighted mean (``FIELD_SIGMA`` cells) of them.
+    Around a disc the translucent plastic is tinted by it, and a disc hides
+    what its hole shows, so disc cells take their empty neighbours' colours.
     """
-    empty = np.array([[char == "." for char in line] for line in grid]).ravel()
-    if not empty.any():
-        empty[:] = True
-    line, column = np.mgrid[0:HEIGHT, 0:WIDTH]
-    cells = np.stack([line.ravel(), column.ravel()], axis=1).astype(np.float64)
+    empty = np.array([[char == EMPTY for char in line] for line in grid]).ravel()
+    empty = empty if empty.any() else ~empty
+    cells = np.stack(np.unravel_index(np.arange(HEIGHT * WIDTH), (HEIGHT, WIDTH)), axis=1)
     distance = np.linalg.norm(cells[:, None, :] - cells[None, empty, :], axis=2)
     weights = np.exp(-0.5 * (distance / FIELD_SIGMA) ** 2)
-    field = weights @ plastic.reshape(-1, 3)[empty] / weights.sum(axis=1, keepdims=True)
+    field = weights @ values.reshape(-1, 3)[empty] / weights.sum(axis=1, keepdims=True)
     return field.reshape(HEIGHT, WIDTH, 3).astype(np.float32)
 
 
-def patch_gain(base: np.ndarray, donor: np.ndarray) -> float:
-    """Brightness gain taking the donor's plastic to the base's (one for all channels).
+def recolour(patch: np.ndarray, references: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """A donor patch (float32) brought to the base photo's lighting and tints.
 
-    Not per channel: the plastic's tint varies between photos while the scene
-    behind the holes stays neutral (the turquoise board's red channel is
-    nearly black and its ratio mere noise), so per-channel ratios turned grey
-    holes pink and yellow discs orange.
+    ``references``: (donor colour, base colour) at the two cells, board
+    plastic first, then what an empty hole shows. Every pixel gets the
+    plastic's brightness ratio (one gain for all channels: per-channel ratios
+    of turquoise plastic, nearly black in red, turned holes pink); pixels
+    near a reference colour (``COLOUR_SIGMA``) move to that reference's
+    per-channel ratio, so the donor's plastic and hole take the base's tints.
     """
-    return float(np.clip(base.sum() / max(float(donor.sum()), 1.0), *GAIN_LIMITS))
+    (plastic_donor, plastic_base), patch = references[0], patch.astype(np.float32)
+    brightness = np.clip(plastic_base.sum() / max(plastic_donor.sum(), 1.0), *GAIN_LIMITS)
+    shift = np.zeros_like(patch)
+    total = np.zeros(patch.shape[:2] + (1,), np.float32)
+    for donor, base in references:
+        ratio = np.clip(base / np.maximum(donor, 1.0), *CHANNEL_LIMITS)
+        distance = np.linalg.norm(patch - donor, axis=2, keepdims=True)
+        near = np.exp(-0.5 * (distance / COLOUR_SIGMA) ** 2)
+        shift += near * (ratio - brightness).astype(np.float32)
+        total += near
+    return patch * (np.float32(brightness) + shift / np.maximum(total, 1.0))
 
 
 def scaling(from_size: tuple[int, int], to_size: tuple[int, int]) -> np.ndarray:
@@ -170,14 +172,9 @@ def scaling(from_size: tuple[int, int], to_size: tuple[int, int]) -> np.ndarray:
     return np.array([[sx, 0.0, 0.5 * sx - 0.5], [0.0, sy, 0.5 * sy - 0.5], [0.0, 0.0, 1.0]])
 
 
-def photo_source(path: Path) -> str:
-    """Board source of a photo: its file-name prefix (``zam``, ``res``)."""
-    return path.stem.split("_", 1)[0]
-
-
 @dataclass
 class Photo:
-    """One labelled photo: where its plane is, its cell patches and plastic colours."""
+    """One labelled photo: its plane, cell patches and smooth colour fields."""
 
     name: str
     path: Path
@@ -186,7 +183,8 @@ class Photo:
     size: tuple[int, int]  # width, height
     plane_to_image: np.ndarray
     patches: np.ndarray  # (6, 7, S, S, 3) uint8, grid order (top line first)
-    plastic: np.ndarray  # (6, 7, 3) float32, smooth (:func:`plastic_field`)
+    plastic: np.ndarray  # (6, 7, 3) float32: the board plastic (:func:`empty_field`)
+    hole: np.ndarray  # (6, 7, 3) float32: what the empty holes show
 
     @property
     def discs(self) -> int:
@@ -201,61 +199,59 @@ class Composite:
     grid: list[str]
     status: str
     base: str
-    donors: list[str]
-    changed: list[tuple[int, int]]  # (line from the top, column), 0-based
+    changed: dict[tuple[int, int], tuple[str, int, int]]  # (line, column) -> donor cell
     plane_to_image: np.ndarray  # of ``frame``
     camera: dict = field(default_factory=dict)
     jpeg: bytes | None = None  # the camera's JPEG of ``frame``, when it made one
 
+    @property
+    def donors(self) -> list[str]:
+        return sorted({photo for photo, _, _ in self.changed.values()})
 
-def locate(frame: np.ndarray, detector: MarkerDetector) -> np.ndarray:
-    """The plane-to-image homography of a frame with its four markers (or raise)."""
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    markers = detector.detect(grey)
+
+def locate(frame: np.ndarray, detector: MarkerDetector) -> np.ndarray | None:
+    """The plane-to-image homography when all four markers are found, else None."""
+    markers = detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     fit = BoardLocator().locate(markers, (frame.shape[1], frame.shape[0]))
-    if not fit.ok or len(markers) < 4:
-        raise ValueError(f"board not located ({len(markers)} markers): {fit.reason}")
-    return fit.plane_to_image
+    return fit.plane_to_image if fit.ok and len(markers) == 4 else None
 
 
 def cut_patches(frame: np.ndarray, plane_to_image: np.ndarray, scale: int) -> np.ndarray:
     """The 42 cell patches (6, 7, S, S, 3) of a frame, warped top-down."""
-    size = (CANVAS_SIZE[0] * scale, CANVAS_SIZE[1] * scale)
-    pixels_per_pitch = np.linalg.norm(plane_to_image[:2, :2], axis=0).mean() * CELL
-    shrink = min(1.0, 1.25 * scale * CELL / pixels_per_pitch)
+    shrink = 1.25 * scale / np.linalg.norm(plane_to_image[:2, :2], axis=0).mean()
     if shrink < 1.0:  # pre-filter instead of aliasing in the warp
         small = cv2.resize(frame, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
         plane_to_image = scaling(frame.shape[1::-1], small.shape[1::-1]) @ plane_to_image
         frame = small
-    canvas = cv2.warpPerspective(frame, plane_to_image @ np.linalg.inv(canvas_transform(scale)),
-                                 size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                 borderMode=cv2.BORDER_REPLICATE)
-    return np.stack([np.stack([canvas[patch_slice(line, column, scale)]
-                               for column in range(WIDTH)]) for line in range(HEIGHT)])
+    canvas = cv2.warpPerspective(
+        frame, plane_to_image @ np.linalg.inv(canvas_transform(scale)),
+        (CANVAS_SIZE[0] * scale, CANVAS_SIZE[1] * scale),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return np.array([[canvas[patch_slice(line, column, scale)] for column in range(WIDTH)]
+                     for line in range(HEIGHT)])
 
 
 class PatchLibrary:
     """Every labelled photo's cell patches, by board source."""
 
     def __init__(self, photos: list[Photo], scale: int) -> None:
-        self.photos = photos
-        self.scale = scale
+        self.photos, self.scale = photos, scale
         self.sources = sorted({photo.source for photo in photos})
 
     @classmethod
-    def load(cls, shared_dir: Path | str | None = None, scale: int = 2,
-             detector: MarkerDetector | None = None) -> PatchLibrary:
+    def load(cls, shared_dir: Path | str | None = None, scale: int = 2) -> PatchLibrary:
         """Read and cut every photo of ``real-dev`` (about 2 s)."""
-        detector = detector or MarkerDetector()
-        photos = []
+        detector, photos = MarkerDetector(), []
         for path, frame, label in real_dev_frames(shared_dir):
             homography = locate(frame, detector)
-            patches = cut_patches(frame, homography, scale)
-            plastic = plastic_field(np.array([[plastic_colour(patch, scale) for patch in line]
-                                              for line in patches]), label["grid"])
-            photos.append(Photo(path.stem, path, photo_source(path), list(label["grid"]),
+            if homography is None:
+                raise ValueError(f"{path}: the four markers were not found")
+            patches, grid = cut_patches(frame, homography, scale), list(label["grid"])
+            colours = np.array([[cell_colours(p, scale) for p in line] for line in patches])
+            photos.append(Photo(path.stem, path, path.stem.split("_", 1)[0], grid,
                                 (frame.shape[1], frame.shape[0]), homography, patches,
-                                plastic))
+                                empty_field(colours[:, :, 0], grid),
+                                empty_field(colours[:, :, 1], grid)))
         return cls(photos, scale)
 
     def of_source(self, source: str) -> list[Photo]:
@@ -265,33 +261,25 @@ class PatchLibrary:
               wanted: str) -> tuple[Photo, int, int]:
         """A patch of class ``wanted`` for a cell of ``base``: (photo, line, column).
 
-        Lighting and parallax vary over the board, so the same cell weighs
-        x12, else the same row x4, the same column x3, a neighbour x2. A disc
-        from another photo weighs x2 (new material); an empty hole from the
-        base photo itself x2 (a hole shows the scene behind the board).
+        The base photo itself with chance ``SAME_PHOTO_SHARE`` (high for an
+        empty hole, which shows the scene behind the board; low for a disc),
+        else another photo of its source. Lighting and parallax vary over the
+        board, so a cell's weight falls with its distance (``DONOR_REACH``),
+        x3 in the same row, x2 in the same column.
         """
-        candidates, weights = [], []
+        groups: dict[bool, list[tuple[Photo, int, int]]] = {True: [], False: []}
         for photo in self.of_source(base.source):
-            for i, text in enumerate(photo.grid):
-                for j, char in enumerate(text):
-                    if char != wanted or (photo is base and (i, j) == (line, column)):
-                        continue
-                    candidates.append((photo, i, j))
-                    weights.append(donor_weight(photo is base, wanted, i - line, j - column))
-        if not candidates:
+            groups[photo is base] += [(photo, i, j) for i, text in enumerate(photo.grid)
+                                      for j, char in enumerate(text) if char == wanted
+                                      and not (photo is base and (i, j) == (line, column))]
+        if not groups[True] and not groups[False]:
             raise LookupError(f"no {wanted!r} patch for source {base.source}")
-        chosen = rng.choice(len(candidates), p=np.array(weights) / sum(weights))
-        return candidates[int(chosen)]
-
-
-def donor_weight(same_photo: bool, wanted: str, lines: int, columns: int) -> float:
-    """Weight of a donor patch ``lines`` x ``columns`` cells away (see ``donor``)."""
-    if lines == columns == 0:
-        weight = 12.0
-    else:
-        weight = (4.0 if lines == 0 else 1.0) * (3.0 if columns == 0 else 1.0)
-        weight *= 2.0 if max(abs(lines), abs(columns)) == 1 else 1.0
-    return weight * (2.0 if same_photo == (wanted == ".") else 1.0)
+        same = bool(groups[True]) and (not groups[False] or
+                                       rng.random() < SAME_PHOTO_SHARE[wanted == EMPTY])
+        weights = np.array([np.exp(-np.hypot(i - line, j - column) / DONOR_REACH)
+                            * (3.0 if i == line else 1.0) * (2.0 if j == column else 1.0)
+                            for _, i, j in groups[same]])
+        return groups[same][int(rng.choice(len(weights), p=weights / weights.sum()))]
 
 
 def random_board(rng: np.random.Generator) -> Board:
@@ -313,16 +301,16 @@ def choose_base(rng: np.random.Generator, photos: list[Photo]) -> Photo:
 def read_scaled(photo: Photo, long_side: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The photo at ``long_side`` px (never larger) and its plane-to-image homography."""
     target = min(long_side or max(photo.size), max(photo.size))
-    reduce = max((f for f in (1, 2, 4, 8) if max(photo.size) / f >= target), default=1)
-    flag = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
-            4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}[reduce]
-    frame = cv2.imread(str(photo.path), flag)
+    reduce = max(f for f in (1, 2, 4, 8) if f == 1 or max(photo.size) / f >= target)
+    flags = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
+             4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+    frame = cv2.imread(str(photo.path), flags[reduce])  # decoded smaller: faster
     if frame is None:
         raise OSError(f"cannot read {photo.path}")
-    factor = target / max(frame.shape[:2])
-    if factor < 1.0:
-        size = (round(frame.shape[1] * factor), round(frame.shape[0] * factor))
-        frame = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    if max(frame.shape[:2]) > target:
+        factor = target / max(frame.shape[:2])
+        frame = cv2.resize(frame, (round(frame.shape[1] * factor),
+                                   round(frame.shape[0] * factor)), interpolation=cv2.INTER_AREA)
     return frame, scaling(photo.size, frame.shape[1::-1]) @ photo.plane_to_image
 
 
@@ -330,11 +318,10 @@ def paste(frame: np.ndarray, plane_to_image: np.ndarray, cells: dict[tuple[int, 
           np.ndarray], scale: int, axes: tuple[float, float] = DEFAULT_MASK) -> np.ndarray:
     """``frame`` with float patches pasted at their cells (soft mask, premultiplied).
 
-    Masks of neighbouring cells may overlap a little (vertically on the
-    turquoise board); there the patches are averaged by their weights.
+    Where the masks of two cells overlap (a little, vertically on the
+    turquoise board) the patches are averaged by their weights.
     """
-    alpha = paste_alpha(scale, axes)
-    size = (CANVAS_SIZE[0] * scale, CANVAS_SIZE[1] * scale)
+    alpha, size = paste_alpha(scale, axes), (CANVAS_SIZE[0] * scale, CANVAS_SIZE[1] * scale)
     colour = np.zeros((size[1], size[0], 3), np.float32)
     weight = np.zeros((size[1], size[0]), np.float32)
     for (line, column), patch in cells.items():
@@ -342,29 +329,20 @@ def paste(frame: np.ndarray, plane_to_image: np.ndarray, cells: dict[tuple[int, 
         colour[rows, cols] += patch * alpha[..., None]
         weight[rows, cols] += alpha
     excess = np.maximum(weight, 1.0)
-    colour /= excess[..., None]
-    weight /= excess
+    colour, weight = colour / excess[..., None], weight / excess
     to_frame = plane_to_image @ np.linalg.inv(canvas_transform(scale))
-    low, high = frame_box(to_frame, size, frame.shape[1::-1])
-    shift = np.array([[1.0, 0.0, -low[0]], [0.0, 1.0, -low[1]], [0.0, 0.0, 1.0]])
-    roi_size = (int(high[0] - low[0]), int(high[1] - low[1]))
-    warped = cv2.warpPerspective(colour, shift @ to_frame, roi_size, flags=cv2.INTER_LINEAR)
-    mask = cv2.warpPerspective(weight, shift @ to_frame, roi_size, flags=cv2.INTER_LINEAR)
-    out = frame.copy()
-    roi = out[low[1]:high[1], low[0]:high[0]].astype(np.float32)
-    roi = roi * (1.0 - mask[..., None]) + warped
-    out[low[1]:high[1], low[0]:high[0]] = np.clip(roi + 0.5, 0, 255).astype(np.uint8)
-    return out
-
-
-def frame_box(to_frame: np.ndarray, size: tuple[int, int],
-              frame_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel box (low, high) of the frame that the canvas of ``size`` maps into."""
     corners = cv2.perspectiveTransform(np.array(
         [[[0, 0]], [[size[0], 0]], [[size[0], size[1]]], [[0, size[1]]]], np.float64), to_frame)
     low = np.maximum(np.floor(corners.min(axis=(0, 1))).astype(int) - 2, 0)
-    high = np.minimum(np.ceil(corners.max(axis=(0, 1))).astype(int) + 2, frame_size)
-    return low, high
+    high = np.minimum(np.ceil(corners.max(axis=(0, 1))).astype(int) + 2, frame.shape[1::-1])
+    to_roi = np.array([[1.0, 0, -low[0]], [0, 1.0, -low[1]], [0, 0, 1.0]]) @ to_frame
+    roi_size = (int(high[0] - low[0]), int(high[1] - low[1]))
+    warped = cv2.warpPerspective(colour, to_roi, roi_size, flags=cv2.INTER_LINEAR)
+    mask = cv2.warpPerspective(weight, to_roi, roi_size, flags=cv2.INTER_LINEAR)[..., None]
+    out = frame.copy()
+    roi = out[low[1]:high[1], low[0]:high[0]].astype(np.float32) * (1.0 - mask) + warped
+    out[low[1]:high[1], low[0]:high[0]] = np.clip(roi + 0.5, 0, 255).astype(np.uint8)
+    return out
 
 
 def camera_changes(rng: np.random.Generator, frame: np.ndarray,
@@ -375,32 +353,25 @@ def camera_changes(rng: np.random.Generator, frame: np.ndarray,
     noise = float(rng.uniform(0.0, 5.0) * strength)
     quality = int(round(95 - rng.uniform(0.0, 35.0) * strength))
     image = frame.astype(np.float32) * (gains * exposure).astype(np.float32)
-    image += rng.normal(0.0, noise, image.shape[:2])[..., None].astype(np.float32)
-    image += rng.normal(0.0, noise / 2, image.shape).astype(np.float32)
+    image += rng.standard_normal(image.shape[:2], np.float32)[..., None] * np.float32(noise)
+    image += rng.standard_normal(image.shape, np.float32) * np.float32(noise / 2)
     encoded = cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8),
                            [cv2.IMWRITE_JPEG_QUALITY, quality])[1]
     settings = {"wb": [round(float(g), 3) for g in gains], "exposure": round(exposure, 3),
-                "noise": round(noise, 2), "jpeg": quality}
+                "noise": round(noise, 2), "jpeg": quality, "strength": strength}
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR), settings, encoded.tobytes()
-
-
-def status_of(board: Board) -> str:
-    """SPEC §6 status of a legal board: ``finished`` (a four, or full) or ``ok``."""
-    return "finished" if board.is_finished else "ok"
 
 
 class Composer:
     """Composes frames from a :class:`PatchLibrary` (see the module docstring)."""
 
     def __init__(self, library: PatchLibrary, *, long_side: int | None = 1280,
-                 camera: bool = True, detector: MarkerDetector | None = None) -> None:
-        self.library = library
-        self.long_side = long_side
-        self.camera = camera
-        self.detector = detector or MarkerDetector()
+                 camera: bool = True) -> None:
+        self.library, self.long_side, self.camera = library, long_side, camera
+        self.detector = MarkerDetector()
 
     def compose(self, rng: np.random.Generator, source: str | None = None) -> Composite:
-        """One composite frame of board ``source`` (random source when None)."""
+        """One composite frame of board ``source`` (a random source when None)."""
         source = source or str(rng.choice(self.library.sources))
         base = choose_base(rng, self.library.of_source(source))
         return self.compose_on(rng, base, random_board(rng))
@@ -409,30 +380,27 @@ class Composer:
         """``board`` composed on the photo ``base``."""
         grid = board.grid_lines()
         frame, homography = read_scaled(base, self.long_side)
-        cells, donors = {}, []
-        for line in range(HEIGHT):
-            for column in range(WIDTH):
-                if grid[line][column] == base.grid[line][column]:
-                    continue
+        cells, changed = {}, {}
+        for line, column in np.ndindex(HEIGHT, WIDTH):
+            if grid[line][column] != base.grid[line][column]:
                 photo, i, j = self.library.donor(rng, base, line, column, grid[line][column])
-                gain = patch_gain(base.plastic[line, column], photo.plastic[i, j])
-                cells[line, column] = photo.patches[i, j].astype(np.float32) * gain
-                donors.append(photo.name)
+                cells[line, column] = recolour(photo.patches[i, j], [
+                    (photo.plastic[i, j], base.plastic[line, column]),
+                    (photo.hole[i, j], base.hole[line, column])])
+                changed[line, column] = (photo.name, i, j)
         if cells:
             frame = paste(frame, homography, cells, self.library.scale,
                           MASKS.get(base.source, DEFAULT_MASK))
         frame, settings, jpeg = self._camera(rng, frame)
-        return Composite(frame, grid, status_of(board), base.name, sorted(set(donors)),
-                         sorted(cells), homography, settings, jpeg)
+        status = "finished" if board.is_finished else "ok"  # SPEC §6: a four, or full
+        return Composite(frame, grid, status, base.name, changed, homography, settings, jpeg)
 
     def _camera(self, rng: np.random.Generator,
                 frame: np.ndarray) -> tuple[np.ndarray, dict, bytes | None]:
         """Camera changes that keep all four markers findable (milder on each retry)."""
-        if not self.camera:
-            return frame, {}, None
-        for strength in (1.0, 0.6, 0.3):
+        for strength in (1.0, 0.6, 0.3) if self.camera else ():
             changed, settings, jpeg = camera_changes(rng, frame, strength)
-            if len(self.detector.detect(cv2.cvtColor(changed, cv2.COLOR_BGR2GRAY))) == 4:
+            if locate(changed, self.detector) is not None:
                 return changed, settings, jpeg
         return frame, {}, None
 
@@ -443,15 +411,15 @@ def default_composer() -> Composer:
     return Composer(PatchLibrary.load())
 
 
-def compose(rng: np.random.Generator, source: str | None = None) -> tuple[np.ndarray,
-                                                                          list[str], str]:
+def compose(rng: np.random.Generator, source: str | None = None
+            ) -> tuple[np.ndarray, list[str], str]:
     """``(frame_bgr, grid_lines, status)`` of one composite from the default library."""
     result = default_composer().compose(rng, source)
     return result.frame, result.grid, result.status
 
 
 def label_line(name: str, result: Composite) -> dict:
-    """The ``labels.jsonl`` record of a written composite."""
+    """The ``labels.jsonl`` record of a written composite (the shared file's format)."""
     donors = ", ".join(donor + ".jpg" for donor in result.donors) or "none"
     return {"file": name, "status": result.status, "grid": result.grid,
             "source": f"composite of {result.base}.jpg + patches from {donors}",
@@ -460,30 +428,38 @@ def label_line(name: str, result: Composite) -> dict:
             "camera": result.camera}
 
 
-def write_jpeg(path: Path, result: Composite) -> None:
-    """The camera's own JPEG bytes when there are some (no second compression), else q95."""
-    if result.jpeg is None:
-        cv2.imwrite(str(path), result.frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    else:
-        path.write_bytes(result.jpeg)
+def fit_box(image: np.ndarray, box: int) -> np.ndarray:
+    """``image`` scaled to fit a ``box`` x ``box`` square, centred on black."""
+    factor = box / max(image.shape[:2])
+    small = cv2.resize(image, (max(1, round(image.shape[1] * factor)),
+                               max(1, round(image.shape[0] * factor))),
+                       interpolation=cv2.INTER_AREA)
+    out = np.zeros((box, box, 3), np.uint8)
+    top, left = (box - small.shape[0]) // 2, (box - small.shape[1]) // 2
+    out[top:top + small.shape[0], left:left + small.shape[1]] = small
+    return out
 
 
-def contact_sheet(frames: list[np.ndarray], grids: list[list[str]], columns: int = 3,
-                  width: int = 560) -> np.ndarray:
-    """Thumbnails with their label drawn as a small dot grid in the top-left corner."""
-    tiles = []
-    for frame, grid in zip(frames, grids, strict=True):
-        tile = cv2.resize(frame, (width, round(frame.shape[0] * width / frame.shape[1])),
-                          interpolation=cv2.INTER_AREA)
-        cv2.rectangle(tile, (0, 0), (7 * 12 + 6, 6 * 12 + 6), (40, 40, 40), -1)
-        colours = {".": (200, 200, 200), "R": (0, 0, 230), "Y": (0, 220, 240)}
-        for i, text in enumerate(grid):
-            for j, char in enumerate(text):
-                cv2.circle(tile, (9 + 12 * j, 9 + 12 * i), 4, colours[char], -1)
-        tiles.append(tile)
-    height = max(tile.shape[0] for tile in tiles)
-    tiles = [cv2.copyMakeBorder(t, 0, height - t.shape[0] + 4, 0, 4, cv2.BORDER_CONSTANT)
-             for t in tiles]
+def sheet_tile(result: Composite, box: int = 360) -> np.ndarray:
+    """The frame, its grid region unwarped at full size, and its label as coloured dots."""
+    quad = cv2.perspectiveTransform(np.array([[[80.0, 40.0]], [[640.0, 520.0]],
+                                              [[80.0, 520.0]], [[640.0, 40.0]]]),
+                                    result.plane_to_image).reshape(4, 2)
+    low, high = np.maximum(quad.min(axis=0).astype(int), 0), quad.max(axis=0).astype(int) + 1
+    crop = result.frame[low[1]:high[1], low[0]:high[0]]
+    tile = np.hstack([fit_box(result.frame, box), fit_box(crop, box)])
+    strip = np.full((84, tile.shape[1], 3), 40, np.uint8)
+    colours = {EMPTY: (200, 200, 200), "R": (0, 0, 230), "Y": (0, 220, 240)}
+    for i, j in np.ndindex(HEIGHT, WIDTH):
+        cv2.circle(strip, (12 + 12 * j, 12 + 12 * i), 4, colours[result.grid[i][j]], -1)
+    cv2.putText(strip, f"{result.status}  base {result.base}  {len(result.changed)} pasted",
+                (100, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    return cv2.copyMakeBorder(np.vstack([tile, strip]), 0, 6, 0, 6, cv2.BORDER_CONSTANT)
+
+
+def contact_sheet(results: list[Composite], columns: int = 2) -> np.ndarray:
+    """Tiles (:func:`sheet_tile`) of composites, ``columns`` per row, for a human check."""
+    tiles = [sheet_tile(result) for result in results]
     tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % columns)
     return np.vstack([np.hstack(tiles[k:k + columns]) for k in range(0, len(tiles), columns)])
 
@@ -494,34 +470,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--shared", type=Path, default=None,
-                        help="shared folder (default $C4PI_SHARED or ../shared)")
+                        help="shared folder (default: $C4PI_SHARED, else ../shared)")
     parser.add_argument("--source", choices=("zam", "res"), default=None)
     parser.add_argument("--long-side", type=int, default=1280,
                         help="output long side in px (0: the photo's own size)")
     parser.add_argument("--no-camera", action="store_true", help="no camera changes")
     parser.add_argument("--sheet", type=Path, default=None,
-                        help="also write a contact sheet of the first 9 frames (PNG)")
+                        help="also write a contact sheet of the first frames (PNG)")
+    parser.add_argument("--sheet-count", type=int, default=8)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if not (real_dev_dir(args.shared) / "labels.jsonl").is_file():
+        print(f"no labelled photos in {real_dev_dir(args.shared)}", file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)
     composer = Composer(PatchLibrary.load(args.shared), long_side=args.long_side or None,
                         camera=not args.no_camera)
     rng = np.random.default_rng(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
-    shown: list[tuple[np.ndarray, list[str]]] = []
+    shown: list[Composite] = []
     with open(args.out / "labels.jsonl", "w", encoding="utf-8") as labels:
         for index in range(args.count):
-            result = composer.compose(rng, args.source)
-            name = f"{index:04d}.jpg"
-            write_jpeg(args.out / name, result)
+            result, name = composer.compose(rng, args.source), f"{index:04d}.jpg"
+            (args.out / name).write_bytes(result.jpeg or cv2.imencode(
+                ".jpg", result.frame, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes())
             labels.write(json.dumps(label_line(name, result)) + "\n")
-            if len(shown) < 9:
-                shown.append((result.frame, result.grid))
+            if len(shown) < args.sheet_count:
+                shown.append(result)
     if args.sheet and shown:
-        cv2.imwrite(str(args.sheet), contact_sheet(*map(list, zip(*shown, strict=True))))
+        cv2.imwrite(str(args.sheet), contact_sheet(shown))
     print(f"wrote {args.count} frames to {args.out}")
     return 0
 

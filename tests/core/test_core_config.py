@@ -149,3 +149,13 @@ def test_cli_config_prints_effective_values(tmp_path: Path) -> None:
 
     data = json.loads(result.stdout)
     assert data["solver"]["tt_mb"] == 16 and data["source"] == str(path)
+
+
+def test_retired_vision_keys_load_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    # a config kept in /etc/c4pi from an earlier version must still start the service
+    loaded = parse_config({"vision": {"flip_votes": True, "context_check": False,
+                                      "min_cell_confidence": 0.7}}, "old.toml")
+    assert loaded.vision.min_cell_confidence == 0.7
+    assert "old.toml: [vision] flip_votes is no longer used" in caplog.text
+    with pytest.raises(ConfigError, match="flip_vote"):
+        parse_config({"vision": {"flip_vote": True}}, "typo.toml")

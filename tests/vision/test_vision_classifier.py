@@ -18,7 +18,7 @@ from firmware_py.vision.classifier import (
 
 def test_bundled_model_is_small_and_loads() -> None:
     assert BUNDLED_MODEL.is_file()
-    assert BUNDLED_MODEL.stat().st_size <= 150 * 1024
+    assert BUNDLED_MODEL.stat().st_size <= 2 * 1024 * 1024
     classifier = TFLiteCellClassifier()
     logits = classifier.logits(np.zeros(INPUT_SHAPE, np.float32))
     assert logits.shape == (42, 3) and np.all(np.isfinite(logits))
@@ -40,4 +40,4 @@ def test_missing_or_broken_model_is_a_model_error(tmp_path: Path) -> None:
 
 def test_batch_of_the_wrong_shape_is_refused() -> None:
     with pytest.raises(ValueError, match="shape"):
-        TFLiteCellClassifier().logits(np.zeros((41, 64, 64, 3), np.float32))
+        TFLiteCellClassifier().logits(np.zeros((41, 32, 32, 3), np.float32))

@@ -82,7 +82,7 @@ def test_grid_translation_puts_cell_centres_at_crop_centres() -> None:
 
 def test_model_input_is_hsv_with_rotated_hue() -> None:
     rng = np.random.default_rng(1)
-    crops = rng.integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
+    crops = rng.integers(0, 256, (3, 32, 32, 3), dtype=np.uint8)
     encoded = to_model_input(crops)
     assert encoded.dtype == np.float32 and encoded.shape == crops.shape
     for index in range(3):
@@ -90,13 +90,13 @@ def test_model_input_is_hsv_with_rotated_hue() -> None:
         assert np.array_equal(encoded[index, ..., 1:], hsv[..., 1:])
         assert np.array_equal(encoded[index, ..., 0], (hsv[..., 0] + 90) % 180)
     # Pure red (hue 0) becomes 90; pure yellow (hue 30) becomes 120.
-    pure = np.zeros((2, 64, 64, 3), np.uint8)
+    pure = np.zeros((2, 32, 32, 3), np.uint8)
     pure[0] = (0, 0, 255)
     pure[1] = (0, 255, 255)
     hues = to_model_input(pure)[:, 0, 0, 0]
     assert hues.tolist() == [90.0, 120.0]
     with pytest.raises(ValueError):
-        to_model_input(np.zeros((2, 32, 32, 3), np.uint8))
+        to_model_input(np.zeros((2, 64, 64, 3), np.uint8))
 
 
 def test_half_resolution_crops_cut_the_same_cells() -> None:
@@ -108,15 +108,6 @@ def test_half_resolution_crops_cut_the_same_cells() -> None:
     crops = cell_crops(grid)
     assert crops.shape == (42, 32, 32, 3)
     assert all(np.all(crops[index] == index) for index in range(42))
-
-
-def test_upsampled_model_input_repeats_each_pixel_after_conversion() -> None:
-    rng = np.random.default_rng(2)
-    small = rng.integers(0, 256, (3, 32, 32, 3), dtype=np.uint8)
-    big = small.repeat(2, axis=1).repeat(2, axis=2)  # nearest-neighbour 2x, independently
-    assert np.array_equal(to_model_input(small, upsample=2), to_model_input(big))
-    with pytest.raises(ValueError):
-        to_model_input(big, upsample=2)
 
 
 def test_half_resolution_warp_samples_block_centres_of_the_full_warp() -> None:

@@ -60,10 +60,34 @@ def test_an_uncertain_cell_that_only_one_legal_grid_allows_is_settled() -> None:
     # "4453": column 4 row 1 holds a disc under Yellow's, and parity needs it red.
     probs = probabilities(independent_grid("4453"))
     probs[38] = (0.4, 0.35, 0.25)  # column 4 row 1, most probably "empty"
-    verdict = judge(probs, 0.6)
+    support = probs.copy()
+    support[38] = (0.4, 0.9, 0.25)  # the other reader is sure it is red
+    verdict = judge(probs, 0.6, support=support)
     assert verdict.status == "ok", verdict.reason
     assert verdict.board is not None and verdict.grid == tuple(independent_grid("4453"))
-    assert verdict.confidence == pytest.approx(0.4)  # the classifier's own, unchanged
+    assert verdict.confidence == pytest.approx(0.4)  # the readers' own, unchanged
+    # no reader chose red: the rules do not settle the cell to it
+    assert judge(probs, 0.6).status == "invalid"
+
+
+def test_a_disputed_cell_is_settled_by_the_rules_or_makes_the_reading_invalid() -> None:
+    # "4453" and a red wall seen through column 4 row 4, two above the column's top:
+    # the colour reader says red, the CNN empty; a red disc there would float.
+    probs = probabilities(independent_grid("4453"))
+    support = probs.copy()
+    probs[17], support[17] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
+    verdict = judge(probs, 0.6, support=support, disputed=np.array([17]),
+                    dispute_reason="the readers disagree: column 4 row 4")
+    assert verdict.status == "ok" and verdict.grid == tuple(independent_grid("4453"))
+    # "44" and the same dispute at column 4 row 3, just above the top disc:
+    # empty (Red to move) and red (Yellow to move) are both legal
+    probs = probabilities(independent_grid("44"))
+    support = probs.copy()
+    probs[24], support[24] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
+    verdict = judge(probs, 0.6, support=support, disputed=np.array([24]),
+                    dispute_reason="the readers disagree: column 4 row 3")
+    assert verdict.status == "invalid"
+    assert verdict.reason.startswith("the readers disagree: column 4 row 3")
 
 
 def test_an_uncertain_cell_with_two_legal_readings_is_invalid() -> None:
