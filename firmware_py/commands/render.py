@@ -36,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pose.add_argument("--hide-marker", type=int, action="append", default=[], metavar="ID",
                       help="cover marker ID (0-3) with a hand; repeatable")
     pose.add_argument("--no-board", action="store_true", help="render the background only")
+    parser.add_argument("--generator", choices=("flat", "scene"), default="flat",
+                        help="flat: the board face drawn top-down and warped (default); "
+                             "scene: a ray-cast 3-D scene (discs behind the face, room, "
+                             "lights; no --glare, --shadow, --hide-marker, --no-board)")
     parser.set_defaults(func=run)
 
 
@@ -62,29 +66,59 @@ def _overrides(args: argparse.Namespace, config: Config) -> dict:
     return changes
 
 
-def run(args: argparse.Namespace, config: Config) -> int:
-    import cv2
+_SCENE_FIELDS = {"blur": "defocus_px", "light": "exposure"}  # else as _FIELDS
+
+
+def _scene_overrides(args: argparse.Namespace, config: Config) -> dict:
+    """SceneSpec fields from the options (the scene has no glare, shadow or hands)."""
+    for option in ("glare", "shadow"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} is not supported by --generator scene")
+    if args.hide_marker or args.no_board:
+        raise ValueError("--hide-marker and --no-board are not supported by --generator scene")
+    changes = _overrides(args, config)
+    for option, field in _SCENE_FIELDS.items():
+        if _FIELDS[option] in changes:
+            changes[field] = changes.pop(_FIELDS[option])
+    return changes
+
+
+def _render(args: argparse.Namespace, config: Config, position: object) -> tuple:
+    """The frame, its spec and its camera matrix, by the chosen generator."""
     import numpy as np
 
+    if args.generator == "scene":
+        from firmware_py.vision.scene import SceneSpec, render_scene, scene_camera_matrix
+
+        spec_type, draw, camera = SceneSpec, render_scene, scene_camera_matrix
+        changes = _scene_overrides(args, config)
+    else:
+        from firmware_py.vision.render import RenderSpec, camera_matrix, render_frame
+
+        spec_type, draw, camera = RenderSpec, render_frame, camera_matrix
+        changes = _overrides(args, config)
+    if args.random:
+        spec = spec_type.random(np.random.default_rng(args.seed), **changes)
+    else:
+        spec = spec_type(**changes)
+    return draw(position, spec, seed=args.seed), spec, camera(spec)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    import cv2
+
     from firmware_py.exc import PositionError
-    from firmware_py.vision.render import RenderSpec, camera_matrix, render_frame
 
     try:
-        changes = _overrides(args, config)
-        if args.random:
-            spec = RenderSpec.random(np.random.default_rng(args.seed), **changes)
-        else:
-            spec = RenderSpec(**changes)
         position = args.grid.split("/") if args.grid else ("" if args.moves == "-"
                                                            else args.moves)
-        frame = render_frame(position, spec, seed=args.seed)
+        frame, spec, k = _render(args, config, position)
     except (ValueError, PositionError) as error:
         print(f"c4pi render: {error}", file=sys.stderr)
         return 2
     if not cv2.imwrite(args.output, frame):
         print(f"c4pi render: cannot write {args.output!r}", file=sys.stderr)
         return 1
-    k = camera_matrix(spec)
     print(f"wrote {args.output} ({spec.size[0]}x{spec.size[1]}, tilt {spec.tilt_deg:.1f} deg); "
           f"camera fx={k[0, 0]:.1f} fy={k[1, 1]:.1f} cx={k[0, 2]:.1f} cy={k[1, 2]:.1f}")
     return 0

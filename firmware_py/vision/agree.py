@@ -12,6 +12,9 @@ empty board of this installation) say the same. Per cell and class:
   class. The rules may settle a doubtful cell to a class only with support
   (:func:`firmware_py.vision.postprocess.judge`).
 * ``disputed`` = the cells whose two most probable classes differ.
+* ``best`` = the product of the two, normalised: the best guess of each cell's
+  class, which decides the grid a reading reports (the more confident reader
+  wins a dispute), never whether it is trusted.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Agreement:
 
     consensus: np.ndarray
     support: np.ndarray
+    best: np.ndarray
     disputed: np.ndarray  # cell indices
     reason: str  # "" when no cell is disputed
 
@@ -45,7 +49,9 @@ def agree(cnn: np.ndarray, colour: np.ndarray) -> Agreement:
                          f"got {cnn.shape} and {colour.shape}")
     cnn_labels, colour_labels = cnn.argmax(axis=1), colour.argmax(axis=1)
     disputed = np.flatnonzero(cnn_labels != colour_labels)
-    return Agreement(np.minimum(cnn, colour), np.maximum(cnn, colour), disputed,
+    product = cnn * colour + 1e-12
+    return Agreement(np.minimum(cnn, colour), np.maximum(cnn, colour),
+                     product / product.sum(axis=1, keepdims=True), disputed,
                      _dispute_reason(disputed, cnn_labels, colour_labels))
 
 

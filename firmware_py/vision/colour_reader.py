@@ -37,14 +37,15 @@ import numpy as np
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 
 RED_HUES = ((0.0, 32.0), (330.0, 360.0))  # degrees; orange-red discs reach ~28
-YELLOW_HUES = ((36.0, 75.0),)
-MIN_SATURATION = 0.45
+YELLOW_HUES = ((37.0, 68.0),)  # olive and lime walls lie beyond 68
+MIN_SATURATION = 0.55  # real discs, normalised: >= 0.7; beige and wood walls: less
 MIN_VALUE = 0.22
 PROBE_RADIUS = 11.0  # px of the 32 px crop (0.275 P): inside a disc, wider than a glimpse
 PROBE_OFFSETS = (-3, 0, 3)  # px, each way in x and y
 DISC_SHARE = 0.8
 EMPTY_SHARE = 0.6
 SOFTNESS = 0.04
+UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
 
 
 def _in_ranges(hue: np.ndarray, ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
@@ -89,7 +90,7 @@ def shares_to_probabilities(shares: np.ndarray) -> np.ndarray:
     red, yellow = shares[:, 0].astype(np.float64), shares[:, 1].astype(np.float64)
     evidence = np.stack([_soft(-np.maximum(red, yellow), -EMPTY_SHARE),
                          _soft(red, DISC_SHARE), _soft(yellow, DISC_SHARE)], axis=1)
-    evidence += 1e-3
+    evidence += UNSURE_FLOOR
     return evidence / evidence.sum(axis=1, keepdims=True)
 
 

@@ -16,26 +16,21 @@ Rules, in order; the first that applies decides:
    swap, breaks parity;
 6. a four-in-a-row, or a full board → ``finished``; otherwise ``ok``.
 
-Before these rules, doubtful cells get a chance to be settled by the rules
-themselves (:func:`completions`): the cells below ``min_frontier_confidence``
-and the cells two readers dispute (at most :data:`MAX_DOUBTFUL`) are given
-every class, all three, and every resulting grid is checked for gravity,
-parity and plausible fours. When the other cells admit exactly one legal
-grid, that grid is the reading, provided each settled cell's class is one a
-reader chose (``support`` at least :data:`MIN_SETTLED_PROBABILITY`). This is
-exact, not a guess: if the confident cells are right, no other legal board
-can be on the table (a red wall seen through a hole two or more above a
-column's top disc is empty, since a red disc there would float). When more than one legal
-grid remains, the reading is ``invalid`` even if the most probable grid would
-have passed rules 1-5 (two doubtful discs swapped in colour keep parity).
-A disputed cell left unsettled makes the reading ``invalid``.
+Before these rules: a cell two readers dispute makes the reading ``invalid``
+("the readers disagree: …"), whatever else. Cells below
+``min_frontier_confidence`` on which the readers agree are settled by gravity
+when it allows one way only (:mod:`firmware_py.vision.settle`): a doubtful
+hole two above a column's top disc is empty, a doubtful cell under a sure
+disc holds one (of the classes a reader backs, :func:`settle_options`). The
+settled grid then meets rules 2-6 like any other. Parity and fours never
+settle a cell: a board played illegally must be reported ``invalid``, not
+corrected into a legal board nobody played.
 
 The board confidence is the minimum of the 42 cell confidences.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -46,10 +41,10 @@ from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
 from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.reading import FINISHED, INVALID, OK
+from firmware_py.vision.settle import settle
 
 MAX_LISTED = 4
-MAX_DOUBTFUL = 6  # more doubtful cells than this are not settled by the rules
-MIN_SETTLED_PROBABILITY = 0.5  # a settled cell's class must be one reader's choice
+MIN_SETTLED_PROBABILITY = 0.05  # the least support of a reader for a class a cell may take
 
 
 @dataclass(frozen=True)
@@ -110,56 +105,6 @@ def _uncertain(confidence: np.ndarray, cells: np.ndarray) -> str:
     return f"uncertain cells: {listed}{more}"
 
 
-def _column_is_stacked(column: np.ndarray) -> bool:
-    """Whether a column of labels (top first) has no disc above an empty cell."""
-    discs = (column != 0)[::-1].astype(np.int8)  # bottom first
-    return bool(np.all(discs[1:] <= discs[:-1]))
-
-
-def completions(labels: np.ndarray, doubtful: np.ndarray,
-                limit: int = 2) -> list[tuple[np.ndarray, Board]]:
-    """Legal grids that agree with ``labels`` outside the ``doubtful`` cells (at most ``limit``).
-
-    Each doubtful cell may take any class; a grid is legal when no disc floats,
-    the parity holds and its fours could have arisen in play
-    (:meth:`Board.from_grid`). Returns (labels, board) pairs.
-    """
-    base = np.asarray(labels, np.int64).ravel().copy()
-    by_column: dict[int, list[int]] = {}
-    for index in sorted(int(i) for i in np.asarray(doubtful).ravel()):
-        by_column.setdefault(index % WIDTH, []).append(index)
-    columns = []  # per column: (cells, [(values, reds, yellows)])
-    for column in range(WIDTH):
-        cells = by_column.get(column, [])
-        rows = [cell // WIDTH for cell in cells]
-        options = []
-        for values in itertools.product(range(len(CLASSES)), repeat=len(cells)):
-            trial = base[column::WIDTH].copy()
-            trial[rows] = values
-            if _column_is_stacked(trial):
-                options.append((values, int(np.sum(trial == 1)), int(np.sum(trial == 2))))
-        if not options:
-            return []
-        columns.append((cells, options))
-    found: list[tuple[np.ndarray, Board]] = []
-    for combo in itertools.product(*(options for _, options in columns)):
-        reds = sum(option[1] for option in combo)
-        yellows = sum(option[2] for option in combo)
-        if reds - yellows not in (0, 1):
-            continue
-        trial = base.copy()
-        for (cells, _), (values, _, _) in zip(columns, combo, strict=True):
-            trial[cells] = values
-        try:
-            board = Board.from_grid(list(grid_from_labels(trial)))
-        except InvalidGridError:
-            continue
-        found.append((trial, board))
-        if len(found) >= limit:
-            break
-    return found
-
-
 def doubtful_cells(confidence: np.ndarray, min_cell_confidence: float,
                    min_frontier_confidence: float) -> np.ndarray:
     """Indices of the cells whose confidence is below both thresholds' larger one."""
@@ -169,20 +114,22 @@ def doubtful_cells(confidence: np.ndarray, min_cell_confidence: float,
 
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
           min_frontier_confidence: float = 0.0, *, support: np.ndarray | None = None,
-          disputed: np.ndarray | None = None, dispute_reason: str = "") -> GridVerdict:
+          best: np.ndarray | None = None, disputed: np.ndarray | None = None,
+          dispute_reason: str = "") -> GridVerdict:
     """Apply the rules of the module docstring to probabilities (42, 3).
 
     ``disputed`` cells (where two readers disagree, ``dispute_reason`` says
-    how) are doubtful whatever their probabilities; a doubtful cell may be
-    settled to a class only when ``support`` (default: ``probabilities``)
-    gives that class at least :data:`MIN_SETTLED_PROBABILITY`.
+    how) make the reading ``invalid``. A doubtful cell may be settled by
+    gravity to a class ``support`` (default: ``probabilities``) gives at least
+    :data:`MIN_SETTLED_PROBABILITY`. ``best`` (default: ``probabilities``)
+    picks each cell's label; its confidence is the ``probabilities`` of it.
     """
     probs = np.asarray(probabilities, np.float64)
     if probs.shape != (WIDTH * HEIGHT, len(CLASSES)):
         raise ValueError(f"expected probabilities of shape (42, 3), got {probs.shape}")
     backing = probs if support is None else np.asarray(support, np.float64)
-    confidence = probs.max(axis=1)
-    labels = probs.argmax(axis=1)
+    labels = (probs if best is None else np.asarray(best)).argmax(axis=1)
+    confidence = probs[np.arange(len(probs)), labels]
     cells = tuple(float(c) for c in confidence)
     board_confidence = float(confidence.min())
     most_probable = grid_from_labels(labels)
@@ -191,26 +138,34 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
                 grid: tuple[str, ...] | None = None) -> GridVerdict:
         return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
-    disputed = np.zeros(0, np.int64) if disputed is None else np.asarray(disputed, np.int64)
-    doubtful = np.union1d(doubtful_cells(confidence, min_cell_confidence,
-                                         min_frontier_confidence), disputed)
-    if 0 < doubtful.size <= MAX_DOUBTFUL:
-        legal = completions(labels, doubtful)
-        why = dispute_reason or _uncertain(confidence, doubtful)
-        if len(legal) > 1:
-            return verdict(INVALID, reason=why + " (more than one legal reading)")
-        if legal:
-            settled, board = legal[0]
-            if backing[doubtful, settled[doubtful]].min() >= MIN_SETTLED_PROBABILITY:
-                return _final(board, partial(verdict, grid=grid_from_labels(settled)))
-            return verdict(INVALID, reason=why + " (the only legal reading contradicts "
-                                                 "the readers)")
-    if disputed.size:
-        return verdict(INVALID, reason=dispute_reason or _uncertain(confidence, disputed))
+    if disputed is not None and len(disputed):
+        return verdict(INVALID, reason=dispute_reason
+                       or _uncertain(confidence, np.asarray(disputed, np.int64)))
+    doubtful = doubtful_cells(confidence, min_cell_confidence, min_frontier_confidence)
+    if doubtful.size:
+        settled = settle(labels, doubtful, settle_options(backing, doubtful))
+        if settled is not None:
+            sure = confidence.copy()
+            sure[doubtful] = 1.0  # settled by gravity: no longer in doubt
+            return _rules(partial(verdict, grid=grid_from_labels(settled)), sure,
+                          min_cell_confidence, min_frontier_confidence)
     return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
+
+
+def settle_options(support: np.ndarray, cells: np.ndarray) -> dict[int, tuple[int, ...]]:
+    """The classes each doubtful cell may be settled to: every class some reader gives
+    at least :data:`MIN_SETTLED_PROBABILITY` (so a doubtful cell keeps every class it
+    might be), else its best-backed class."""
+    options = {}
+    for cell in np.asarray(cells).ravel():
+        backed = tuple(int(c) for c in np.flatnonzero(support[cell] >= MIN_SETTLED_PROBABILITY))
+        options[int(cell)] = backed or (int(support[cell].argmax()),)
+    return options
+
+
 def _rules(verdict: Callable[..., GridVerdict], confidence: np.ndarray,
            min_cell_confidence: float, min_frontier_confidence: float) -> GridVerdict:
-    """Rules 1-6 on the most probable grid."""
+    """Rules 1-6 on the verdict's grid (the most probable one, or the settled one)."""
     grid = verdict(INVALID).grid
     doubtful = np.flatnonzero(confidence < min_cell_confidence)
     if doubtful.size:

@@ -35,6 +35,8 @@ from firmware_py.vision.postprocess import judge
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
+WALL_CNN_CONFIDENCE = 0.95
+WALL_IMBALANCE = 3
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,10 @@ class BoardReader:
 
     ``empty_board`` (None: nothing remembered) is updated by every ``ok``
     reading: an empty board is learnt whole, other readings refresh the cells
-    read empty with at least :data:`REMEMBER_CONFIDENCE`.
+    read empty with at least :data:`REMEMBER_CONFIDENCE`. An empty board the
+    readers cannot agree on because a red or yellow wall shows through every
+    hole is learnt too (:func:`shows_a_coloured_wall`), so that the next
+    frames agree.
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
@@ -127,24 +132,46 @@ class BoardReader:
         agreement = agree(cnn, colour)
         verdict = judge(agreement.consensus, self.min_cell_confidence,
                         self.min_frontier_confidence, support=agreement.support,
-                        disputed=agreement.disputed, dispute_reason=agreement.reason)
+                        best=agreement.best, disputed=agreement.disputed,
+                        dispute_reason=agreement.reason)
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
                           confidence=verdict.confidence,
                           cell_confidence=verdict.cell_confidence, markers=fit.markers,
                           reason=verdict.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px)
-        self._remember(reading, features)
+        if self.empty_board is not None:
+            remember(self.empty_board, reading, features, cnn, colour)
         return FrameAnalysis(reading, fit, grid_image, cnn, colour, agreement)
 
-    def _remember(self, reading: Reading, features: np.ndarray) -> None:
-        if self.empty_board is None or reading.status != OK or reading.grid is None:
-            return
-        empty = np.array([cell == "." for line in reading.grid for cell in line])
-        if empty.all():
-            self.empty_board.learn(features)
-            return
-        sure = np.asarray(reading.cell_confidence) >= REMEMBER_CONFIDENCE
-        self.empty_board.refresh(features, empty & sure)
+
+def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
+             cnn: np.ndarray, colour: np.ndarray) -> None:
+    """Teach ``empty_board`` from one reading (see :class:`BoardReader`)."""
+    if reading.status != OK:
+        if shows_a_coloured_wall(cnn, colour):
+            empty_board.learn(features)
+        return
+    empty = np.array([cell == "." for line in reading.grid or () for cell in line])
+    if empty.all():
+        empty_board.learn(features)
+        return
+    sure = np.asarray(reading.cell_confidence) >= REMEMBER_CONFIDENCE
+    empty_board.refresh(features, empty & sure)
+
+
+def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
+    """An empty board in front of a red or yellow wall, seen for the first time.
+
+    The CNN reads every cell empty with at least :data:`WALL_CNN_CONFIDENCE`
+    while the colour reader sees discs of one colour outnumber the other by
+    :data:`WALL_IMBALANCE` or more, which no game can leave: what it sees
+    through the holes is the room, not discs. (A board of discs the CNN
+    missed would look balanced to the colour reader.)
+    """
+    if cnn[:, 0].min() < WALL_CNN_CONFIDENCE:
+        return False
+    labels = colour.argmax(axis=1)
+    return abs(int(np.sum(labels == 1)) - int(np.sum(labels == 2))) >= WALL_IMBALANCE
 
 
 def _check_frame(frame: np.ndarray) -> None:

@@ -54,7 +54,7 @@ class SceneSpec:
     # camera pose and optics
     size: tuple[int, int] = (1280, 720)  # width, height
     fov_deg: float = 60.0  # horizontal field of view
-    distance: float = 1.6
+    distance: float = 1.8
     yaw_deg: float = 0.0
     pitch_deg: float = 0.0
     roll_deg: float = 0.0
@@ -87,7 +87,7 @@ class SceneSpec:
     table_colour: Colour = (60, 110, 160)
     table_gap: float = 0.3  # from the board's bottom edge down to the table top, P
     spare_discs: int = 0  # loose discs behind the board
-    dof_px: float = 3.0  # defocus blur (sigma, px) of something infinitely far
+    dof_px: float = 3.0  # defocus blur (sigma, px at 1280 px width) of things far away
     # light (linear BGR)
     ambient: Gains = (0.3, 0.3, 0.3)
     lights: tuple[Light, ...] = (Light(),)
@@ -122,6 +122,11 @@ class SceneSpec:
             raise ValueError(f"wall_distance {self.wall_distance} leaves no room behind the board")
         if not 1 <= len(self.lights) <= 4:
             raise ValueError(f"lights holds {len(self.lights)} lights; use 1-4")
+        if min(self.ambient) < 0 or min(self.white_balance) <= 0 or any(
+                min(light.colour) < 0 for light in self.lights):
+            raise ValueError("ambient, white_balance and light colours must be positive")
+        if any(math.hypot(*light.vector) < 1e-6 for light in self.lights):
+            raise ValueError("a light's vector (direction or position) must not be zero")
 
     @property
     def back_depth(self) -> float:
@@ -180,7 +185,6 @@ BOARD_COLOURS: tuple[Colour, ...] = (
     (50, 130, 40), (30, 90, 30), (30, 30, 30), (130, 130, 130), (215, 215, 210),  # green ...
     (225, 170, 100), (185, 170, 40), (170, 160, 30), (40, 40, 180), (70, 190, 220),
 )
-TURQUOISE = (185, 170, 40)
 RED_COLOURS: tuple[Colour, ...] = (
     (50, 20, 180), (40, 25, 200), (60, 40, 220), (40, 30, 150), (20, 60, 225), (30, 80, 235),
 )
@@ -200,13 +204,14 @@ LIGHT_TINTS: tuple[Gains, ...] = (
 
 def _random_spec(rng: np.random.Generator, max_tilt_deg: float) -> SceneSpec:
     fov = rng.uniform(45, 75)
-    span = rng.uniform(0.35, 0.9)  # marker rectangle width / frame width, frontal
-    distance = 1.0 / (2 * span * math.tan(math.radians(fov) / 2))
+    span = rng.uniform(0.35, 0.9)  # marker rectangle width / frame width
     tilt = max_tilt_deg * math.sqrt(rng.uniform(0, 1))
     turn = rng.uniform(0, 2 * math.pi)
+    narrowing = math.cos(math.radians(tilt * math.cos(turn)))  # yaw foreshortens the width
+    distance = narrowing / (2 * span * math.tan(math.radians(fov) / 2))
     board = _jitter(rng, _pick(rng, BOARD_COLOURS), 25) if rng.random() < 0.85 else _any_hue(
         rng, (60, 255), (40, 230))
-    clear = 0.35 if board == TURQUOISE or board[0] > 150 else 0.08
+    clear = 0.35 if board[0] > 150 and board[1] > 120 and board[2] < 150 else 0.08
     hole = rng.uniform(0.36, 0.45)
     disc_radius = float(np.clip(hole - rng.uniform(0.01, 0.05), 0.34, 0.44))
     plate = rng.uniform(0.08, 0.15)
@@ -218,7 +223,7 @@ def _random_spec(rng: np.random.Generator, max_tilt_deg: float) -> SceneSpec:
         board_colour=board,
         translucency=rng.uniform(0.3, 0.7) if rng.random() < clear else 0.0,
         board_gloss=rng.uniform(0.1, 0.8),
-        board_margin=tuple(rng.uniform(0.02, 0.5, 4) * (1, 1, 1, 1.6)),
+        board_margin=tuple(float(m) for m in rng.uniform(0.02, 0.5, 4) * (1, 1, 1, 1.6)),
         corner_radius=rng.uniform(0.0, 0.5), plate_thickness=plate, hole_radius=hole,
         disc_radius=disc_radius, disc_thickness=rng.uniform(0.12, 0.25),
         disc_depth=max(plate + 0.02, rng.uniform(0.1, 0.45)), disc_bevel=rng.uniform(0.01, 0.06),
@@ -226,12 +231,12 @@ def _random_spec(rng: np.random.Generator, max_tilt_deg: float) -> SceneSpec:
         disc_gloss=rng.uniform(0.0, 0.2) if flat else rng.uniform(0.2, 0.9),
         red_colour=_jitter(rng, _pick(rng, RED_COLOURS), 15),
         yellow_colour=_jitter(rng, _pick(rng, YELLOW_COLOURS), 15),
-        wall_distance=float(np.exp(rng.uniform(math.log(2.5), math.log(30)))),
+        wall_distance=float(np.exp(rng.uniform(math.log(2.0), math.log(30)))),
         wall_angle_deg=rng.normal(0, 12), wall_colour=_wall_colour(rng),
         wall_style=WALL_STYLES[int(rng.integers(len(WALL_STYLES)))],
         table=rng.random() < 0.85, table_colour=_jitter(rng, _pick(rng, TABLE_COLOURS), 15),
         table_gap=rng.uniform(0.0, 1.2), spare_discs=int(rng.integers(1, 6)) * (rng.random() < 0.4),
-        dof_px=rng.uniform(0.0, 8.0) * 1.0,
+        dof_px=rng.uniform(0.0, 8.0),
         ambient=_tint(rng, rng.uniform(0.12, 0.45)), lights=_random_lights(rng),
         shadows=rng.random() < 0.85, exposure=float(np.exp(rng.normal(0, 0.25))),
         white_balance=(rng.uniform(0.75, 1.3), rng.uniform(0.9, 1.1), rng.uniform(0.75, 1.3)),
@@ -271,7 +276,7 @@ def _any_hue(rng: np.random.Generator, saturation: tuple[int, int], value: tuple
              hues: tuple[int, int] = (0, 180)) -> Colour:
     import cv2
 
-    hue = rng.integers(*hues) if hues[0] >= 0 else 0
+    hue = rng.integers(*hues)
     hsv = np.array([[[hue % 180, rng.integers(*saturation), rng.integers(*value)]]], np.uint8)
     bgr = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
     return int(bgr[0]), int(bgr[1]), int(bgr[2])

@@ -7,17 +7,15 @@ import itertools
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
 from firmware_py.vision.postprocess import (
     cell_name,
-    completions,
     floating_discs,
     frontier_cells,
     grid_from_labels,
     judge,
 )
+from firmware_py.vision.settle import settle
 
 from .conftest import independent_grid, random_board
 
@@ -56,55 +54,61 @@ def test_legal_positions_are_ok(moves: str) -> None:
     assert verdict.confidence == pytest.approx(0.99)
 
 
-def test_an_uncertain_cell_that_only_one_legal_grid_allows_is_settled() -> None:
-    # "4453": column 4 row 1 holds a disc under Yellow's, and parity needs it red.
+def test_gravity_settles_a_doubtful_hole_above_a_column() -> None:
+    # "4453": column 4 row 4 (two above the top disc) read 0.5 red: it cannot hold one
     probs = probabilities(independent_grid("4453"))
-    probs[38] = (0.4, 0.35, 0.25)  # column 4 row 1, most probably "empty"
-    support = probs.copy()
-    support[38] = (0.4, 0.9, 0.25)  # the other reader is sure it is red
-    verdict = judge(probs, 0.6, support=support)
+    probs[17] = (0.45, 0.5, 0.05)
+    verdict = judge(probs, 0.6)
     assert verdict.status == "ok", verdict.reason
-    assert verdict.board is not None and verdict.grid == tuple(independent_grid("4453"))
-    assert verdict.confidence == pytest.approx(0.4)  # the readers' own, unchanged
-    # no reader chose red: the rules do not settle the cell to it
+    assert verdict.grid == tuple(independent_grid("4453"))
+    assert verdict.confidence == pytest.approx(0.5)  # the readers' own, unchanged
+
+
+def test_gravity_settles_a_doubtful_cell_under_a_sure_disc() -> None:
+    # column 4 row 1 holds up Yellow's disc; red is the only disc class backed
+    probs = probabilities(independent_grid("4453"))
+    probs[38] = (0.55, 0.44, 0.01)
+    verdict = judge(probs, 0.6)
+    assert verdict.status == "ok" and verdict.grid == tuple(independent_grid("4453"))
+    probs[38] = (0.5, 0.25, 0.25)  # red and yellow both backed: two ways, not settled
     assert judge(probs, 0.6).status == "invalid"
 
 
-def test_a_disputed_cell_is_settled_by_the_rules_or_makes_the_reading_invalid() -> None:
-    # "4453" and a red wall seen through column 4 row 4, two above the column's top:
-    # the colour reader says red, the CNN empty; a red disc there would float.
+def test_parity_never_settles_a_cell() -> None:
+    # a lone yellow disc (an illegal board) read doubtful must not become "empty"
+    grid = ["......."] * 5 + ["Y......"]
+    probs = probabilities(grid)
+    probs[35] = (0.45, 0.05, 0.5)
+    verdict = judge(probs, 0.6)
+    assert verdict.status == "invalid"
+
+
+def test_a_disputed_cell_makes_the_reading_invalid() -> None:
     probs = probabilities(independent_grid("4453"))
     support = probs.copy()
     probs[17], support[17] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
     verdict = judge(probs, 0.6, support=support, disputed=np.array([17]),
-                    dispute_reason="the readers disagree: column 4 row 4")
-    assert verdict.status == "ok" and verdict.grid == tuple(independent_grid("4453"))
-    # "44" and the same dispute at column 4 row 3, just above the top disc:
-    # empty (Red to move) and red (Yellow to move) are both legal
-    probs = probabilities(independent_grid("44"))
-    support = probs.copy()
-    probs[24], support[24] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
-    verdict = judge(probs, 0.6, support=support, disputed=np.array([24]),
-                    dispute_reason="the readers disagree: column 4 row 3")
-    assert verdict.status == "invalid"
-    assert verdict.reason.startswith("the readers disagree: column 4 row 3")
+                    dispute_reason="the readers disagree: column 4 row 4 (CNN empty, colour red)")
+    assert verdict.status == "invalid" and verdict.board is None
+    assert verdict.reason == "the readers disagree: column 4 row 4 (CNN empty, colour red)"
 
 
-def test_an_uncertain_cell_with_two_legal_readings_is_invalid() -> None:
-    # "44": column 4 row 2 is Yellow; empty there is legal too (Red to move vs Yellow).
+def test_an_uncertain_cell_with_two_stacked_readings_is_invalid() -> None:
+    # "44": column 4 row 2 is Yellow; empty there obeys gravity too
     probs = probabilities(independent_grid("44"))
     probs[31] = (0.3, 0.2, 0.5)  # column 4 row 2
     verdict = judge(probs, 0.6)
     assert verdict.status == "invalid" and verdict.board is None
-    assert "column 4 row 2" in verdict.reason and "more than one legal" in verdict.reason
+    assert "column 4 row 2" in verdict.reason
 
 
-def test_a_settled_cell_the_classifier_firmly_contradicts_is_invalid() -> None:
+def test_a_cell_is_never_settled_to_a_class_no_reader_backs() -> None:
     probs = probabilities(independent_grid("4453"))
-    probs[38] = (0.58, 0.01, 0.41)  # the only legal class, red, has 1 % support
-    verdict = judge(probs, 0.6)
-    assert verdict.status == "invalid" and "contradicts" in verdict.reason
-    assert "uncertain" in verdict.reason and "column 4 row 1" in verdict.reason
+    probs[38] = (0.58, 0.01, 0.41)  # under a sure disc; red has 1 % support
+    assert judge(probs, 0.6).status == "invalid"  # settled yellow: parity breaks
+    support = probs.copy()
+    support[38] = (0.58, 0.9, 0.01)  # only red is backed: settled
+    assert judge(probs, 0.6, support=support).status == "ok"
 
 
 def test_without_settling_the_plain_rules_name_the_floating_disc() -> None:
@@ -114,33 +118,32 @@ def test_without_settling_the_plain_rules_name_the_floating_disc() -> None:
     assert verdict.status == "invalid" and "floating disc" in verdict.reason
 
 
-def _legal_by_brute_force(labels: np.ndarray, doubtful: list[int]) -> list[tuple[str, ...]]:
-    """Every grid that differs from ``labels`` only in ``doubtful`` and is legal."""
+def _stacked_by_brute_force(labels: np.ndarray, doubtful: list[int]) -> list[tuple[str, ...]]:
+    """Every grid that differs from ``labels`` only in ``doubtful`` and has no floating disc."""
     found = []
     for values in itertools.product(range(3), repeat=len(doubtful)):
         trial = labels.copy()
         trial[doubtful] = values
         grid = grid_from_labels(trial)
-        try:
-            Board.from_grid(list(grid))
-        except InvalidGridError:
-            continue
-        found.append(grid)
+        if not floating_discs(grid):
+            found.append(grid)
     return found
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_completions_agree_with_brute_force(seed: int) -> None:
+def test_gravity_settles_exactly_when_one_stacked_grid_remains(seed: int) -> None:
     rng = np.random.default_rng(seed)
     board = random_board(rng)
-    labels = np.array([CLASSES.index(c)
-                       for c in "".join(board.grid_lines())])
+    labels = np.array([CLASSES.index(c) for c in "".join(board.grid_lines())])
     doubtful = sorted(int(i) for i in rng.choice(42, size=int(rng.integers(1, 5)), replace=False))
     labels[doubtful] = rng.integers(0, 3, size=len(doubtful))  # scramble the doubtful cells
-    expected = _legal_by_brute_force(labels, doubtful)
-    found = completions(labels, np.array(doubtful), limit=100)
-    assert sorted(grid_from_labels(trial) for trial, _ in found) == sorted(expected)
-    assert tuple(board.grid_lines()) in expected  # the truth is always among them
+    expected = _stacked_by_brute_force(labels, doubtful)
+    settled = settle(labels, np.array(doubtful))
+    if len(expected) == 1:
+        assert settled is not None and grid_from_labels(settled) == expected[0]
+    else:
+        assert settled is None
+    assert tuple(board.grid_lines()) in expected  # the truth always obeys gravity
 
 
 def test_floating_disc_is_invalid() -> None:
