@@ -17,6 +17,10 @@ Sources, each on its own line (the data behind every figure):
   OUT of training, the test of generalisation.
 * ``real-dev``: the labelled real photographs of ``../shared/data/real-dev``
   (never trained on).
+* ``render+empty``, ``scene+empty``: the same frames as ``render`` and
+  ``scene``, read by an installation that has seen the same view's empty
+  board first (its empty board learnt as in the live appliance). The other
+  sources are read without any empty board.
 
 Reported per source: board-exact (grid equals the truth, any status),
 accepted-exact (read ``ok``/``finished`` with the right grid), wrong-ok
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import collections
 import copy
+import functools
 import json
 import os
 import statistics
@@ -55,6 +60,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from firmware_py.board import Board  # noqa: E402
 from firmware_py.config import load_config  # noqa: E402
+from firmware_py.vision.empty_board import EmptyBoard  # noqa: E402
 from firmware_py.vision.fit import BoardLocator, Intrinsics  # noqa: E402
 from firmware_py.vision.reader import BoardReader  # noqa: E402
 from firmware_py.vision.reading import FINISHED, INVALID, OK  # noqa: E402
@@ -91,18 +97,24 @@ def floating_grid(rng: np.random.Generator) -> list[str]:
     return ["".join(line) for line in lines]
 
 
-def render_source(count: int, seed_base: int):  # noqa: ANN201
-    """(truth grid, label status, frame) of held-out frames of our 2-D renderer."""
+def render_source(count: int, seed_base: int, empty_first: bool = False):  # noqa: ANN201
+    """(truth grid, label status, frame[, empty board frame]) of held-out frames of our
+    2-D renderer; with ``empty_first`` also the same view of the empty board."""
     for index in range(count):
         seed = seed_base + index
         rng = np.random.default_rng(seed)
         board = random_board(rng)
         spec = RenderSpec.random(rng, max_tilt_deg=45.0)
-        yield board.grid_lines(), _status(board), render_frame(board, spec, seed=seed)
+        frame = render_frame(board, spec, seed=seed)
+        if empty_first:
+            yield board.grid_lines(), _status(board), frame, render_frame("", spec, seed=seed)
+        else:
+            yield board.grid_lines(), _status(board), frame
 
 
-def scene_source(count: int, seed_base: int):  # noqa: ANN201
-    """(truth grid, label status, frame) of held-out frames of the 3-D scene generator."""
+def scene_source(count: int, seed_base: int, empty_first: bool = False):  # noqa: ANN201
+    """(truth grid, label status, frame[, empty board frame]) of held-out frames of the
+    3-D scene generator."""
     from firmware_py.vision.scene import render_scene
     from firmware_py.vision.scene_spec import SceneSpec
 
@@ -111,7 +123,11 @@ def scene_source(count: int, seed_base: int):  # noqa: ANN201
         rng = np.random.default_rng(seed)
         board = random_board(rng)
         spec = SceneSpec.random(rng)
-        yield board.grid_lines(), _status(board), render_scene(board, spec, seed=seed)
+        frame = render_scene(board, spec, seed=seed)
+        if empty_first:
+            yield board.grid_lines(), _status(board), frame, render_scene("", spec, seed=seed)
+        else:
+            yield board.grid_lines(), _status(board), frame
 
 
 def composite_source(count: int, seed_base: int):  # noqa: ANN201
@@ -140,7 +156,9 @@ def _status(board: Board) -> str:
 
 
 SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
-           "real-dev": real_source}
+           "real-dev": real_source,
+           "render+empty": functools.partial(render_source, empty_first=True),
+           "scene+empty": functools.partial(scene_source, empty_first=True)}
 
 
 def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
@@ -148,8 +166,11 @@ def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
     times, cpu_times, statuses = [], [], collections.Counter()
     count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
     reasons: collections.Counter = collections.Counter()
-    for truth, label_status, frame in frames:
+    for truth, label_status, frame, *empty in frames:
         count += 1
+        if empty:  # an installation that has seen this view's empty board first
+            reader.empty_board = EmptyBoard()
+            reader.read(empty[0])
         start, cpu_start = time.perf_counter(), time.thread_time()
         reading = reader.read(frame)
         times.append(time.perf_counter() - start)
@@ -169,6 +190,7 @@ def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
             cells_total += 42
     ms = sorted(t * 1000 for t in times) or [0.0]
     cpu_ms = sorted(t * 1000 for t in cpu_times) or [0.0]
+    reader.empty_board = None
     return {
         "frames": count, "board_exact": exact / max(count, 1),
         "accepted_exact": accepted_exact / max(count, 1), "wrong_ok": wrong_ok,
@@ -245,7 +267,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         stages[name].append((time.perf_counter() - start) * 1000)
         return out
 
-    for _, _, frame in render_source(count, seed_base):
+    for _, _, frame in render_source(count, seed_base):  # type: ignore[misc]
         grey = timed("grey", lambda f=frame: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY))
         markers = timed("detect", lambda g=grey: reader.detector.detect(g))
         fit = timed("fit", lambda m=markers, f=frame: reader.locator.locate(
@@ -276,6 +298,8 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=300, help="frames per generated source")
     parser.add_argument("--seed-base", type=int, default=20_000)
     parser.add_argument("--sources", nargs="+", choices=tuple(SOURCES), default=tuple(SOURCES))
+    parser.add_argument("--timing-frames", type=int, default=100,
+                        help="render frames timed stage by stage")
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
@@ -291,7 +315,7 @@ def main() -> int:
     for name in args.sources:
         result["sources"][name] = bench_source(reader, SOURCES[name](args.frames,
                                                                      args.seed_base))
-    result["stages_ms"] = stage_times(reader, min(100, args.frames), args.seed_base)
+    result["stages_ms"] = stage_times(reader, args.timing_frames, args.seed_base)
     if not args.no_side:
         side = max(1, args.frames // 10)
         result["hidden_marker"] = bench_hidden_marker(reader, side, args.seed_base + 40_000)
@@ -307,10 +331,10 @@ def main() -> int:
 
 def print_summary(result: dict) -> None:
     print(f"model and reader as configured; {result['setup']}")
-    print(f"{'source':<10} {'frames':>6} {'board-exact':>11} {'accepted':>9} {'wrong-ok':>8} "
+    print(f"{'source':<12} {'frames':>6} {'board-exact':>11} {'accepted':>9} {'wrong-ok':>8} "
           f"{'illegal-ok':>10} {'cells':>8}  ms median/p90")
     for name, line in result["sources"].items():
-        print(f"{name:<10} {line['frames']:>6} {line['board_exact']:>11.2%} "
+        print(f"{name:<12} {line['frames']:>6} {line['board_exact']:>11.2%} "
               f"{line['accepted_exact']:>9.2%} {line['wrong_ok']:>8} {line['illegal_ok']:>10} "
               f"{line['cell_accuracy']:>8.3%}  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
     for name, line in result["sources"].items():

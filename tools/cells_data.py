@@ -39,6 +39,9 @@ HARD_NEGATIVE_SHARE = 0.15
 NO_BOARD_SHARE = 0.03
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 GENERATORS = ("render", "scene")
+# Rooms that fooled the first model: beige, cream, wood and grey-yellow backdrops
+# (hue of yellow, saturation below a disc's) and spare discs behind the board.
+NEUTRAL_HUES = (10, 35)  # OpenCV hue (0-179): orange-beige to olive-beige
 
 
 def random_grid(rng: np.random.Generator) -> list[str]:
@@ -75,12 +78,24 @@ def camera_error(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.LUT(frame, lut.reshape(1, 256, 3))
 
 
-def _render_frame(seed: int, rng: np.random.Generator, grid: list[str]):  # noqa: ANN202
+def neutral_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A beige, cream, wood or khaki BGR colour: yellow-ish hue, a disc's saturation never."""
+    hsv = np.array([[[rng.integers(*NEUTRAL_HUES), rng.uniform(25, 120), rng.uniform(90, 250)]]],
+                   np.uint8)
+    bgr = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    return int(bgr[0]), int(bgr[1]), int(bgr[2])
+
+
+def _render_frame(seed: int, rng: np.random.Generator, grid: list[str],
+                  neutral: bool = False):  # noqa: ANN202
     from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
 
     hidden = tuple(int(m) for m in rng.choice(4, size=int(rng.integers(0, 2)), replace=False))
     spec = RenderSpec.random(rng, max_tilt_deg=50.0, hide_markers=hidden)
-    if rng.random() < HARD_NEGATIVE_SHARE:
+    if neutral:
+        spec = spec.replace(background_colour=neutral_colour(rng),
+                            clutter=int(rng.integers(0, 16)))
+    elif rng.random() < HARD_NEGATIVE_SHARE:
         colour = spec.red_colour if rng.random() < 0.5 else spec.yellow_colour
         shade = np.clip(np.asarray(colour) * rng.uniform(0.7, 1.2)
                         + rng.integers(-25, 26, 3), 0, 255)
@@ -90,24 +105,30 @@ def _render_frame(seed: int, rng: np.random.Generator, grid: list[str]):  # noqa
     return render_frame(grid, spec, seed=seed), plane_to_image(spec), visible
 
 
-def _scene_frame(seed: int, rng: np.random.Generator, grid: list[str]):  # noqa: ANN202
+def _scene_frame(seed: int, rng: np.random.Generator, grid: list[str],
+                 neutral: bool = False):  # noqa: ANN202
     from firmware_py.vision.scene import render_scene
     from firmware_py.vision.scene_spec import SceneSpec, scene_plane_to_image
 
     spec = SceneSpec.random(rng, size=(960, 540))
+    if neutral:
+        spec = spec.replace(wall_colour=neutral_colour(rng), table_colour=neutral_colour(rng),
+                            spare_discs=int(rng.integers(0, 8)))
     return render_scene(grid, spec, seed=seed), scene_plane_to_image(spec), (0, 1, 2, 3)
 
 
 def frame_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """Normalised crops (42, 32, 32, 3) and targets (42, 3) of one frame of a generator.
 
-    Returns empty arrays when the frame's markers give no colour reference.
+    ``generator`` is ``render`` or ``scene``, with ``-neutral`` for backdrops of
+    :func:`neutral_colour` (and spare discs, in the scene). Returns empty
+    arrays when the frame's markers give no colour reference.
     """
     generator, seed = job
     rng = np.random.default_rng(seed)
     grid = random_grid(rng)
-    make = _render_frame if generator == "render" else _scene_frame
-    frame, plane_to_image, visible = make(seed, rng, grid)
+    make = _render_frame if generator.startswith("render") else _scene_frame
+    frame, plane_to_image, visible = make(seed, rng, grid, generator.endswith("-neutral"))
     frame = camera_error(frame, rng)
     exact = BoardFit(True, plane_to_image=plane_to_image, marker_ids=visible)
     reference = colour_reference(frame, exact)
@@ -127,7 +148,7 @@ def grid_targets(grid: list[str]) -> np.ndarray:
 def make_dataset(generator: str, first_seed: int, count: int,
                  workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, 32, 32, 3) BGR uint8 and targets (N, 3) of ``count`` frames."""
-    if generator not in GENERATORS:
+    if generator.removesuffix("-neutral") not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; expected one of {GENERATORS}")
     start = time.time()
     jobs = [(generator, seed) for seed in range(first_seed, first_seed + count)]

@@ -116,7 +116,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="render frames of one generator into cells (.npz)")
-    data.add_argument("--generator", choices=("render", "scene"), required=True)
+    data.add_argument("--generator", required=True,
+                      choices=("render", "scene", "render-neutral", "scene-neutral"))
     data.add_argument("--frames", type=int, default=1000)
     data.add_argument("--seed-base", type=int, default=1_000_000)
     data.add_argument("--workers", type=int, default=1)
@@ -130,6 +131,8 @@ def main() -> int:
     train.add_argument("--workers", type=int, default=1)
     train.add_argument("--seed", type=int, default=1)
     train.add_argument("--weights-out", default="cells_weights.npz")
+    train.add_argument("--init", metavar="WEIGHTS.npz",
+                       help="start from a weight file of this trainer (fine-tuning)")
     export = commands.add_parser("export", help="convert a weight file to .tflite (TensorFlow)")
     export.add_argument("weights")
     export.add_argument("--out", default=str(ROOT / "firmware_py" / "vision" / "cells.tflite"))

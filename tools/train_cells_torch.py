@@ -69,6 +69,10 @@ def train_torch(args: argparse.Namespace) -> None:
     crops, targets = crops[order[cut:]], targets[order[cut:]]
     val_x = torch.from_numpy(to_model_input(val_crops))
     model = build_torch()
+    if args.init:
+        load_weights(model, np.load(args.init))
+        print(f"initialised from {args.init}: validation accuracy "
+              f"{evaluate(model, val_x, val_targets):.5f}", flush=True)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters; "
           f"{len(crops)} training cells, {len(val_crops)} validation", flush=True)
     steps = args.epochs * (len(crops) // args.batch)
@@ -98,6 +102,21 @@ def train_torch(args: argparse.Namespace) -> None:
               flush=True)
     report(predict(model, val_x), val_targets)
     save_weights(model, val_x[:42], Path(args.weights_out))
+
+
+def load_weights(model, weights) -> None:  # noqa: ANN001
+    """Set the network from a weight file of :func:`save_weights` (Keras layout)."""
+    import torch
+
+    with torch.no_grad():
+        for index, (conv, norm) in enumerate(zip(model.convs, model.norms, strict=True)):
+            conv.weight.copy_(torch.from_numpy(weights[f"conv{index}/kernel"]).permute(3, 2, 0, 1))
+            norm.weight.copy_(torch.from_numpy(weights[f"bn{index}/gamma"]))
+            norm.bias.copy_(torch.from_numpy(weights[f"bn{index}/beta"]))
+            norm.running_mean.copy_(torch.from_numpy(weights[f"bn{index}/mean"]))
+            norm.running_var.copy_(torch.from_numpy(weights[f"bn{index}/var"]))
+        model.dense.weight.copy_(torch.from_numpy(weights["dense/kernel"]).T)
+        model.dense.bias.copy_(torch.from_numpy(weights["dense/bias"]))
 
 
 def predict(model, x):  # noqa: ANN001, ANN201

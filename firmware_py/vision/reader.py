@@ -31,7 +31,7 @@ from firmware_py.vision.colour_reader import ColourCellReader
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import MarkerDetector
-from firmware_py.vision.postprocess import judge
+from firmware_py.vision.postprocess import floating_discs, grid_from_labels, judge
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
@@ -71,8 +71,8 @@ class BoardReader:
     ``empty_board`` (None: nothing remembered) is updated by every ``ok``
     reading: an empty board is learnt whole, other readings refresh the cells
     read empty with at least :data:`REMEMBER_CONFIDENCE`. An empty board the
-    readers cannot agree on because a red or yellow wall shows through every
-    hole is learnt too (:func:`shows_a_coloured_wall`), so that the next
+    readers cannot agree on because the room shows disc colours through some
+    holes is learnt too (:func:`shows_a_coloured_wall`), so that the next
     frames agree.
     """
 
@@ -160,18 +160,21 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
 
 
 def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
-    """An empty board in front of a red or yellow wall, seen for the first time.
+    """An empty board with the room showing disc colours through some holes.
 
     The CNN reads every cell empty with at least :data:`WALL_CNN_CONFIDENCE`
-    while the colour reader sees discs of one colour outnumber the other by
-    :data:`WALL_IMBALANCE` or more, which no game can leave: what it sees
-    through the holes is the room, not discs. (A board of discs the CNN
-    missed would look balanced to the colour reader.)
+    while the colour reader's discs are physically impossible (one floats) or
+    far from any game, even an illegal one (red and yellow counts
+    :data:`WALL_IMBALANCE` or more apart): what it sees through those holes is
+    the room, not discs. A board of discs the CNN missed would look like a
+    position to the colour reader, and is not learnt.
     """
     if cnn[:, 0].min() < WALL_CNN_CONFIDENCE:
         return False
     labels = colour.argmax(axis=1)
-    return abs(int(np.sum(labels == 1)) - int(np.sum(labels == 2))) >= WALL_IMBALANCE
+    grid = grid_from_labels(labels)
+    reds, yellows = int(np.sum(labels == 1)), int(np.sum(labels == 2))
+    return bool(floating_discs(grid)) or abs(reds - yellows) >= WALL_IMBALANCE
 
 
 def _check_frame(frame: np.ndarray) -> None:

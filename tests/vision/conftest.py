@@ -22,7 +22,8 @@ def _one_cv_thread() -> None:
 
 @pytest.fixture(scope="session")
 def reader() -> BoardReader:
-    return BoardReader.from_config(VisionConfig(), CameraConfig())
+    # no empty board: each test's reading must not depend on the frames read before
+    return BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
 
 
 def random_board(rng: np.random.Generator, max_moves: int = 42) -> Board:

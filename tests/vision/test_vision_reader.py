@@ -103,3 +103,58 @@ def test_a_hand_over_the_grid_is_never_a_wrong_ok(reader: BoardReader) -> None:
 def test_bad_frames_raise_a_vision_error(reader: BoardReader, frame: object) -> None:
     with pytest.raises(VisionError):
         reader.read(frame)  # type: ignore[arg-type]
+
+
+def _scene(board_or_grid, seed: int, **fields):  # noqa: ANN001, ANN202
+    from firmware_py.vision.scene import render_scene
+    from firmware_py.vision.scene_spec import SceneSpec
+
+    spec = SceneSpec.random(np.random.default_rng(seed), **fields)
+    return render_scene(board_or_grid, spec, seed=seed)
+
+
+def test_frames_of_the_3d_scene_are_read_and_never_wrong_ok(reader: BoardReader) -> None:
+    rng = np.random.default_rng(SEED_BASE + 700)
+    frames, exact, wrong_ok = 24, 0, 0
+    for index in range(frames):
+        board = random_board(rng)
+        reading = reader.read(_scene(board, SEED_BASE + 700 + index, max_tilt_deg=35))
+        right = reading.grid is not None and list(reading.grid) == board.grid_lines()
+        exact += right
+        wrong_ok += reading.status in ACCEPTED and not right
+    assert wrong_ok == 0
+    assert exact >= 0.75 * frames  # tools/bench_vision.py measures it on more frames
+
+
+@pytest.mark.parametrize("generator", ["render", "scene"])
+def test_illegal_boards_are_never_accepted(reader: BoardReader, generator: str) -> None:
+    grids = [["......."] * 5 + ["...YY.."],           # Yellow played first, twice
+             ["......."] * 4 + ["...R..."] + ["..RRY.."],  # three reds to one yellow
+             ["......."] * 5 + [".YYYY.."] ]           # a four Yellow cannot have made
+    for index, grid in enumerate(grids):
+        seed = SEED_BASE + 800 + index
+        frame = (render_frame(grid, RenderSpec.random(np.random.default_rng(seed)), seed=seed)
+                 if generator == "render" else _scene(grid, seed, max_tilt_deg=30))
+        assert reader.read(frame).status not in ACCEPTED
+
+
+def test_the_empty_board_lets_a_red_wall_behind_the_holes_be_read() -> None:
+    # a red wall right behind the board: every empty hole is red to the colour reader
+    fields = {"wall_colour": (40, 40, 190), "wall_style": "plain", "wall_distance": 3.0,
+              "spare_discs": 0, "max_tilt_deg": 20, "translucency": 0.0}
+    reader = BoardReader.from_config(VisionConfig(), CameraConfig())
+    assert reader.empty_board is not None and not reader.empty_board.known.any()
+    first = reader.read(_scene("", SEED_BASE + 900, **fields))
+    assert first.status != "ok" or first.grid == ("." * 7,) * 6
+    assert reader.empty_board.known.all()  # learnt from the empty board
+    again = reader.read(_scene("", SEED_BASE + 900, **fields))
+    assert again.status == "ok" and again.grid == ("." * 7,) * 6
+    played = reader.read(_scene("4453", SEED_BASE + 900, **fields))
+    if played.status in ACCEPTED:
+        assert list(played.grid) == random_board_grid("4453")
+
+
+def random_board_grid(moves: str) -> list[str]:
+    from firmware_py.board import Board
+
+    return Board.from_moves(moves).grid_lines()
