@@ -16,15 +16,17 @@ Rules, in order; the first that applies decides:
    swap, breaks parity;
 6. a four-in-a-row, or a full board → ``finished``; otherwise ``ok``.
 
-Before these rules: a cell two readers dispute makes the reading ``invalid``
-("the readers disagree: …"), whatever else. Cells below
-``min_frontier_confidence`` on which the readers agree are settled by gravity
-when it allows one way only (:mod:`firmware_py.vision.settle`): a doubtful
-hole two above a column's top disc is empty, a doubtful cell under a sure
-disc holds one (of the classes a reader backs, :func:`settle_options`). The
-settled grid then meets rules 2-6 like any other. Parity and fours never
-settle a cell: a board played illegally must be reported ``invalid``, not
-corrected into a legal board nobody played.
+Before these rules, cells below ``min_frontier_confidence`` and cells two
+readers dispute are settled by gravity when it allows one way only
+(:mod:`firmware_py.vision.settle`): a doubtful hole two above a column's top
+disc is empty, a doubtful cell under a sure disc holds the disc class a
+reader backs (:func:`settle_options`). A disputed cell is accepted only when
+gravity settles it *empty*: one reader's disc would float there (a red wall
+seen high through the board, with nothing under it); any other dispute makes
+the reading ``invalid`` ("the readers disagree: …"). The settled grid then
+meets rules 1-6 like any other. Parity and fours never settle a cell: a
+board played illegally must be reported ``invalid``, not corrected into a
+legal board nobody played.
 
 The board confidence is the minimum of the 42 cell confidences.
 """
@@ -119,8 +121,9 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
     """Apply the rules of the module docstring to probabilities (42, 3).
 
     ``disputed`` cells (where two readers disagree, ``dispute_reason`` says
-    how) make the reading ``invalid``. A doubtful cell may be settled by
-    gravity to a class ``support`` (default: ``probabilities``) gives at least
+    how) make the reading ``invalid`` unless gravity settles them empty (one
+    reader's disc would float). A doubtful cell may be settled by gravity to
+    a class ``support`` (default: ``probabilities``) gives at least
     :data:`MIN_SETTLED_PROBABILITY`. ``best`` (default: ``probabilities``)
     picks each cell's label; its confidence is the ``probabilities`` of it.
     """
@@ -138,17 +141,18 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
                 grid: tuple[str, ...] | None = None) -> GridVerdict:
         return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
-    if disputed is not None and len(disputed):
-        return verdict(INVALID, reason=dispute_reason
-                       or _uncertain(confidence, np.asarray(disputed, np.int64)))
-    doubtful = doubtful_cells(confidence, min_cell_confidence, min_frontier_confidence)
-    if doubtful.size:
-        settled = settle(labels, doubtful, settle_options(backing, doubtful))
-        if settled is not None:
-            sure = confidence.copy()
-            sure[doubtful] = 1.0  # settled by gravity: no longer in doubt
-            return _rules(partial(verdict, grid=grid_from_labels(settled)), sure,
-                          min_cell_confidence, min_frontier_confidence)
+    disputed = np.zeros(0, np.int64) if disputed is None else np.asarray(disputed, np.int64)
+    doubtful = np.union1d(doubtful_cells(confidence, min_cell_confidence,
+                                         min_frontier_confidence), disputed)
+    settled = (settle(labels, doubtful, settle_options(backing, doubtful))
+               if doubtful.size else None)
+    if disputed.size and (settled is None or np.any(settled[disputed] != 0)):
+        return verdict(INVALID, reason=dispute_reason or _uncertain(confidence, disputed))
+    if settled is not None:
+        sure = confidence.copy()
+        sure[doubtful] = 1.0  # settled by gravity: no longer in doubt
+        return _rules(partial(verdict, grid=grid_from_labels(settled)), sure,
+                      min_cell_confidence, min_frontier_confidence)
     return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
 
 

@@ -160,21 +160,23 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
 
 
 def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
-    """An empty board with the room showing disc colours through some holes.
+    """An empty board with the room showing a disc colour through its holes.
 
-    The CNN reads every cell empty with at least :data:`WALL_CNN_CONFIDENCE`
-    while the colour reader's discs are physically impossible (one floats) or
-    far from any game, even an illegal one (red and yellow counts
-    :data:`WALL_IMBALANCE` or more apart): what it sees through those holes is
-    the room, not discs. A board of discs the CNN missed would look like a
-    position to the colour reader, and is not learnt.
+    Either the colour reader sees :data:`WALL_IMBALANCE` or more discs of one
+    colour and none of the other, and the CNN no disc of that other colour
+    (no game, even an illegal one, looks like that: it is a red or yellow
+    wall, where a flat red wall may fool the CNN too); or the CNN reads every
+    cell empty with at least :data:`WALL_CNN_CONFIDENCE` while a disc of the
+    colour reader floats. A board of discs one reader missed looks like a
+    position of both colours to the other, and is not learnt.
     """
-    if cnn[:, 0].min() < WALL_CNN_CONFIDENCE:
-        return False
-    labels = colour.argmax(axis=1)
-    grid = grid_from_labels(labels)
-    reds, yellows = int(np.sum(labels == 1)), int(np.sum(labels == 2))
-    return bool(floating_discs(grid)) or abs(reds - yellows) >= WALL_IMBALANCE
+    colour_labels, cnn_labels = colour.argmax(axis=1), cnn.argmax(axis=1)
+    reds, yellows = int(np.sum(colour_labels == 1)), int(np.sum(colour_labels == 2))
+    for seen, other, other_class in ((reds, yellows, 2), (yellows, reds, 1)):
+        if seen >= WALL_IMBALANCE and other == 0 and not np.any(cnn_labels == other_class):
+            return True
+    return (cnn[:, 0].min() >= WALL_CNN_CONFIDENCE
+            and bool(floating_discs(grid_from_labels(colour_labels))))
 
 
 def _check_frame(frame: np.ndarray) -> None:

@@ -83,14 +83,30 @@ def test_parity_never_settles_a_cell() -> None:
     assert verdict.status == "invalid"
 
 
-def test_a_disputed_cell_makes_the_reading_invalid() -> None:
+def test_a_disputed_disc_that_would_float_is_settled_empty() -> None:
+    # "4453" and a red wall seen through column 4 row 4, two above the column's top
     probs = probabilities(independent_grid("4453"))
     support = probs.copy()
     probs[17], support[17] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
     verdict = judge(probs, 0.6, support=support, disputed=np.array([17]),
                     dispute_reason="the readers disagree: column 4 row 4 (CNN empty, colour red)")
-    assert verdict.status == "invalid" and verdict.board is None
-    assert verdict.reason == "the readers disagree: column 4 row 4 (CNN empty, colour red)"
+    assert verdict.status == "ok" and verdict.grid == tuple(independent_grid("4453"))
+
+
+def test_any_other_dispute_makes_the_reading_invalid() -> None:
+    # column 4 row 3, just above the top disc: a red disc there would stand
+    probs = probabilities(independent_grid("44"))
+    support = probs.copy()
+    probs[24], support[24] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
+    reason = "the readers disagree: column 4 row 3 (CNN empty, colour red)"
+    verdict = judge(probs, 0.6, support=support, disputed=np.array([24]), dispute_reason=reason)
+    assert verdict.status == "invalid" and verdict.board is None and verdict.reason == reason
+    # under a sure disc gravity needs a disc: a dispute there is never settled to one
+    probs = probabilities(independent_grid("4453"))
+    support = probs.copy()
+    probs[38], support[38] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
+    verdict = judge(probs, 0.6, support=support, disputed=np.array([38]), dispute_reason=reason)
+    assert verdict.status == "invalid"
 
 
 def test_an_uncertain_cell_with_two_stacked_readings_is_invalid() -> None:
