@@ -58,6 +58,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
+from real_composites import random_board  # noqa: E402
+
 from firmware_py.board import Board  # noqa: E402
 from firmware_py.config import load_config  # noqa: E402
 from firmware_py.vision.empty_board import EmptyBoard  # noqa: E402
@@ -70,16 +72,6 @@ from firmware_py.vision.render import (  # noqa: E402
     camera_matrix,
     render_frame,
 )
-
-
-def random_board(rng: np.random.Generator) -> Board:
-    """A random legal position: a random game stopped at a random length or at its end."""
-    board = Board.empty()
-    for _ in range(int(rng.integers(0, 43))):
-        if board.is_finished:
-            break
-        board = board.play(int(rng.choice(board.legal_columns())))
-    return board
 
 
 def floating_grid(rng: np.random.Generator) -> list[str]:

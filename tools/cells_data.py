@@ -36,6 +36,7 @@ from firmware_py.vision.fit import BoardFit  # noqa: E402
 from firmware_py.vision.geometry import CROP_SIDE  # noqa: E402
 
 HARD_NEGATIVE_SHARE = 0.15
+TEXTURE_SHARE = 0.15  # empty crops given a room texture in the hole
 NO_BOARD_SHARE = 0.03
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 GENERATORS = ("render", "scene")
@@ -171,7 +172,8 @@ def augment(crops: np.ndarray, targets: np.ndarray,
 
     What is left after the normalisation: a residual colour cast, exposure,
     contrast, gamma, noise, blur, flips, small rotations and shifts (a disc
-    behind the face is seen off-centre), glare, and fingers over the cell.
+    behind the face is seen off-centre), glare, fingers over the cell, and
+    room textures through empty holes.
     """
     out = crops.astype(np.float32)
     n = len(out)
@@ -183,7 +185,10 @@ def augment(crops: np.ndarray, targets: np.ndarray,
     out += rng.uniform(0, 5, (n, 1, 1, 1)) * rng.standard_normal(out.shape, dtype=np.float32)
     out = np.clip(out, 0, 255).astype(np.uint8)
     targets = targets.copy()
+    empty = targets[:, 0] > 0.5
     for i in range(n):
+        if empty[i] and rng.random() < TEXTURE_SHARE:
+            _room_texture(out[i], rng)
         out[i] = _geometric(out[i], rng)
         roll = rng.random()
         if roll < 0.06:
@@ -192,6 +197,36 @@ def augment(crops: np.ndarray, targets: np.ndarray,
         elif roll < 0.14:
             _glare(out[i], rng)
     return _hue_nudge(out, rng), targets
+
+
+def _room_texture(crop: np.ndarray, rng: np.random.Generator) -> None:
+    """What a room shows through an empty hole: a grille, a lattice, stripes, print or
+    noise in muted colours, blended into the hole (the label stays empty)."""
+    side = crop.shape[0]
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    period = rng.uniform(2.5, 9.0)
+    angle = rng.uniform(0, np.pi)
+    u = xx * np.cos(angle) + yy * np.sin(angle)
+    v = -xx * np.sin(angle) + yy * np.cos(angle)
+    kind = int(rng.integers(4))
+    if kind == 0:    # lattice / grille
+        pattern = np.maximum(np.cos(2 * np.pi * u / period), np.cos(2 * np.pi * v / period))
+    elif kind == 1:  # stripes
+        pattern = np.cos(2 * np.pi * u / period)
+    elif kind == 2:  # checks
+        pattern = np.sign(np.cos(2 * np.pi * u / period) * np.cos(2 * np.pi * v / period))
+    else:            # print, foliage, clutter
+        pattern = cv2.GaussianBlur(rng.standard_normal((side, side)).astype(np.float32),
+                                   (0, 0), rng.uniform(0.6, 2.5))
+        pattern /= max(float(np.abs(pattern).max()), 1e-6)
+    light, dark = neutral_colour(rng), neutral_colour(rng)
+    mix = (pattern[..., None] + 1) / 2
+    texture = mix * np.array(light, np.float32) + (1 - mix) * np.array(dark, np.float32)
+    texture = (texture + texture.mean(axis=2, keepdims=True)) / 2  # half a neutral's colour
+    centre = (side - 1) / 2 + rng.uniform(-2, 2, 2)
+    hole = np.hypot(yy - centre[0], xx - centre[1]) < side * rng.uniform(0.38, 0.5)
+    alpha = rng.uniform(0.6, 1.0)
+    crop[hole] = np.clip(alpha * texture[hole] + (1 - alpha) * crop[hole], 0, 255)
 
 
 def _geometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:

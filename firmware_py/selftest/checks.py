@@ -75,17 +75,14 @@ def check_book(config: Config, options: SelftestOptions) -> str:
 
 def check_model(config: Config, options: SelftestOptions) -> str:
     """The classifier loads and reads rendered frames of known positions exactly."""
-    import numpy as np
-
     from firmware_py.vision.reader import BoardReader
     from firmware_py.vision.render import RenderSpec, render_frame
 
     reader = BoardReader.from_config(config.vision, None)
     samples = ("", "4453", "44444453221")
-    for number, moves in enumerate(samples):
-        rng = np.random.default_rng(1000 + number)
-        spec = RenderSpec.random(rng, hand=None, hide_markers=(), clutter=0, glare=0.0,
-                                 jpeg_quality=85)
+    poses = ((0.0, 0.0), (20.0, -10.0), (-15.0, 15.0))  # yaw, pitch: a plain board, three views
+    for number, (moves, (yaw, pitch)) in enumerate(zip(samples, poses, strict=True)):
+        spec = RenderSpec(yaw_deg=yaw, pitch_deg=pitch, clutter=0, jpeg_quality=85)
         reading = reader.read(render_frame(moves, spec, seed=number))
         expected = _grid(moves)
         if reading.status != "ok" or reading.grid is None or list(reading.grid) != expected:

@@ -14,6 +14,7 @@ exactly 64 x 64 px.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -86,6 +87,47 @@ def perspective_transform(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
     return cv2.getPerspectiveTransform(np.asarray(src, np.float32),
                                        np.asarray(dst, np.float32)).astype(np.float64)
+
+
+def pose_rotation(yaw_deg: float, pitch_deg: float, roll_deg: float) -> np.ndarray:
+    """A board's rotation in camera coordinates (3 x 3): yaw about its vertical axis,
+    then pitch about its horizontal axis, then roll about the optical axis."""
+    yaw, pitch, roll = (math.radians(a) for a in (yaw_deg, pitch_deg, roll_deg))
+    ry = np.array([[math.cos(yaw), 0, math.sin(yaw)], [0, 1, 0],
+                   [-math.sin(yaw), 0, math.cos(yaw)]])
+    rx = np.array([[1, 0, 0], [0, math.cos(pitch), -math.sin(pitch)],
+                   [0, math.sin(pitch), math.cos(pitch)]])
+    rz = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0],
+                   [0, 0, 1]])
+    return rz @ rx @ ry
+
+
+def pinhole_matrix(size: tuple[int, int], fov_deg: float) -> np.ndarray:
+    """Intrinsics K of a pinhole camera: square pixels, principal point at the centre."""
+    focal = size[0] / 2 / math.tan(math.radians(fov_deg) / 2)
+    return np.array([[focal, 0, size[0] / 2], [0, focal, size[1] / 2], [0, 0, 1.0]])
+
+
+def board_translation(matrix: np.ndarray, size: tuple[int, int], depth: float,
+                      offset: tuple[float, float]) -> np.ndarray:
+    """The board centre in camera coordinates (pitches): ``depth`` along the optical axis,
+    shifted by ``offset`` (fractions of the frame ``size``) as the camera ``matrix`` sees it."""
+    focal = matrix[0, 0]
+    return np.array([offset[0] * size[0] * depth / focal, offset[1] * size[1] * depth / focal,
+                     depth])
+
+
+def plane_homography(matrix: np.ndarray, rotation: np.ndarray, translation: np.ndarray,
+                     depth: float = 0.0) -> np.ndarray:
+    """Homography from the warp plane (80 px per pitch, centred on the marker rectangle),
+    moved ``depth`` pitches behind the board's face, to the frame."""
+    extrinsic = np.column_stack([rotation[:, 0], rotation[:, 1],
+                                 translation + depth * rotation[:, 2]])
+    centre = MARKER_CENTRES[2] / 2 / PX_PER_PITCH
+    plane_to_world = np.array([[1 / PX_PER_PITCH, 0, -centre[0]],
+                               [0, 1 / PX_PER_PITCH, -centre[1]], [0, 0, 1.0]])
+    result = matrix @ extrinsic @ plane_to_world
+    return result / result[2, 2]
 
 
 def apply_homography(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:

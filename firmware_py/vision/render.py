@@ -33,6 +33,7 @@ from firmware_py.vision.render_spec import (
     camera_matrix,
     plane_to_image,
 )
+from firmware_py.vision.sensor import add_noise, jpeg_round_trip
 
 __all__ = ["Hand", "RenderSpec", "camera_matrix", "grid_of", "plane_to_image", "render_frame"]
 
@@ -333,13 +334,6 @@ def _hand_shape(image: np.ndarray, parts: list, offset: np.ndarray, scale: float
 # ------------------------------------------------------------------ camera
 
 
-@functools.lru_cache(maxsize=4)
-def _noise_bank(height: int, width: int) -> np.ndarray:
-    """Gaussian noise as uint8 (128 + 32 N(0, 1)), a little larger than the frame."""
-    rng = np.random.default_rng(0x5EED)
-    noise = rng.standard_normal((height + 64, width + 64, 3), dtype=np.float32)
-    return np.clip(128 + 32 * noise, 0, 255).astype(np.uint8)
-
 
 def _camera_effects(frame: np.ndarray, spec: RenderSpec, rng: np.random.Generator) -> np.ndarray:
     """Blur, sensor noise and JPEG, as a camera would (uint8 in and out)."""
@@ -353,16 +347,6 @@ def _camera_effects(frame: np.ndarray, spec: RenderSpec, rng: np.random.Generato
                                          float(rng.uniform(0, 180)), 1.0)
         kernel = cv2.warpAffine(kernel, rotate, (length, length))
         frame = cv2.filter2D(frame, -1, kernel / max(kernel.sum(), 1e-6))
-    height, width = frame.shape[:2]
-    if spec.noise_sigma > 0:
-        bank = _noise_bank(height, width)
-        dy, dx = int(rng.integers(0, 64)), int(rng.integers(0, 64))
-        gain = spec.noise_sigma / 32
-        frame = cv2.addWeighted(frame, 1.0, bank[dy:dy + height, dx:dx + width], gain,
-                                -128 * gain)
-    if spec.jpeg_quality:
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, spec.jpeg_quality])
-        if not ok:
-            raise RuntimeError("JPEG encoding failed")
-        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    frame = add_noise(frame, spec.noise_sigma, rng)
+    frame = jpeg_round_trip(frame, spec.jpeg_quality)
     return frame

@@ -18,11 +18,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from firmware_py.vision.geometry import PX_PER_PITCH, apply_homography
+from firmware_py.vision.geometry import (
+    apply_homography,
+    board_translation,
+    pinhole_matrix,
+    plane_homography,
+    pose_rotation,
+)
 
 Colour = tuple[int, int, int]  # BGR
 
@@ -175,45 +181,42 @@ def _jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
 # ------------------------------------------------------------------ geometry
 
 
-def rotation(spec: RenderSpec) -> np.ndarray:
+class CameraPose(Protocol):
+    """What the camera geometry needs of a spec (both generators' specs have it)."""
+
+    size: tuple[int, int]
+    fov_deg: float
+    distance: float  # camera to board centre, in marker-rectangle widths (9 pitches)
+    offset: tuple[float, float]
+    yaw_deg: float
+    pitch_deg: float
+    roll_deg: float
+
+
+def rotation(spec: CameraPose) -> np.ndarray:
     """The board's rotation in camera coordinates (3 x 3)."""
-    yaw, pitch, roll = (math.radians(a) for a in (spec.yaw_deg, spec.pitch_deg, spec.roll_deg))
-    ry = np.array([[math.cos(yaw), 0, math.sin(yaw)], [0, 1, 0],
-                   [-math.sin(yaw), 0, math.cos(yaw)]])
-    rx = np.array([[1, 0, 0], [0, math.cos(pitch), -math.sin(pitch)],
-                   [0, math.sin(pitch), math.cos(pitch)]])
-    rz = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0],
-                   [0, 0, 1]])
-    return rz @ rx @ ry
+    return pose_rotation(spec.yaw_deg, spec.pitch_deg, spec.roll_deg)
 
 
-def focal_px(spec: RenderSpec) -> float:
+def focal_px(spec: CameraPose) -> float:
     """Focal length in pixels (square pixels)."""
-    return spec.size[0] / 2 / math.tan(math.radians(spec.fov_deg) / 2)
+    return float(camera_matrix(spec)[0, 0])
 
 
-def camera_matrix(spec: RenderSpec) -> np.ndarray:
+def camera_matrix(spec: CameraPose) -> np.ndarray:
     """The intrinsic matrix K of the simulated camera."""
-    f = focal_px(spec)
-    return np.array([[f, 0, spec.size[0] / 2], [0, f, spec.size[1] / 2], [0, 0, 1.0]])
+    return pinhole_matrix(spec.size, spec.fov_deg)
 
 
-def translation(spec: RenderSpec) -> np.ndarray:
+def translation(spec: CameraPose) -> np.ndarray:
     """The board centre in camera coordinates, in pitches."""
-    depth = spec.distance * BOARD_WIDTH_PITCH
-    f = focal_px(spec)
-    return np.array([spec.offset[0] * spec.size[0] * depth / f,
-                     spec.offset[1] * spec.size[1] * depth / f, depth])
+    return board_translation(camera_matrix(spec), spec.size,
+                             spec.distance * BOARD_WIDTH_PITCH, spec.offset)
 
 
-def plane_to_image(spec: RenderSpec) -> np.ndarray:
+def plane_to_image(spec: CameraPose) -> np.ndarray:
     """Ground-truth homography from the warp plane (80 px per pitch) to the frame."""
-    rot = rotation(spec)
-    extrinsic = np.column_stack([rot[:, 0], rot[:, 1], translation(spec)])
-    plane_to_world = np.array([[1 / PX_PER_PITCH, 0, -4.5], [0, 1 / PX_PER_PITCH, -3.5],
-                               [0, 0, 1.0]])
-    matrix = camera_matrix(spec) @ extrinsic @ plane_to_world
-    return matrix / matrix[2, 2]
+    return plane_homography(camera_matrix(spec), rotation(spec), translation(spec))
 
 
 def camera_centre_plane(spec: RenderSpec) -> np.ndarray:

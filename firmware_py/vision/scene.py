@@ -58,6 +58,7 @@ from firmware_py.vision.scene_spec import (
     scene_disc_plane_to_image,
     scene_plane_to_image,
 )
+from firmware_py.vision.sensor import add_noise, jpeg_round_trip
 
 __all__ = ["Light", "SceneSpec", "render_scene", "scene_camera_matrix",
            "scene_disc_plane_to_image", "scene_plane_to_image"]
@@ -398,18 +399,8 @@ def _camera(image: np.ndarray, spec: SceneSpec, rng: np.random.Generator) -> np.
     sigma = math.hypot(spec.antialias_px, spec.defocus_px)
     if sigma > 0.05:
         frame = cv2.GaussianBlur(frame, (0, 0), sigma)
-    height, width = frame.shape[:2]
-    if spec.noise_sigma > 0:
-        bank = _noise_bank(height, width)
-        dy, dx = int(rng.integers(0, 64)), int(rng.integers(0, 64))
-        gain = spec.noise_sigma / 32
-        frame = cv2.addWeighted(frame, 1.0, bank[dy:dy + height, dx:dx + width], gain,
-                                -128 * gain)
-    if spec.jpeg_quality:
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, spec.jpeg_quality])
-        if not ok:
-            raise RuntimeError("JPEG encoding failed")
-        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    frame = add_noise(frame, spec.noise_sigma, rng)
+    frame = jpeg_round_trip(frame, spec.jpeg_quality)
     return frame
 
 
@@ -438,12 +429,3 @@ def _falloff(width: int, height: int) -> np.ndarray:
     y = (np.arange(height, dtype=np.float32) - height / 2) / (width / 2)
     r2 = (x[None, :] ** 2 + y[:, None] ** 2) / (1 + (height / width) ** 2)
     return (r2 * (2 - r2))[..., None].astype(np.float32)
-
-
-@functools.lru_cache(maxsize=4)
-def _noise_bank(height: int, width: int) -> np.ndarray:
-    """Gaussian noise as uint8 (128 + 32 N(0, 1)), a little larger than the frame."""
-    rng = np.random.default_rng(0x5CE4E)
-    noise = rng.standard_normal((height + 64, width + 64, 3), dtype=np.float32)
-    return np.clip(128 + 32 * noise, 0, 255).astype(np.uint8)
-

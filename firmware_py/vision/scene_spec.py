@@ -26,7 +26,17 @@ from typing import Any
 
 import numpy as np
 
-from firmware_py.vision.geometry import PX_PER_PITCH, apply_homography
+from firmware_py.vision.geometry import (
+    PX_PER_PITCH,
+    apply_homography,
+    plane_homography,
+)
+from firmware_py.vision.render_spec import (
+    camera_matrix,
+    focal_px,  # noqa: F401 (part of this module's geometry API)
+    rotation,
+    translation,
+)
 
 Colour = tuple[int, int, int]  # BGR, 0-255 (sRGB-like)
 Gains = tuple[float, float, float]  # BGR, linear
@@ -294,35 +304,9 @@ def _jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
 # ------------------------------------------------------------------ geometry
 
 
-def rotation(spec: SceneSpec) -> np.ndarray:
-    """The board's rotation in camera coordinates (3 x 3), as in :mod:`render_spec`."""
-    yaw, pitch, roll = (math.radians(a) for a in (spec.yaw_deg, spec.pitch_deg, spec.roll_deg))
-    ry = np.array([[math.cos(yaw), 0, math.sin(yaw)], [0, 1, 0],
-                   [-math.sin(yaw), 0, math.cos(yaw)]])
-    rx = np.array([[1, 0, 0], [0, math.cos(pitch), -math.sin(pitch)],
-                   [0, math.sin(pitch), math.cos(pitch)]])
-    rz = np.array([[math.cos(roll), -math.sin(roll), 0], [math.sin(roll), math.cos(roll), 0],
-                   [0, 0, 1]])
-    return rz @ rx @ ry
-
-
-def focal_px(spec: SceneSpec) -> float:
-    """Focal length in pixels (square pixels)."""
-    return spec.size[0] / 2 / math.tan(math.radians(spec.fov_deg) / 2)
-
-
 def scene_camera_matrix(spec: SceneSpec) -> np.ndarray:
     """The intrinsic matrix K (principal point at the frame centre)."""
-    f = focal_px(spec)
-    return np.array([[f, 0, spec.size[0] / 2], [0, f, spec.size[1] / 2], [0, 0, 1.0]])
-
-
-def translation(spec: SceneSpec) -> np.ndarray:
-    """The board centre in camera coordinates, P."""
-    depth = spec.distance * 2 * MARKER_HALF[0]
-    f = focal_px(spec)
-    return np.array([spec.offset[0] * spec.size[0] * depth / f,
-                     spec.offset[1] * spec.size[1] * depth / f, depth])
+    return camera_matrix(spec)
 
 
 def camera_position(spec: SceneSpec) -> np.ndarray:
@@ -332,12 +316,7 @@ def camera_position(spec: SceneSpec) -> np.ndarray:
 
 def depth_plane_to_image(spec: SceneSpec, depth: float) -> np.ndarray:
     """Homography from the SPEC warp plane (80 px per P), moved to ``depth``, to the frame."""
-    rot = rotation(spec)
-    extrinsic = np.column_stack([rot[:, 0], rot[:, 1], translation(spec) + depth * rot[:, 2]])
-    plane_to_world = np.array([[1 / PX_PER_PITCH, 0, -MARKER_HALF[0]],
-                               [0, 1 / PX_PER_PITCH, -MARKER_HALF[1]], [0, 0, 1.0]])
-    matrix = scene_camera_matrix(spec) @ extrinsic @ plane_to_world
-    return matrix / matrix[2, 2]
+    return plane_homography(scene_camera_matrix(spec), rotation(spec), translation(spec), depth)
 
 
 def scene_plane_to_image(spec: SceneSpec) -> np.ndarray:
