@@ -293,6 +293,8 @@ def main() -> int:
     parser.add_argument("--timing-frames", type=int, default=100,
                         help="render frames timed stage by stage")
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
+    parser.add_argument("--min-frontier", type=float,
+                        help="[vision] min_frontier_confidence to use (default: the config's)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -301,6 +303,8 @@ def main() -> int:
     vision = replace(load_config(None).vision, remember_empty_board=False)
     if args.model:
         vision = replace(vision, model=args.model)
+    if args.min_frontier is not None:
+        vision = replace(vision, min_frontier_confidence=args.min_frontier)
     reader = BoardReader.from_config(vision, None, num_threads=1)
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result: dict = {"setup": pinned, "sources": {}}

@@ -18,6 +18,11 @@ all. For each crop:
    :data:`EMPTY_SHARE` for both colours is empty, and in between the reader
    is unsure.
 
+A cell whose corners (outside the hole, where the board's plastic shows)
+differ in chromaticity from the board's plastic — the median over all cells —
+by more than :data:`COVERED_CHROMA` is covered (a hand, a sleeve): the
+reader is unsure of it, whatever shows in the hole.
+
 With an :class:`~firmware_py.vision.empty_board.EmptyBoard` of this
 installation, a cell that still looks as it looked empty is read empty
 whatever its colour (a red wall seen through the hole).
@@ -36,7 +41,7 @@ import numpy as np
 
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 
-RED_HUES = ((0.0, 32.0), (330.0, 360.0))  # degrees; orange-red discs reach ~28
+RED_HUES = ((0.0, 32.0), (315.0, 360.0))  # degrees: crimson to orange-red (~28)
 YELLOW_HUES = ((37.0, 68.0),)  # olive and lime walls lie beyond 68
 MIN_SATURATION = 0.55  # real discs, normalised: >= 0.7; beige and wood walls: less
 MIN_VALUE = 0.22
@@ -45,6 +50,8 @@ PROBE_OFFSETS = (-3, 0, 3)  # px, each way in x and y
 DISC_SHARE = 0.8
 EMPTY_SHARE = 0.6
 SOFTNESS = 0.04
+COVERED_CHROMA = 25.0  # Lab a*b* distance: real boards <= 15, hands 25-70
+UNSURE = (0.34, 0.33, 0.33)
 UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
 
 
@@ -81,6 +88,22 @@ def colour_shares(crops: np.ndarray) -> np.ndarray:
     return shares
 
 
+@functools.cache
+def _corner_mask(side: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:side, 0:side]
+    return np.hypot(yy - (side - 1) / 2, xx - (side - 1) / 2) > side * 0.58
+
+
+def covered_cells(crops: np.ndarray) -> np.ndarray:
+    """(N,) True where a crop's corners are not the board's plastic (see the module docstring)."""
+    count, side = crops.shape[0], crops.shape[1]
+    lab = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2LAB)
+    corners = lab.reshape(count, side, side, 3)[:, _corner_mask(side), 1:].astype(np.float32)
+    chroma = np.median(corners, axis=1)  # (N, 2): a*, b* of each cell's surround
+    plastic = np.median(chroma, axis=0)
+    return np.linalg.norm(chroma - plastic, axis=1) > COVERED_CHROMA
+
+
 def _soft(value: np.ndarray, edge: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(value - edge) / SOFTNESS))
 
@@ -105,6 +128,7 @@ class ColourCellReader:
         (computed when ``empty_board`` is given and they are not).
         """
         probabilities = shares_to_probabilities(colour_shares(crops))
+        probabilities[covered_cells(crops)] = UNSURE
         if empty_board is None or not empty_board.known.any():
             return probabilities
         if features is None:

@@ -154,3 +154,11 @@ def test_agreement_takes_the_least_sure_reader_and_names_disputes() -> None:
     assert "column 4 row 6 (CNN empty, colour red)" in result.reason
     with pytest.raises(ValueError, match="probability"):
         agree(cnn, colour[:41])
+
+
+def test_a_cell_covered_by_a_hand_is_unsure_for_the_colour_reader() -> None:
+    skin = np.full((SIDE, SIDE, 3), (120, 160, 215), np.uint8)  # a palm over the whole cell
+    crops = _crops(_hole((200, 200, 200), RED), skin)
+    probabilities = ColourCellReader().probabilities(crops)
+    assert probabilities[1].max() < 0.5  # covered: neither empty nor a disc
+    assert probabilities[0, 1] > 0.9 and np.all(probabilities[2:, 0] > 0.9)
