@@ -88,7 +88,7 @@ class VisionConfig:
     calibration: list[float] = _opt([0.0] * 8, length=8)
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
     min_cell_confidence: float = _opt(0.6, lo=0.0, hi=1.0)
-    min_frontier_confidence: float = _opt(0.85, lo=0.0, hi=1.0)
+    min_frontier_confidence: float = _opt(0.7, lo=0.0, hi=1.0)
     remember_empty_board: bool = _opt(True)
     confidence_gate: float = _opt(0.6, lo=0.0, hi=1.0)
     vote_window: int = _opt(5, lo=1, hi=30)

@@ -8,8 +8,8 @@ empty board of this installation) say the same. Per cell and class:
   as sure as its least sure reader. The reading's label of a cell is the
   class with the highest consensus and its confidence that consensus, so a
   cell is confident only when both readers are.
-* ``support`` = the larger of the two: whether at least one reader backs a
-  class. The rules may settle a doubtful cell to a class only with support
+* ``choices`` = per cell and class, whether it is one reader's most probable
+  class: gravity may settle a disputed cell only to one of them
   (:func:`firmware_py.vision.postprocess.judge`).
 * ``disputed`` = the cells whose two most probable classes differ.
 * ``best`` = the product of the two, normalised: the best guess of each cell's
@@ -35,7 +35,7 @@ class Agreement:
     """The two readers' probabilities (42, 3) combined (see the module docstring)."""
 
     consensus: np.ndarray
-    support: np.ndarray
+    choices: np.ndarray  # (42, 3) bool
     best: np.ndarray
     disputed: np.ndarray  # cell indices
     reason: str  # "" when no cell is disputed
@@ -50,7 +50,10 @@ def agree(cnn: np.ndarray, colour: np.ndarray) -> Agreement:
     cnn_labels, colour_labels = cnn.argmax(axis=1), colour.argmax(axis=1)
     disputed = np.flatnonzero(cnn_labels != colour_labels)
     product = cnn * colour + 1e-12
-    return Agreement(np.minimum(cnn, colour), np.maximum(cnn, colour),
+    choices = np.zeros(cnn.shape, bool)
+    choices[np.arange(len(cnn)), cnn_labels] = True
+    choices[np.arange(len(cnn)), colour_labels] = True
+    return Agreement(np.minimum(cnn, colour), choices,
                      product / product.sum(axis=1, keepdims=True), disputed,
                      _dispute_reason(disputed, cnn_labels, colour_labels))
 

@@ -16,17 +16,13 @@ Rules, in order; the first that applies decides:
    swap, breaks parity;
 6. a four-in-a-row, or a full board → ``finished``; otherwise ``ok``.
 
-Before these rules, cells below ``min_frontier_confidence`` and cells two
-readers dispute are settled by gravity when it allows one way only
-(:mod:`firmware_py.vision.settle`): a doubtful hole two above a column's top
-disc is empty, a doubtful cell under a sure disc holds the disc class a
-reader backs (:func:`settle_options`). A disputed cell is accepted only when
-gravity settles it *empty*: one reader's disc would float there (a red wall
-seen high through the board, with nothing under it); any other dispute makes
-the reading ``invalid`` ("the readers disagree: …"). The settled grid then
-meets rules 1-6 like any other. Parity and fours never settle a cell: a
-board played illegally must be reported ``invalid``, not corrected into a
-legal board nobody played.
+Before these rules, a cell two readers dispute makes the reading ``invalid``
+("the readers disagree: …"), unless gravity settles it empty
+(:mod:`firmware_py.vision.settle`): one reader's disc would float there (a red
+wall seen high through the board, with nothing under it) and the other
+reader says empty. Nothing else is settled: a doubtful cell stays doubtful,
+and parity or fours never correct a board (a board played illegally must be
+reported ``invalid``, not turned into a legal board nobody played).
 
 The board confidence is the minimum of the 42 cell confidences.
 """
@@ -46,7 +42,6 @@ from firmware_py.vision.reading import FINISHED, INVALID, OK
 from firmware_py.vision.settle import settle
 
 MAX_LISTED = 4
-MIN_SETTLED_PROBABILITY = 0.05  # the least support of a reader for a class a cell may take
 
 
 @dataclass(frozen=True)
@@ -107,30 +102,21 @@ def _uncertain(confidence: np.ndarray, cells: np.ndarray) -> str:
     return f"uncertain cells: {listed}{more}"
 
 
-def doubtful_cells(confidence: np.ndarray, min_cell_confidence: float,
-                   min_frontier_confidence: float) -> np.ndarray:
-    """Indices of the cells whose confidence is below both thresholds' larger one."""
-    return np.flatnonzero(np.asarray(confidence) < max(min_cell_confidence,
-                                                       min_frontier_confidence))
-
-
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
-          min_frontier_confidence: float = 0.0, *, support: np.ndarray | None = None,
+          min_frontier_confidence: float = 0.0, *, choices: np.ndarray | None = None,
           best: np.ndarray | None = None, disputed: np.ndarray | None = None,
           dispute_reason: str = "") -> GridVerdict:
     """Apply the rules of the module docstring to probabilities (42, 3).
 
     ``disputed`` cells (where two readers disagree, ``dispute_reason`` says
-    how) make the reading ``invalid`` unless gravity settles them empty (one
-    reader's disc would float). A doubtful cell may be settled by gravity to
-    a class ``support`` (default: ``probabilities``) gives at least
-    :data:`MIN_SETTLED_PROBABILITY`. ``best`` (default: ``probabilities``)
-    picks each cell's label; its confidence is the ``probabilities`` of it.
+    how) make the reading ``invalid`` unless gravity settles each of them
+    empty, among its ``choices`` (the readers' top classes, (42, 3) bool).
+    ``best`` (default: ``probabilities``) picks each cell's label; its
+    confidence is the ``probabilities`` of it.
     """
     probs = np.asarray(probabilities, np.float64)
     if probs.shape != (WIDTH * HEIGHT, len(CLASSES)):
         raise ValueError(f"expected probabilities of shape (42, 3), got {probs.shape}")
-    backing = probs if support is None else np.asarray(support, np.float64)
     labels = (probs if best is None else np.asarray(best)).argmax(axis=1)
     confidence = probs[np.arange(len(probs)), labels]
     cells = tuple(float(c) for c in confidence)
@@ -141,30 +127,23 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
                 grid: tuple[str, ...] | None = None) -> GridVerdict:
         return GridVerdict(status, grid or most_probable, board, board_confidence, cells, reason)
 
-    disputed = np.zeros(0, np.int64) if disputed is None else np.asarray(disputed, np.int64)
-    doubtful = np.union1d(doubtful_cells(confidence, min_cell_confidence,
-                                         min_frontier_confidence), disputed)
-    settled = (settle(labels, doubtful, settle_options(backing, doubtful))
-               if doubtful.size else None)
-    if disputed.size and (settled is None or np.any(settled[disputed] != 0)):
+    if disputed is None or not len(disputed):
+        return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
+    disputed = np.asarray(disputed, np.int64)
+    options = settle_options(np.ones_like(probs, bool) if choices is None else choices, disputed)
+    settled = settle(labels, disputed, options)
+    if settled is None or np.any(settled[disputed] != 0):
         return verdict(INVALID, reason=dispute_reason or _uncertain(confidence, disputed))
-    if settled is not None:
-        sure = confidence.copy()
-        sure[doubtful] = 1.0  # settled by gravity: no longer in doubt
-        return _rules(partial(verdict, grid=grid_from_labels(settled)), sure,
-                      min_cell_confidence, min_frontier_confidence)
-    return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
+    sure = confidence.copy()
+    sure[disputed] = 1.0  # empty by gravity: a disc there would float
+    return _rules(partial(verdict, grid=grid_from_labels(settled)), sure,
+                  min_cell_confidence, min_frontier_confidence)
 
 
-def settle_options(support: np.ndarray, cells: np.ndarray) -> dict[int, tuple[int, ...]]:
-    """The classes each doubtful cell may be settled to: every class some reader gives
-    at least :data:`MIN_SETTLED_PROBABILITY` (so a doubtful cell keeps every class it
-    might be), else its best-backed class."""
-    options = {}
-    for cell in np.asarray(cells).ravel():
-        backed = tuple(int(c) for c in np.flatnonzero(support[cell] >= MIN_SETTLED_PROBABILITY))
-        options[int(cell)] = backed or (int(support[cell].argmax()),)
-    return options
+def settle_options(choices: np.ndarray, cells: np.ndarray) -> dict[int, tuple[int, ...]]:
+    """The classes each open cell may be settled to: the readers' choices for it."""
+    return {int(cell): tuple(int(c) for c in np.flatnonzero(choices[cell]))
+            for cell in np.asarray(cells).ravel()}
 
 
 def _rules(verdict: Callable[..., GridVerdict], confidence: np.ndarray,

@@ -81,7 +81,7 @@ class BoardReader:
                  colour_reader: ColourCellReader | None = None,
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  min_cell_confidence: float = 0.6,
-                 min_frontier_confidence: float = 0.85) -> None:
+                 min_frontier_confidence: float = 0.7) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
@@ -131,7 +131,7 @@ class BoardReader:
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
         agreement = agree(cnn, colour)
         verdict = judge(agreement.consensus, self.min_cell_confidence,
-                        self.min_frontier_confidence, support=agreement.support,
+                        self.min_frontier_confidence, choices=agreement.choices,
                         best=agreement.best, disputed=agreement.disputed,
                         dispute_reason=agreement.reason)
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,

@@ -54,24 +54,44 @@ def test_legal_positions_are_ok(moves: str) -> None:
     assert verdict.confidence == pytest.approx(0.99)
 
 
-def test_gravity_settles_a_doubtful_hole_above_a_column() -> None:
-    # "4453": column 4 row 4 (two above the top disc) read 0.5 red: it cannot hold one
-    probs = probabilities(independent_grid("4453"))
-    probs[17] = (0.45, 0.5, 0.05)
-    verdict = judge(probs, 0.6)
-    assert verdict.status == "ok", verdict.reason
-    assert verdict.grid == tuple(independent_grid("4453"))
-    assert verdict.confidence == pytest.approx(0.5)  # the readers' own, unchanged
+def _dispute(grid: list[str], cell: int, cnn: int, colour: int) -> tuple[np.ndarray, np.ndarray]:
+    """Probabilities (the readers' consensus) and choices of a grid with one disputed cell."""
+    probs = probabilities(grid)
+    probs[cell] = (0.02, 0.02, 0.02)
+    choices = np.eye(3, dtype=bool)[[".RY".index(c) for c in "".join(grid)]]
+    choices[cell] = False
+    choices[cell, [cnn, colour]] = True
+    return probs, choices
 
 
-def test_gravity_settles_a_doubtful_cell_under_a_sure_disc() -> None:
-    # column 4 row 1 holds up Yellow's disc; red is the only disc class backed
-    probs = probabilities(independent_grid("4453"))
-    probs[38] = (0.55, 0.44, 0.01)
-    verdict = judge(probs, 0.6)
+def test_a_disputed_disc_that_would_float_is_settled_empty() -> None:
+    # "4453" and a red wall seen through column 4 row 4, two above the column's top
+    probs, choices = _dispute(independent_grid("4453"), 17, 0, 1)
+    verdict = judge(probs, 0.6, 0.85, choices=choices, disputed=np.array([17]),
+                    dispute_reason="the readers disagree: column 4 row 4 (CNN empty, colour red)")
     assert verdict.status == "ok" and verdict.grid == tuple(independent_grid("4453"))
-    probs[38] = (0.5, 0.25, 0.25)  # red and yellow both backed: two ways, not settled
-    assert judge(probs, 0.6).status == "invalid"
+
+
+def test_any_other_dispute_makes_the_reading_invalid() -> None:
+    reason = "the readers disagree: column 4 row 3 (CNN empty, colour red)"
+    # column 4 row 3, just above the top disc of "44": a red disc there would stand
+    probs, choices = _dispute(independent_grid("44"), 24, 0, 1)
+    verdict = judge(probs, 0.6, 0.85, choices=choices, disputed=np.array([24]),
+                    dispute_reason=reason)
+    assert verdict.status == "invalid" and verdict.board is None and verdict.reason == reason
+    # under a sure disc gravity needs a disc: a dispute there is never settled to one
+    probs, choices = _dispute(independent_grid("4453"), 38, 0, 1)
+    verdict = judge(probs, 0.6, 0.85, choices=choices, disputed=np.array([38]),
+                    dispute_reason=reason)
+    assert verdict.status == "invalid"
+
+
+def test_a_doubtful_disc_that_floats_is_never_settled_away() -> None:
+    # both readers lean to a disc that floats: the board is illegal, not the same minus it
+    grid = ["......."] * 3 + ["..Y...."] + ["......."] + ["..RY..."]
+    probs = probabilities(grid)
+    probs[23] = (0.3, 0.05, 0.65)  # column 3 row 3: yellow, doubtful
+    assert judge(probs, 0.6, 0.85).status == "invalid"
 
 
 def test_parity_never_settles_a_cell() -> None:
@@ -79,38 +99,10 @@ def test_parity_never_settles_a_cell() -> None:
     grid = ["......."] * 5 + ["Y......"]
     probs = probabilities(grid)
     probs[35] = (0.45, 0.05, 0.5)
-    verdict = judge(probs, 0.6)
-    assert verdict.status == "invalid"
+    assert judge(probs, 0.6).status == "invalid"
 
 
-def test_a_disputed_disc_that_would_float_is_settled_empty() -> None:
-    # "4453" and a red wall seen through column 4 row 4, two above the column's top
-    probs = probabilities(independent_grid("4453"))
-    support = probs.copy()
-    probs[17], support[17] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
-    verdict = judge(probs, 0.6, support=support, disputed=np.array([17]),
-                    dispute_reason="the readers disagree: column 4 row 4 (CNN empty, colour red)")
-    assert verdict.status == "ok" and verdict.grid == tuple(independent_grid("4453"))
-
-
-def test_any_other_dispute_makes_the_reading_invalid() -> None:
-    # column 4 row 3, just above the top disc: a red disc there would stand
-    probs = probabilities(independent_grid("44"))
-    support = probs.copy()
-    probs[24], support[24] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
-    reason = "the readers disagree: column 4 row 3 (CNN empty, colour red)"
-    verdict = judge(probs, 0.6, support=support, disputed=np.array([24]), dispute_reason=reason)
-    assert verdict.status == "invalid" and verdict.board is None and verdict.reason == reason
-    # under a sure disc gravity needs a disc: a dispute there is never settled to one
-    probs = probabilities(independent_grid("4453"))
-    support = probs.copy()
-    probs[38], support[38] = (0.02, 0.02, 0.01), (0.95, 0.9, 0.01)
-    verdict = judge(probs, 0.6, support=support, disputed=np.array([38]), dispute_reason=reason)
-    assert verdict.status == "invalid"
-
-
-def test_an_uncertain_cell_with_two_stacked_readings_is_invalid() -> None:
-    # "44": column 4 row 2 is Yellow; empty there obeys gravity too
+def test_an_uncertain_cell_is_invalid_with_its_name() -> None:
     probs = probabilities(independent_grid("44"))
     probs[31] = (0.3, 0.2, 0.5)  # column 4 row 2
     verdict = judge(probs, 0.6)
@@ -118,16 +110,7 @@ def test_an_uncertain_cell_with_two_stacked_readings_is_invalid() -> None:
     assert "column 4 row 2" in verdict.reason
 
 
-def test_a_cell_is_never_settled_to_a_class_no_reader_backs() -> None:
-    probs = probabilities(independent_grid("4453"))
-    probs[38] = (0.58, 0.01, 0.41)  # under a sure disc; red has 1 % support
-    assert judge(probs, 0.6).status == "invalid"  # settled yellow: parity breaks
-    support = probs.copy()
-    support[38] = (0.58, 0.9, 0.01)  # only red is backed: settled
-    assert judge(probs, 0.6, support=support).status == "ok"
-
-
-def test_without_settling_the_plain_rules_name_the_floating_disc() -> None:
+def test_the_plain_rules_name_the_floating_disc() -> None:
     probs = probabilities(independent_grid("4453"))
     probs[38] = (0.4, 0.35, 0.25)
     verdict = judge(probs, 0.3)  # 0.4 is above both bounds: the argmax grid is judged
