@@ -1,11 +1,12 @@
-"""Let gravity settle the cells the readers are unsure of.
+"""Let gravity settle the cells two readers dispute.
 
 Given the 42 labels of a reading and some *open* cells, each with the classes
-it may take, :func:`gravity_readings` lists, column by column, the ways to
-fill the open cells that leave no disc floating. Where every column has
-exactly one way, that is the only board physics allows: a doubtful cell two
-holes above a column's top disc is empty, a doubtful cell under a sure disc
-holds a disc.
+it may take (the readers' choices), :func:`gravity_readings` lists, column by
+column, the ways to fill the open cells that leave no disc floating. Where
+every column has exactly one way, that is the only board physics allows: a
+hole two above a column's top disc that one reader calls red is empty. The
+reader accepts a settlement only where it makes the disputed cells empty
+(:func:`firmware_py.vision.postprocess.judge`).
 
 Only gravity settles cells, never parity or the rule of fours: people do
 put a disc of the wrong colour or play twice, and a board the rules reject
