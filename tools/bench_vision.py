@@ -135,12 +135,8 @@ def real_source(count: int, seed_base: int):  # noqa: ANN201, ARG001
     """(truth grid, label status, frame) of the labelled real photographs."""
     from real_composites import real_dev_frames
 
-    for _, frame, label in real_dev_frames(shared_dir()):
+    for _, frame, label in real_dev_frames():
         yield label["grid"], label["status"], frame
-
-
-def shared_dir() -> Path:
-    return Path(os.environ.get("C4PI_SHARED") or ROOT.parent / "shared")
 
 
 def _status(board: Board) -> str:

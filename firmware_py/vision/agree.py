@@ -5,9 +5,8 @@ and the colour reader (hue thresholds on the normalised image, with the
 empty board of this installation) say the same. Per cell and class:
 
 * ``consensus`` = the smaller of the two readers' probabilities: a class is
-  as sure as its least sure reader. The reading's label of a cell is the
-  class with the highest consensus and its confidence that consensus, so a
-  cell is confident only when both readers are.
+  as sure as its least sure reader. A cell's confidence is the consensus of
+  its label, so a cell is confident only when both readers are.
 * ``choices`` = per cell and class, whether it is one reader's most probable
   class: gravity may settle a disputed cell only to one of them
   (:func:`firmware_py.vision.postprocess.judge`).

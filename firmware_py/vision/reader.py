@@ -126,7 +126,7 @@ class BoardReader:
                                          reprojection_px=fit.reprojection_px), fit)
         grid_image = reference.normalise(warp_grid(frame, fit, step=2))
         crops = cell_crops(grid_image)
-        features = cell_features(crops)
+        features = cell_features(crops) if self.empty_board is not None else None
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
         agreement = agree(cnn, colour)
@@ -139,7 +139,7 @@ class BoardReader:
                           cell_confidence=verdict.cell_confidence, markers=fit.markers,
                           reason=verdict.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px)
-        if self.empty_board is not None:
+        if self.empty_board is not None and features is not None:
             remember(self.empty_board, reading, features, cnn, colour)
         return FrameAnalysis(reading, fit, grid_image, cnn, colour, agreement)
 
