@@ -77,6 +77,7 @@ class CameraConfig:
     cx: float = _opt(0.0, lo=0.0)
     cy: float = _opt(0.0, lo=0.0)
     distortion: list[float] = _opt([])
+    lens_focal_mm: float = _opt(0.0, lo=0.0, hi=100.0)
     reopen_min_s: float = _opt(0.5, lo=0.05, hi=60.0)
     reopen_max_s: float = _opt(10.0, lo=0.1, hi=600.0)
 
@@ -90,6 +91,8 @@ class VisionConfig:
     min_cell_confidence: float = _opt(0.6, lo=0.0, hi=1.0)
     min_frontier_confidence: float = _opt(0.7, lo=0.0, hi=1.0)
     remember_empty_board: bool = _opt(True)
+    disc_depth_pitch: float = _opt(0.35, lo=0.0, hi=1.0)
+    empty_board_file: str = _opt("")
     confidence_gate: float = _opt(0.6, lo=0.0, hi=1.0)
     vote_window: int = _opt(5, lo=1, hi=30)
     vote_agree: int = _opt(4, lo=1, hi=30)

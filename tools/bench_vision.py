@@ -291,6 +291,8 @@ def main() -> int:
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
     parser.add_argument("--min-frontier", type=float,
                         help="[vision] min_frontier_confidence to use (default: the config's)")
+    parser.add_argument("--disc-depth", type=float,
+                        help="[vision] disc_depth_pitch to use (default: the config's)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -301,6 +303,8 @@ def main() -> int:
         vision = replace(vision, model=args.model)
     if args.min_frontier is not None:
         vision = replace(vision, min_frontier_confidence=args.min_frontier)
+    if args.disc_depth is not None:
+        vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result: dict = {"setup": pinned, "sources": {}}

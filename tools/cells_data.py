@@ -8,9 +8,11 @@ holes, coloured light). Before the reader's stages run, the frame gets a
 camera's white-balance and exposure error. The cells are then cut exactly as
 the reader cuts them: the markers' white and black give the colour reference
 (:mod:`firmware_py.vision.colour`), the grid is warped at half resolution
-through the true homography (jittered to cover fit errors), normalised, and
-cut into 42 crops of 32 x 32. Frames of the real-photo composites and the real
-photographs are never used here: they measure generalisation.
+through the true homography moved to where the discs show (the reader's
+default disc depth, :mod:`firmware_py.vision.depth`) and jittered to cover
+fit errors, normalised, and cut into 42 crops of 32 x 32. Frames of the
+real-photo composites and the real photographs are never used here: they
+measure generalisation.
 
 Needs only numpy and OpenCV besides the repository.
 """
@@ -32,8 +34,10 @@ from firmware_py.board import HEIGHT, WIDTH, Board  # noqa: E402
 from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid  # noqa: E402
 from firmware_py.vision.classifier import CLASSES  # noqa: E402
 from firmware_py.vision.colour import colour_reference  # noqa: E402
+from firmware_py.vision.depth import seen_disc_fit  # noqa: E402
 from firmware_py.vision.fit import BoardFit  # noqa: E402
 from firmware_py.vision.geometry import CROP_SIDE  # noqa: E402
+from firmware_py.vision.reader import DEFAULT_DISC_DEPTH  # noqa: E402
 
 HARD_NEGATIVE_SHARE = 0.15
 TEXTURE_SHARE = 0.15  # empty crops given a room texture in the hole
@@ -135,7 +139,8 @@ def frame_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     reference = colour_reference(frame, exact)
     if reference is None:
         return np.zeros((0, CROP_SIDE, CROP_SIDE, 3), np.uint8), np.zeros((0, 3), np.float32)
-    fit = BoardFit(True, plane_to_image=plane_to_image @ jitter(rng, 0.12))
+    seen, _ = seen_disc_fit(exact, DEFAULT_DISC_DEPTH, (frame.shape[1], frame.shape[0]))
+    fit = BoardFit(True, plane_to_image=seen.plane_to_image @ jitter(rng, 0.12))
     crops = cell_crops(reference.normalise(warp_grid(frame, fit, step=2)))
     return crops, grid_targets(grid)
 

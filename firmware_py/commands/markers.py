@@ -1,4 +1,5 @@
-"""``c4pi markers``: write the printable marker sheet (SPEC.md §5)."""
+"""``c4pi markers``: write the printable marker sheet (SPEC.md §5), or the ChArUco
+calibration board (``--charuco``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "and placement instructions. Print it at 100%%.")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png",
                         help="output PNG file")
-    parser.add_argument("--pitch-mm", required=True, type=float, metavar="N",
+    parser.add_argument("--pitch-mm", type=float, metavar="N",
                         help="hole pitch of the board (centre to centre), in mm")
+    parser.add_argument("--charuco", action="store_true",
+                        help="write the ChArUco board of `c4pi calibrate-camera` instead "
+                             "(A4 landscape)")
     parser.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
     parser.add_argument("--marker-size-pitch", type=float, default=None, metavar="F",
                         help="marker side in pitches (default: [vision] marker_size_pitch)")
@@ -31,6 +35,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     output = Path(args.output)
     if output.suffix.lower() != ".png":
         print(f"c4pi markers: {output}: only PNG output is supported (use a .png name)",
+              file=sys.stderr)
+        return 2
+    if args.charuco:
+        return _write_charuco(output, args.dpi)
+    if args.pitch_mm is None:
+        print("c4pi markers: --pitch-mm is required (the board's hole pitch in mm)",
               file=sys.stderr)
         return 2
     size = args.marker_size_pitch or config.vision.marker_size_pitch
@@ -46,4 +56,23 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     print(f"wrote {output}: A4 at {args.dpi} dpi, pitch {args.pitch_mm:g} mm, "
           f"markers {size * args.pitch_mm:.1f} mm")
+    return 0
+
+
+def _write_charuco(output: Path, dpi: int) -> int:
+    from firmware_py.vision.charuco import SQUARE_MM, SQUARES, charuco_sheet
+    from firmware_py.vision.sheet import png_bytes
+
+    try:
+        sheet = charuco_sheet(dpi)
+    except ValueError as error:
+        print(f"c4pi markers: {error}", file=sys.stderr)
+        return 2
+    try:
+        output.write_bytes(png_bytes(sheet, dpi))
+    except OSError as error:
+        print(f"c4pi markers: cannot write {output}: {error.strerror}", file=sys.stderr)
+        return 1
+    print(f"wrote {output}: ChArUco board {SQUARES[0]} x {SQUARES[1]} squares of "
+          f"{SQUARE_MM:g} mm, A4 landscape at {dpi} dpi; print at 100% and glue it flat")
     return 0

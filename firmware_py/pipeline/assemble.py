@@ -47,8 +47,13 @@ def make_port(config: Config, solver: Any, *, live: bool) -> Any:
     return WorkerPort(worker)
 
 
-def make_reader(config: Config, source: Any) -> Any:
-    """A :class:`BoardReader`; a source's own intrinsics fill in unset ``[camera]`` ones."""
+def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True) -> Any:
+    """A :class:`BoardReader`; a source's own intrinsics fill in unset ``[camera]`` ones.
+
+    With ``stored_empty_board`` (and ``[vision] remember_empty_board``), the
+    empty board ``c4pi calibrate`` stored is loaded; a bad file is reported in
+    the log and the reader starts without it.
+    """
     from firmware_py.vision.reader import BoardReader
 
     camera = config.camera
@@ -56,4 +61,27 @@ def make_reader(config: Config, source: Any) -> Any:
     if own is not None and not (camera.fx and camera.fy):
         camera = replace(camera, fx=own.fx, fy=own.fy, cx=own.cx, cy=own.cy,
                          distortion=list(own.distortion))
-    return BoardReader.from_config(config.vision, camera)
+    reader = BoardReader.from_config(config.vision, camera)
+    if stored_empty_board and config.vision.remember_empty_board:
+        stored = load_empty_board(config)
+        if stored is not None:
+            reader.empty_board = stored
+    return reader
+
+
+def load_empty_board(config: Config) -> Any:
+    """The empty board ``c4pi calibrate`` stored, or None (absent, or bad: logged)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.calibrate import empty_board_path
+    from firmware_py.vision.empty_board import EmptyBoard
+
+    path = empty_board_path(config.vision.empty_board_file)
+    if not path.is_file():
+        return None
+    try:
+        board = EmptyBoard.load(path)
+    except VisionError as error:
+        log.error("%s: starting without it (run c4pi calibrate again)", error)
+        return None
+    log.info("empty board from %s (calibrated %s)", path, board.calibrated_at or "-")
+    return board

@@ -82,7 +82,8 @@ def check_model(config: Config, options: SelftestOptions) -> str:
     samples = ("", "4453", "44444453221")
     poses = ((0.0, 0.0), (20.0, -10.0), (-15.0, 15.0))  # yaw, pitch: a plain board, three views
     for number, (moves, (yaw, pitch)) in enumerate(zip(samples, poses, strict=True)):
-        spec = RenderSpec(yaw_deg=yaw, pitch_deg=pitch, clutter=0, jpeg_quality=85)
+        spec = RenderSpec(yaw_deg=yaw, pitch_deg=pitch, clutter=0, jpeg_quality=85,
+                          disc_depth=0.35)
         reading = reader.read(render_frame(moves, spec, seed=number))
         expected = _grid(moves)
         if reading.status != "ok" or reading.grid is None or list(reading.grid) != expected:
@@ -126,6 +127,51 @@ def check_camera(config: Config, options: SelftestOptions) -> str:
         source.close()
     assert shape is not None
     return f"{camera.source}: {shape[1]}x{shape[0]} at {fps:.1f} frames/s"
+
+
+def check_calibration(config: Config, options: SelftestOptions) -> str:
+    """When ``c4pi calibrate`` stored the empty board, and whether the view has moved."""
+    from firmware_py.exc import CameraError, VisionError
+    from firmware_py.pipeline.assemble import make_reader
+    from firmware_py.sources.factory import open_source
+    from firmware_py.vision.calibrate import MOVED_PX, camera_shift_px, empty_board_path
+    from firmware_py.vision.empty_board import EmptyBoard
+
+    if not config.vision.remember_empty_board:
+        raise Skip("remember_empty_board = false in [vision]")
+    path = empty_board_path(config.vision.empty_board_file)
+    if not path.is_file():
+        raise Skip(f"never calibrated ({path} absent): the empty board is learnt at each "
+                   f"new game; c4pi calibrate stores it")
+    try:
+        board = EmptyBoard.load(path)
+    except VisionError as error:
+        raise Fail(str(error)) from None
+    done = f"calibrated {board.calibrated_at or 'at an unknown time'}"
+    if not config.camera.enabled:
+        return f"{done}; camera disabled, view not compared"
+    source = open_source(config.camera.source, config.camera, wait=lambda seconds: True)
+    try:
+        source.open()
+        reader = make_reader(config, source, stored_empty_board=False)
+        shift = None
+        for _ in range(options.frames):
+            frame = source.read()
+            if frame is None:
+                break
+            shift = camera_shift_px(board, reader.analyse(frame.image).fit)
+            if shift is not None:
+                break
+    except CameraError as error:
+        return f"{done}; camera unavailable, view not compared ({error})"
+    finally:
+        source.close()
+    if shift is None:
+        return f"{done}; the board is not in view now, view not compared"
+    if shift > MOVED_PX:
+        raise Fail(f"{done}, but the grid has moved {shift:.0f} px in the picture since: "
+                   f"run c4pi calibrate again")
+    return f"{done}; the camera sees the board as then (grid within {shift:.1f} px)"
 
 
 def check_serial(config: Config, options: SelftestOptions) -> str:
@@ -216,6 +262,7 @@ def all_checks() -> list[tuple[str, Check]]:
         ("book", check_book),
         ("model", check_model),
         ("camera", check_camera),
+        ("calibration", check_calibration),
         ("serial", check_serial),
         ("led", check_led),
         ("speech clips", check_clips),

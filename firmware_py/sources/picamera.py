@@ -2,8 +2,10 @@
 
 The camera runs a video configuration at the configured size and frame rate
 with format ``RGB888``, which libcamera lays out in memory as B, G, R: exactly
-the order OpenCV expects, so frames need no conversion. The intrinsics for
-the three-marker fallback come from ``[camera]`` (fx, fy, cx, cy, distortion).
+the order OpenCV expects, so frames need no conversion. The intrinsics (for
+the disc depth and the three-marker fallback) come from ``[camera]`` (fx, fy,
+cx, cy, distortion) when set, else from the camera module itself once it runs
+(:mod:`firmware_py.sources.pi_intrinsics`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from firmware_py.exc import CameraError
 from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+from firmware_py.sources.pi_intrinsics import from_picamera2
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,8 @@ class PiCameraSource(FrameSource):
         self.fps = float(camera.fps)
         self.size = (int(camera.width), int(camera.height))
         self.intrinsics = Intrinsics.from_config(camera)
+        self._configured = self.intrinsics is not None
+        self._lens_focal_mm = float(getattr(camera, "lens_focal_mm", 0.0))
         self._factory = factory or _default_factory
         self._clock = clock
         self._camera: Any = None
@@ -66,6 +71,9 @@ class PiCameraSource(FrameSource):
                               f"{self.fps:g} fps: {error}") from error
         self._camera = camera
         log.info("Pi camera started: %dx%d at %g fps", *self.size, self.fps)
+        if not self._configured:
+            self.intrinsics, how = from_picamera2(camera, self.size, self._lens_focal_mm)
+            log.info("camera intrinsics: %s", how)
 
     def read(self) -> Frame | None:
         if self._camera is None:

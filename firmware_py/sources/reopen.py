@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import Frame, FrameSource
+from firmware_py.sources.base import Frame, FrameSource, Intrinsics
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,6 @@ class ReopeningSource(FrameSource):
         self.name = source.name
         self.live = source.live
         self.fps = source.fps
-        self.intrinsics = source.intrinsics
         self.min_s, self.max_s = min_s, max_s
         self.failures = 0
         self._wait = wait
@@ -47,6 +46,11 @@ class ReopeningSource(FrameSource):
         self._strict = strict_open
         self._delay = min_s
         self._opened = False
+
+    @property
+    def intrinsics(self) -> Intrinsics | None:
+        """The wrapped source's intrinsics (a camera may learn its own when it opens)."""
+        return self.source.intrinsics
 
     def open(self) -> None:
         try:

@@ -31,11 +31,12 @@ CACHE_SIZE = 4  # rendered frames kept for repeated scenes (2.8 MB each at 720p)
 
 
 def default_spec(size: tuple[int, int] = (1280, 720)) -> Any:
-    """A plausible fixed camera pose for the simulator (slightly oblique, mild defects)."""
+    """A plausible fixed camera pose for the simulator (slightly oblique, mild defects),
+    of a board that holds its discs 0.35 pitch behind its face, as common ones do."""
     from firmware_py.vision.render import RenderSpec
 
     return RenderSpec(size=size, distance=1.45, yaw_deg=12.0, pitch_deg=-14.0, roll_deg=3.0,
-                      light_gradient=0.3, noise_sigma=2.5, clutter=0)
+                      light_gradient=0.3, noise_sigma=2.5, clutter=0, disc_depth=0.35)
 
 
 class SimulatedCamera(FrameSource):

@@ -9,10 +9,15 @@ each game start on an empty board, so it can do the same:
   as the empty board (both readers agreeing);
 * :meth:`EmptyBoard.refresh` follows slow changes (light, a moved camera)
   from cells read empty with confidence, by an exponential moving average;
-* :meth:`EmptyBoard.adjust` turns the colour reader's probabilities for a
-  cell that still looks as it looked empty (closer than
-  :data:`SAME_DISTANCE`) into "empty";
-* :meth:`EmptyBoard.save` / :meth:`EmptyBoard.load` keep it on disk (JSON).
+* :meth:`EmptyBoard.adjust` turns a reader's probabilities for a cell that
+  still looks as it looked empty (closer than :data:`SAME_DISTANCE`) into
+  "empty" (both readers': a flat red wall can fool the CNN as well). A disc
+  looks like the room behind it only in front of a wall of its own colour;
+  one disc missed so breaks parity and is rejected, never read as a legal
+  board;
+* :meth:`EmptyBoard.save` / :meth:`EmptyBoard.load` keep it on disk (JSON),
+  with when ``c4pi calibrate`` took it and where the grid's corners were in
+  the frame then (to tell later whether the camera moved).
 
 A cell's appearance (:func:`cell_features`) is the mean CIE Lab colour of four
 concentric rings of its colour-normalised crop (centre, disc body, disc rim,
@@ -72,6 +77,8 @@ class EmptyBoard:
     def __init__(self) -> None:
         self.features = np.zeros((CELLS, FEATURES), np.float64)
         self.known = np.zeros(CELLS, bool)
+        self.calibrated_at = ""  # ISO 8601 UTC time of `c4pi calibrate`, "" if never
+        self.grid_corners: np.ndarray | None = None  # (4, 2) frame px of the grid then
 
     def learn(self, features: np.ndarray) -> None:
         """Take every cell's appearance from a frame of the empty board."""
@@ -103,7 +110,10 @@ class EmptyBoard:
     def save(self, path: str | Path) -> None:
         """Write the empty look to ``path`` (JSON)."""
         data = {"format": FORMAT, "known": self.known.tolist(),
-                "features": np.round(self.features, 3).tolist()}
+                "features": np.round(self.features, 3).tolist(),
+                "calibrated_at": self.calibrated_at,
+                "grid_corners": (None if self.grid_corners is None
+                                 else np.round(self.grid_corners, 2).tolist())}
         Path(path).write_text(json.dumps(data) + "\n", encoding="utf-8")
 
     @classmethod
@@ -116,6 +126,10 @@ class EmptyBoard:
             board = cls()
             board.features = _checked(np.array(data["features"], np.float64))
             board.known = np.array(data["known"], bool).reshape(CELLS)
+            board.calibrated_at = str(data.get("calibrated_at") or "")
+            corners = data.get("grid_corners")
+            if corners is not None:
+                board.grid_corners = np.array(corners, np.float64).reshape(4, 2)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise VisionError(f"cannot read the empty board file {path}: {error}") from None
         return board

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -78,6 +78,7 @@ class BoardFit:
     reprojection_px: float = 0.0
     pose: tuple[np.ndarray, np.ndarray, Intrinsics] | None = None
     calibration: np.ndarray = field(default_factory=lambda: np.eye(3))
+    depth: float = 0.0  # pitches behind the front face (the disc plane, :mod:`.depth`)
 
     def project(self, plane_points: np.ndarray) -> np.ndarray:
         """Frame pixels (distorted when the pose is known) of plane points (N, 2)."""
@@ -86,7 +87,7 @@ class BoardFit:
         if self.pose is None:
             return apply_homography(self.plane_to_image, plane_points)
         nominal = apply_homography(np.linalg.inv(self.calibration), plane_points)
-        return _project_pose(self.pose, nominal)
+        return _project_pose(self.pose, nominal, self.depth)
 
 
 class BoardLocator:
@@ -171,8 +172,7 @@ class BoardLocator:
 
 
 def _reject(fit: BoardFit, reason: str) -> BoardFit:
-    return BoardFit(False, reason, fit.plane_to_image, fit.markers, fit.marker_ids,
-                    fit.reprojection_px, fit.pose, fit.calibration)
+    return replace(fit, ok=False, reason=reason)
 
 
 def grid_problem(fit: BoardFit, frame_size: tuple[int, int]) -> str:
@@ -207,9 +207,9 @@ def _fit_homography(plane: np.ndarray, image: np.ndarray) -> np.ndarray | None:
     return matrix / matrix[2, 2]
 
 
-def _plane_to_world(points: np.ndarray) -> np.ndarray:
-    """Plane units (80 per pitch) to board coordinates in pitches, Z = 0."""
-    world = np.zeros((len(points), 3))
+def _plane_to_world(points: np.ndarray, depth: float = 0.0) -> np.ndarray:
+    """Plane units (80 per pitch) to board coordinates in pitches, Z = ``depth``."""
+    world = np.full((len(points), 3), float(depth))
     world[:, :2] = points / PX_PER_PITCH
     return world
 
@@ -233,8 +233,8 @@ def _fit_pose(plane: np.ndarray, image: np.ndarray, intrinsics: Intrinsics
 
 
 def _project_pose(pose: tuple[np.ndarray, np.ndarray, Intrinsics],
-                  plane: np.ndarray) -> np.ndarray:
+                  plane: np.ndarray, depth: float = 0.0) -> np.ndarray:
     rvec, tvec, intrinsics = pose
-    points, _ = cv2.projectPoints(_plane_to_world(plane), rvec, tvec, intrinsics.matrix,
+    points, _ = cv2.projectPoints(_plane_to_world(plane, depth), rvec, tvec, intrinsics.matrix,
                                   intrinsics.distortion)
     return points.reshape(-1, 2)

@@ -2,21 +2,23 @@
 
 One straight line of named stages (see ``docs/vision.md``):
 
-1. **markers** → **fit**: the four AprilTags give the board plane;
+1. **markers** → **fit**: the four AprilTags give the board's front face;
 2. **reference**: the markers' white and black (:mod:`.colour`);
-3. **warp**: the grid top-down at half resolution, **normalised** by the
-   reference, cut into 42 **crops**;
-4. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
+3. **disc plane** (:mod:`.depth`): the face moved to where the discs show;
+4. **warp**: the disc plane top-down at half resolution, **normalised** by
+   the reference, cut into 42 **crops**;
+5. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
    colour reader (:mod:`.colour_reader`, with this installation's
    :class:`~.empty_board.EmptyBoard`);
-5. **agree** (:mod:`.agree`): a cell is sure only when both readers are;
-6. **judge** (:mod:`.postprocess`): gravity, parity, fours → the status;
-7. **remember**: an ``ok`` reading teaches the empty board its empty cells.
+6. **agree** (:mod:`.agree`): a cell is sure only when both readers are;
+7. **judge** (:mod:`.postprocess`): gravity, parity, fours → the status;
+8. **remember**: an ``ok`` reading teaches the empty board its empty cells.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -28,15 +30,24 @@ from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, w
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.colour import colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader
+from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
-from firmware_py.vision.markers import MarkerDetector
+from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.postprocess import floating_discs, grid_from_labels, judge
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
+DEFAULT_DISC_DEPTH = 0.35  # pitches: common boards hold their discs 0.3-0.4 P behind the face
+DEPTH_NOTES = {
+    ESTIMATED: "no camera intrinsics: the discs' depth is corrected with a focal length "
+               "estimated from the markers",
+    NONE: "no camera intrinsics and a view too frontal to estimate them: the discs' depth "
+          "is not corrected in such frames",
+}
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,11 +55,13 @@ class FrameAnalysis:
     """Everything :meth:`BoardReader.analyse` computed for one frame (for tools)."""
 
     reading: Reading
-    fit: BoardFit
+    fit: BoardFit  # the front face (markers, holes)
+    disc_fit: BoardFit | None = None  # the disc plane, warped for the crops
     grid_image: np.ndarray | None = None  # normalised, half resolution
     cnn: np.ndarray | None = None  # (42, 3) probabilities
     colour: np.ndarray | None = None  # (42, 3) probabilities
     agreement: Agreement | None = None
+    markers: dict[int, Marker] = field(default_factory=dict)  # as detected, by id
 
 
 def intrinsics_from_config(camera: CameraConfig | None,
@@ -81,7 +94,8 @@ class BoardReader:
                  colour_reader: ColourCellReader | None = None,
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  min_cell_confidence: float = 0.6,
-                 min_frontier_confidence: float = 0.7) -> None:
+                 min_frontier_confidence: float = 0.7,
+                 disc_depth_pitch: float = DEFAULT_DISC_DEPTH) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
@@ -90,6 +104,8 @@ class BoardReader:
         self.marker_size_pitch = marker_size_pitch
         self.min_cell_confidence = min_cell_confidence
         self.min_frontier_confidence = min_frontier_confidence
+        self.disc_depth_pitch = disc_depth_pitch
+        self._depth_noted: set[str] = set()
 
     @classmethod
     def from_config(cls, vision: VisionConfig, camera: CameraConfig | None = None, *,
@@ -104,7 +120,8 @@ class BoardReader:
                    empty_board=EmptyBoard() if vision.remember_empty_board else None,
                    marker_size_pitch=vision.marker_size_pitch,
                    min_cell_confidence=vision.min_cell_confidence,
-                   min_frontier_confidence=vision.min_frontier_confidence)
+                   min_frontier_confidence=vision.min_frontier_confidence,
+                   disc_depth_pitch=vision.disc_depth_pitch)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""
@@ -117,17 +134,22 @@ class BoardReader:
         fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
         if not fit.ok:
             return FrameAnalysis(Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
-                                         reprojection_px=fit.reprojection_px), fit)
+                                         reprojection_px=fit.reprojection_px), fit,
+                                 markers=markers)
         reference = colour_reference(frame, fit, self.marker_size_pitch)
         if reference is None:
             return FrameAnalysis(Reading(INVALID, markers=fit.markers,
                                          reason="the markers' white and black cannot be "
                                                 "told apart (too dark, or washed out)",
-                                         reprojection_px=fit.reprojection_px), fit)
-        grid_image = reference.normalise(warp_grid(frame, fit, step=2))
+                                         reprojection_px=fit.reprojection_px), fit,
+                                 markers=markers)
+        disc_fit = self._disc_plane(fit, (frame.shape[1], frame.shape[0]))
+        grid_image = reference.normalise(warp_grid(frame, disc_fit, step=2))
         crops = cell_crops(grid_image)
         features = cell_features(crops) if self.empty_board is not None else None
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
+        if self.empty_board is not None and self.empty_board.known.any():
+            cnn = self.empty_board.adjust(cnn, features)
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
         agreement = agree(cnn, colour)
         verdict = judge(agreement.consensus, self.min_cell_confidence,
@@ -141,7 +163,15 @@ class BoardReader:
                           reprojection_px=fit.reprojection_px)
         if self.empty_board is not None and features is not None:
             remember(self.empty_board, reading, features, cnn, colour)
-        return FrameAnalysis(reading, fit, grid_image, cnn, colour, agreement)
+        return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, agreement,
+                             markers)
+
+    def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
+        disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)
+        if self.disc_depth_pitch and how in DEPTH_NOTES and how not in self._depth_noted:
+            self._depth_noted.add(how)
+            LOG.info(DEPTH_NOTES[how])
+        return disc_fit
 
 
 def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,

@@ -8,7 +8,11 @@ the classifier's training data::
     frame = render_frame("4453", spec, seed=7)   # 720 x 1280 x 3 uint8, BGR
 
 The board face (plate, marker stickers, holes and discs) is drawn top-down in
-the warp plane, lit (smooth illumination field, cast shadow, glare), then
+the warp plane. What lies behind the face is drawn where the camera sees it
+through the hole (parallax): a disc ``spec.disc_depth`` P behind the face
+shows only where it overlaps its hole, and the back plate's hole
+(:data:`PLATE_DEPTH_PITCH` behind) bounds what shows of the room. The face is
+lit (smooth illumination field, cast shadow, glare), then
 projected into the frame through the exact homography of the camera pose and
 composited over a cluttered background that also shows through empty holes.
 Hands, blur, sensor noise and JPEG artefacts follow.
@@ -24,14 +28,20 @@ import cv2
 import numpy as np
 
 from firmware_py.board import EMPTY, HEIGHT, RED, WIDTH, YELLOW, Board
-from firmware_py.vision.geometry import MARKER_CENTRES, apply_homography, cell_rect
+from firmware_py.vision.geometry import (
+    MARKER_CENTRES,
+    apply_homography,
+    cell_rect,
+    plane_homography,
+)
 from firmware_py.vision.render_spec import (
     PLATE,
     Hand,
     RenderSpec,
-    camera_centre_plane,
     camera_matrix,
     plane_to_image,
+    rotation,
+    translation,
 )
 from firmware_py.vision.sensor import add_noise, jpeg_round_trip
 
@@ -182,20 +192,31 @@ def _board_face(grid: list[str], spec: RenderSpec,
         _paste_marker(face, marker, spec.marker_size_pitch)
     hole_mask = np.zeros(size, np.uint8)
     see_through = np.zeros(size, np.uint8)
-    camera = camera_centre_plane(spec)
     for row in range(1, HEIGHT + 1):
         for column in range(1, WIDTH + 1):
             disc = grid[HEIGHT - row][column - 1]
-            cx, cy = _hole_centre(column, row)
+            centre = _hole_centre(column, row)
             if disc == EMPTY:
-                _empty_hole(face, hole_mask, see_through, (cx, cy), camera, board)
+                back = parallax_shift(spec, centre, PLATE_DEPTH_PITCH)
+                _empty_hole(face, hole_mask, see_through, centre, back, board)
             else:
                 colour = spec.red_colour if disc == RED else spec.yellow_colour
-                _disc(face, (cx, cy), np.asarray(colour, np.float32), rng)
+                shift = parallax_shift(spec, centre, spec.disc_depth)
+                _disc(face, centre, shift, np.asarray(colour, np.float32), rng)
     if spec.glare > 0:
         _glare(face, spec.glare, rng)
     alpha = cv2.subtract(255, cv2.bitwise_and(hole_mask, see_through))
     return face, alpha.astype(np.float32) * np.float32(1 / 255)
+
+
+def parallax_shift(spec: RenderSpec, centre: tuple[float, float],
+                   depth: float) -> tuple[float, float]:
+    """Where on the face (plane units, from ``centre``) the camera sees the point
+    ``depth`` P behind face texture point ``centre``."""
+    plane = np.array([[centre[0] + PLATE[0] + 0.5, centre[1] + PLATE[1] + 0.5]])
+    behind = plane_homography(camera_matrix(spec), rotation(spec), translation(spec), depth)
+    seen = apply_homography(np.linalg.inv(plane_to_image(spec)), apply_homography(behind, plane))
+    return float(seen[0, 0] - plane[0, 0]), float(seen[0, 1] - plane[0, 1])
 
 
 def _hole_centre(column: int, row: int) -> tuple[float, float]:
@@ -218,30 +239,36 @@ def _circle(image: np.ndarray, centre: tuple[float, float], radius: float,
 
 
 def _empty_hole(face: np.ndarray, hole_mask: np.ndarray, see_through: np.ndarray,
-                centre: tuple[float, float], camera: np.ndarray, board: np.ndarray) -> None:
-    """An empty hole: the back plate's wall shows on one side, the scene in the middle."""
+                centre: tuple[float, float], back: tuple[float, float],
+                board: np.ndarray) -> None:
+    """An empty hole: the back plate's wall shows on one side, the scene where the back
+    plate's hole (seen ``back`` away by parallax) overlaps it."""
     _circle(face, centre, HOLE_RADIUS, _bgr(board * 0.55))
     _circle(hole_mask, centre, HOLE_RADIUS - 1.5, 255)
-    # Parallax between front and back plate: the back hole appears shifted.
-    hole_world = np.array([(centre[0] + PLATE[0] + 0.5) / 80 - 4.5,
-                           (centre[1] + PLATE[1] + 0.5) / 80 - 3.5, 0.0])
-    view = camera - hole_world
-    shift = -PLATE_DEPTH_PITCH * view[:2] / abs(view[2]) * 80
-    _circle(see_through, (centre[0] + shift[0], centre[1] + shift[1]), HOLE_RADIUS, 255)
+    _circle(see_through, (centre[0] + back[0], centre[1] + back[1]), HOLE_RADIUS, 255)
 
 
-def _disc(face: np.ndarray, centre: tuple[float, float], colour: np.ndarray,
-          rng: np.random.Generator) -> None:
-    """A disc behind its hole: shaded body, embossed ring, dark rim."""
+def _disc(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, float],
+          colour: np.ndarray, rng: np.random.Generator) -> None:
+    """A disc behind its hole, seen ``shift`` away from it by parallax: shaded body,
+    embossed ring, dark rim; only what the hole shows of it is drawn."""
     colour = colour + rng.normal(0, 6, 3)
     sag = (rng.normal(0, 1.0), abs(rng.normal(0, 1.5)))  # discs rest low in the slot
-    body = (centre[0] + sag[0], centre[1] + sag[1])
-    _circle(face, centre, HOLE_RADIUS, _bgr(colour * 0.45))
-    _circle(face, body, HOLE_RADIUS - 2.5, _bgr(colour))
+    reach = int(HOLE_RADIUS + 3)
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
+    window = face[max(y0, 0):y0 + 2 * reach, max(x0, 0):x0 + 2 * reach]
+    local = (centre[0] - max(x0, 0), centre[1] - max(y0, 0))
+    body = (local[0] + shift[0] + sag[0], local[1] + shift[1] + sag[1])
+    drawn = window.copy()
+    _circle(drawn, local, HOLE_RADIUS, _bgr(colour * 0.45))
+    _circle(drawn, body, HOLE_RADIUS - 2.5, _bgr(colour))
     ring = float(rng.uniform(0.55, 0.75)) * HOLE_RADIUS
-    cv2.circle(face, _fixed(body), int(ring * 16), _bgr(colour * 0.8),
+    cv2.circle(drawn, _fixed(body), int(ring * 16), _bgr(colour * 0.8),
                int(rng.integers(2, 4)), cv2.LINE_AA, 4)
-    _circle(face, body, ring * 0.55, _bgr(colour * 1.08))
+    _circle(drawn, body, ring * 0.55, _bgr(colour * 1.08))
+    hole = np.zeros(window.shape[:2], np.uint8)
+    _circle(hole, local, HOLE_RADIUS, 255)
+    np.copyto(window, drawn, where=hole[..., None] > 127)
 
 
 @functools.lru_cache(maxsize=16)

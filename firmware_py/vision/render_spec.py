@@ -78,6 +78,7 @@ class RenderSpec:
     hand: Hand | None = None
     hide_markers: tuple[int, ...] = ()  # hands placed over these markers
     board_visible: bool = True
+    disc_depth: float = 0.0  # pitches between the board's face and its discs' faces
 
     def __post_init__(self) -> None:
         width, height = self.size
@@ -89,6 +90,8 @@ class RenderSpec:
             raise ValueError(f"fov_deg {self.fov_deg} is out of range 10-150")
         if bad := [m for m in self.hide_markers if m not in (0, 1, 2, 3)]:
             raise ValueError(f"hide_markers holds unknown marker ids {bad}")
+        if not 0 <= self.disc_depth <= 1:
+            raise ValueError(f"disc_depth {self.disc_depth} is out of range 0-1")
         if not 0 <= self.jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality {self.jpeg_quality} is out of range 0-100")
 
@@ -142,6 +145,7 @@ def _random_fields(rng: np.random.Generator, max_tilt_deg: float) -> RenderSpec:
         blur_sigma=rng.uniform(0.5, 1.8) if rng.random() < 0.4 else 0.0,
         motion_blur_px=int(rng.integers(2, 7)) if rng.random() < 0.1 else 0,
         jpeg_quality=int(rng.integers(45, 95)) if rng.random() < 0.5 else 0,
+        disc_depth=rng.uniform(0.2, 0.4),
     )
 
 

@@ -1,0 +1,76 @@
+"""``c4pi calibrate``: store what the empty board looks like in this room's light."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from firmware_py.config import Config
+
+EX_NOINPUT = 66
+MAX_FRAMES = 60  # frames to look at before giving up
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "calibrate", help="learn the empty board of this installation (take the discs out)",
+        description="Read the empty board from the camera over a few frames and store each "
+                    "cell's empty look, the time and where the grid is in the picture "
+                    "([vision] empty_board_file). The reader then knows from the start what "
+                    "an empty hole shows in this room (a red wall, a yellow cushion), and "
+                    "`c4pi selftest` tells when this was done and whether the camera has "
+                    "moved since. Take every disc out first. Stop the service first if it "
+                    "holds the camera: sudo systemctl stop c4pi.")
+    parser.add_argument("--source", default=None, metavar="SRC",
+                        help="camera, sim, usb:N, a video file or a folder of images "
+                             "(default: [camera] source)")
+    parser.add_argument("--out", default=None, metavar="FILE.json",
+                        help="where to store it (default: [vision] empty_board_file)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from firmware_py.exc import CameraError, ModelError, VisionError
+    from firmware_py.vision.calibrate import empty_board_path
+
+    path = empty_board_path(args.out or config.vision.empty_board_file)
+    try:
+        board = _calibrate(args.source or config.camera.source, config)
+    except CameraError as error:
+        print(f"c4pi calibrate: {error}", file=sys.stderr)
+        return EX_NOINPUT
+    except (ModelError, VisionError) as error:
+        print(f"c4pi calibrate: {error}", file=sys.stderr)
+        return 3
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        board.save(path)
+    except OSError as error:
+        print(f"c4pi calibrate: cannot write {path}: {error.strerror} (run it as the service's "
+              f"user: sudo -u c4pi c4pi calibrate, or give --out)", file=sys.stderr)
+        return 1
+    print(f"stored the empty board in {path} ({board.calibrated_at})")
+    return 0
+
+
+def _calibrate(name: str, config: Config) -> Any:
+    from firmware_py.pipeline.assemble import make_reader
+    from firmware_py.sources.factory import open_source
+    from firmware_py.vision.calibrate import calibrate_empty_board
+
+    source = open_source(name, config.camera, fast=True, strict_open=True, moves="")
+    source.open()
+    try:
+        reader = make_reader(config, source, stored_empty_board=False)
+
+        def frames() -> Any:
+            for _ in range(MAX_FRAMES):
+                frame = source.read()
+                if frame is None:
+                    return
+                yield frame.image
+
+        return calibrate_empty_board(reader, frames())
+    finally:
+        source.close()

@@ -1,0 +1,111 @@
+"""What the reader saw, drawn on the frame: the aiming aid (``c4pi snapshot --annotate``).
+
+Drawn over the camera frame:
+
+* each detected marker's outline and id (green: used by the fit; orange:
+  found but left out);
+* the fitted grid on the board's face (cyan when the board was read, red
+  when the fit was rejected), and where the discs were read (the disc plane,
+  thin, when the depth correction moved it);
+* each cell's reading (``R``, ``Y`` or ``.``) and its confidence in percent,
+  red where it is below the reader's bound;
+* a banner: status, markers found, confidence, and why a frame is not ``ok``.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from firmware_py.board import HEIGHT, WIDTH
+from firmware_py.vision.fit import BoardFit
+from firmware_py.vision.geometry import GRID_ORIGIN, cell_centres
+from firmware_py.vision.reader import FrameAnalysis
+from firmware_py.vision.reading import FINISHED, OK
+
+USED, UNUSED = (60, 200, 60), (0, 140, 255)  # BGR
+GRID_READ, GRID_REJECTED, DISC_PLANE = (255, 220, 0), (40, 40, 230), (200, 160, 0)
+DOUBTFUL = (40, 40, 230)
+CELL_COLOURS = {"R": (40, 40, 230), "Y": (0, 220, 255), ".": (235, 235, 235)}
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
+def annotate(frame: np.ndarray, analysis: FrameAnalysis,
+             min_cell_confidence: float = 0.6) -> np.ndarray:
+    """A copy of ``frame`` (BGR) with what the reader found drawn on it."""
+    image = frame.copy()
+    scale = max(image.shape[1] / 1280, 0.5)
+    _draw_markers(image, analysis, scale)
+    fit = analysis.fit
+    if fit.plane_to_image is not None:
+        colour = GRID_READ if fit.ok else GRID_REJECTED
+        _draw_grid(image, fit, colour, max(1, round(2 * scale)))
+        disc = analysis.disc_fit
+        if disc is not None and disc.depth:
+            _draw_grid(image, disc, DISC_PLANE, 1)
+    if analysis.reading.grid is not None and fit.ok:
+        _draw_cells(image, analysis, min_cell_confidence, scale)
+    _draw_banner(image, analysis, scale)
+    return image
+
+
+def _draw_markers(image: np.ndarray, analysis: FrameAnalysis, scale: float) -> None:
+    used = set(analysis.fit.marker_ids) if analysis.fit.ok else set()
+    for marker_id, marker in analysis.markers.items():
+        colour = USED if marker_id in used else UNUSED
+        corners = marker.corners.astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(image, [corners], True, colour, max(1, round(3 * scale)), cv2.LINE_AA)
+        x, y = marker.corners.min(axis=0)
+        _text(image, f"id {marker_id}", (int(x), int(y - 8 * scale)), colour, 0.8 * scale)
+
+
+def _draw_grid(image: np.ndarray, fit: BoardFit, colour: tuple[int, int, int],
+               thickness: float) -> None:
+    x0, y0 = GRID_ORIGIN
+    lines = [((x0 + 80 * c, y0), (x0 + 80 * c, y0 + 80 * HEIGHT)) for c in range(WIDTH + 1)]
+    lines += [((x0, y0 + 80 * r), (x0 + 80 * WIDTH, y0 + 80 * r)) for r in range(HEIGHT + 1)]
+    for start, end in lines:
+        points = np.linspace(start, end, 12)  # a lens may bend the lines
+        projected = fit.project(points)
+        if np.all(np.isfinite(projected)):
+            cv2.polylines(image, [projected.astype(np.int32).reshape(-1, 1, 2)], False,
+                          colour, int(thickness), cv2.LINE_AA)
+
+
+def _draw_cells(image: np.ndarray, analysis: FrameAnalysis, bound: float,
+                scale: float) -> None:
+    reading = analysis.reading
+    fit = analysis.disc_fit or analysis.fit
+    centres = fit.project(cell_centres())
+    labels = "".join(reading.grid or ())
+    for index, (x, y) in enumerate(centres):
+        label = labels[index]
+        confidence = (reading.cell_confidence[index] if index < len(reading.cell_confidence)
+                      else 0.0)
+        colour = CELL_COLOURS[label]
+        cv2.circle(image, (int(x), int(y)), int(7 * scale), colour, -1, cv2.LINE_AA)
+        cv2.circle(image, (int(x), int(y)), int(7 * scale), (0, 0, 0), 1, cv2.LINE_AA)
+        _text(image, f"{confidence * 100:.0f}%", (int(x - 16 * scale), int(y + 22 * scale)),
+              DOUBTFUL if confidence < bound else (255, 255, 255), 0.5 * scale)
+
+
+def _draw_banner(image: np.ndarray, analysis: FrameAnalysis, scale: float) -> None:
+    reading = analysis.reading
+    good = reading.status in (OK, FINISHED)
+    lines = [f"{reading.status}  markers {reading.markers}"
+             + (f"  confidence {reading.confidence:.2f}" if reading.found else "")]
+    if reading.reason:
+        lines.append(reading.reason)
+    height = int(34 * scale) * len(lines) + int(10 * scale)
+    band = image[:height].astype(np.float32) * 0.35
+    image[:height] = band.astype(np.uint8)
+    for row, line in enumerate(lines):
+        _text(image, line[:110], (int(10 * scale), int((30 + 34 * row) * scale)),
+              USED if good and row == 0 else (255, 255, 255) if row else DOUBTFUL, 0.8 * scale)
+
+
+def _text(image: np.ndarray, text: str, origin: tuple[int, int], colour: tuple[int, int, int],
+          size: float) -> None:
+    thickness = max(1, round(2 * size))
+    cv2.putText(image, text, origin, FONT, size, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    cv2.putText(image, text, origin, FONT, size, colour, thickness, cv2.LINE_AA)

@@ -1,0 +1,116 @@
+"""`c4pi calibrate`: the empty board learnt on demand, stored, used, and checked later."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from firmware_py.cli import main
+from firmware_py.config import CameraConfig, VisionConfig, load_config
+from firmware_py.exc import VisionError
+from firmware_py.selftest.core import Fail, SelftestOptions
+from firmware_py.vision.calibrate import (
+    FRAMES_NEEDED,
+    MOVED_PX,
+    calibrate_empty_board,
+    camera_shift_px,
+    empty_board_path,
+)
+from firmware_py.vision.empty_board import EmptyBoard
+from firmware_py.vision.reader import BoardReader
+from firmware_py.vision.render import RenderSpec, render_frame
+from firmware_py.vision.render_spec import RED_COLOURS
+
+WHEN = dt.datetime(2026, 11, 24, 9, 30, tzinfo=dt.timezone.utc)
+# a room with a red wall behind the board, seen through every empty hole
+RED_ROOM = RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0, background_colour=RED_COLOURS[0],
+                      disc_depth=0.35)
+
+
+def _reader() -> BoardReader:
+    return BoardReader.from_config(VisionConfig(), CameraConfig())
+
+
+def _frames(position: str, spec: RenderSpec, count: int = 8) -> list[np.ndarray]:
+    return [render_frame(position, spec, seed=seed) for seed in range(count)]
+
+
+def test_the_empty_board_is_learnt_with_its_time_and_grid() -> None:
+    spec = RenderSpec(yaw_deg=15, clutter=3, disc_depth=0.35)
+    board = calibrate_empty_board(_reader(), _frames("", spec), now=WHEN)
+    assert board.known.all()
+    assert board.calibrated_at == "2026-11-24T09:30:00+00:00"
+    fit = _reader().analyse(render_frame("", spec, seed=99)).fit
+    assert camera_shift_px(board, fit) < 2.0
+
+
+def test_a_board_with_discs_is_not_taken_for_the_empty_board() -> None:
+    with pytest.raises(VisionError, match=f"seen in 0 of 8 frames, need {FRAMES_NEEDED}"):
+        calibrate_empty_board(_reader(), _frames("4453", RenderSpec(disc_depth=0.35)))
+
+
+def test_the_reader_uses_what_calibration_stored(tmp_path: Path) -> None:
+    """A red wall through the holes: read only with the calibrated empty board.
+
+    The renderer draws the room from its seed: one seed is one unchanging room."""
+    path = tmp_path / "empty.json"
+    room = [render_frame("", RED_ROOM, seed=42)] * FRAMES_NEEDED
+    calibrate_empty_board(_reader(), room, now=WHEN).save(path)
+    stored = EmptyBoard.load(path)
+    assert stored.calibrated_at.startswith("2026-11-24T09:30")
+    game = render_frame("4453", RED_ROOM, seed=42)
+    naive = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
+    assert naive.read(game).status != "ok"
+    calibrated = _reader()
+    calibrated.empty_board = stored
+    reading = calibrated.read(game)
+    assert reading.status == "ok"
+    # 4453: red 4, yellow 4, red 5, yellow 3
+    assert list(reading.grid) == [".......", ".......", ".......", ".......",
+                                  "...Y...", "..YRR.."]
+
+
+def test_a_moved_camera_is_noticed() -> None:
+    board = calibrate_empty_board(_reader(), _frames("", RenderSpec(disc_depth=0.35)))
+    moved = _reader().analyse(render_frame("", RenderSpec(yaw_deg=10, disc_depth=0.35))).fit
+    assert camera_shift_px(board, moved) > MOVED_PX
+
+
+def test_the_state_directory_of_the_service_is_used(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path))
+    assert empty_board_path("") == tmp_path / "empty-board.json"
+    assert empty_board_path("~/x.json") == Path.home() / "x.json"
+
+
+def test_calibrate_command_on_the_simulated_camera(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "board.json"
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    assert "stored the empty board" in capsys.readouterr().out
+    assert EmptyBoard.load(out).known.all()
+
+
+def test_selftest_tells_when_and_whether_the_view_moved(tmp_path: Path) -> None:
+    from firmware_py.selftest.checks import check_calibration
+
+    out = tmp_path / "board.json"
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    config = load_config(None)
+    config = replace(config, camera=replace(config.camera, source="sim"),
+                     vision=replace(config.vision, empty_board_file=str(out)))
+    options = SelftestOptions(frames=5)
+    assert "sees the board as then" in check_calibration(config, options)
+    data = json.loads(out.read_text())
+    data["grid_corners"] = (np.array(data["grid_corners"]) + 25.0).tolist()
+    out.write_text(json.dumps(data))
+    with pytest.raises(Fail, match="moved 35 px"):
+        check_calibration(config, options)
+    out.write_text("{not json")
+    with pytest.raises(Fail, match="cannot read the empty board file"):
+        check_calibration(config, options)

@@ -1,0 +1,84 @@
+"""`c4pi snapshot --annotate`: the frame with what the reader saw drawn where it belongs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py.cli import main
+from firmware_py.vision.geometry import GRID_CORNERS, MARKER_CENTRES, apply_homography
+from firmware_py.vision.overlay import GRID_READ, USED, annotate
+from firmware_py.vision.reader import BoardReader
+from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
+
+SPEC = RenderSpec(yaw_deg=12, pitch_deg=-10, clutter=0, disc_depth=0.35)
+
+
+def _near(image: np.ndarray, point: np.ndarray, colour: tuple[int, int, int],
+          radius: int = 3) -> bool:
+    """True when a pixel within ``radius`` of ``point`` has ``colour`` (anti-aliased: +-30)."""
+    x, y = int(round(point[0])), int(round(point[1]))
+    patch = image[y - radius:y + radius + 1, x - radius:x + radius + 1].reshape(-1, 3)
+    gap = np.abs(patch.astype(int) - np.array(colour)).max(axis=1)
+    return bool(np.any(gap <= 30))
+
+
+@pytest.mark.parametrize("hidden", [(), (3,), (1, 3), (0, 1, 2, 3)])
+def test_the_overlay_draws_markers_grid_and_status(reader: BoardReader,
+                                                   hidden: tuple[int, ...]) -> None:
+    frame = render_frame("4453", SPEC.replace(hide_markers=hidden), seed=3)
+    analysis = reader.analyse(frame)
+    image = annotate(frame, analysis)
+    truth = plane_to_image(SPEC)
+    grid = apply_homography(truth, GRID_CORNERS)
+    edges = (grid + np.roll(grid, -1, axis=0)) / 2  # the middle of each side of the grid
+    if analysis.fit.ok:
+        assert all(_near(image, point, GRID_READ) for point in edges)
+    else:
+        assert not any(_near(image, point, GRID_READ) for point in edges)
+    for marker_id, marker in analysis.markers.items():
+        assert marker_id not in hidden
+        assert _near(image, marker.corners[0], USED, radius=4) == analysis.fit.ok
+    assert len(hidden) < 4 or not analysis.markers
+    banner = image[:30, :400]
+    assert not np.array_equal(banner, frame[:30, :400])  # the status is written there
+    untouched = apply_homography(truth, MARKER_CENTRES.mean(axis=0, keepdims=True))[0]
+    assert not _near(image, untouched, GRID_READ, radius=0) or analysis.fit.ok
+
+
+@pytest.mark.parametrize("hidden", [(), (3,), (1, 3), (0, 1, 2, 3)])
+def test_snapshot_writes_the_annotated_frame(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                             hidden: tuple[int, ...]) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frame = render_frame("4453", SPEC.replace(hide_markers=hidden), seed=3)
+    cv2.imwrite(str(folder / "0001.png"), frame)
+    out = tmp_path / "snap.png"
+    assert main(["snapshot", str(out), "--source", str(folder), "--annotate"]) == 0
+    printed = capsys.readouterr().out
+    written = cv2.imread(str(out))
+    assert written.shape == frame.shape and not np.array_equal(written, frame)
+    assert f"{4 - len(hidden)} marker(s)" in printed
+    if len(hidden) == 4:
+        assert "no-board" in printed
+
+
+def test_snapshot_without_annotation_is_the_frame_itself(tmp_path: Path) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    frame = render_frame("", SPEC, seed=1)
+    cv2.imwrite(str(folder / "a.png"), frame)
+    out = tmp_path / "plain.png"
+    assert main(["snapshot", str(out), "--source", str(folder)]) == 0
+    assert np.array_equal(cv2.imread(str(out)), frame)
+
+
+def test_snapshot_refuses_bad_names_and_missing_sources(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    assert main(["snapshot", str(tmp_path / "x.gif"), "--source", "sim"]) == 2
+    assert main(["snapshot", str(tmp_path / "x.png"), "--source",
+                 str(tmp_path / "nowhere")]) == 66
+    assert "unknown source" in capsys.readouterr().err
