@@ -145,7 +145,8 @@ def field_of_view_deg(intrinsics: Intrinsics, output: tuple[int, int]) -> float:
 def from_picamera2(camera: Any, output: tuple[int, int], focal_mm: float = 0.0
                    ) -> tuple[Intrinsics | None, str]:
     """Intrinsics of a running ``Picamera2``, and what they are based on (for the log)."""
-    model = str(camera.camera_properties.get("Model", ""))
+    properties = getattr(camera, "camera_properties", None) or {}
+    model = str(properties.get("Model", ""))
     sensor = sensor_for(model)
     if sensor is None:
         return None, f"unknown sensor {model!r}: no default intrinsics (c4pi calibrate-camera)"

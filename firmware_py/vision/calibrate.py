@@ -69,7 +69,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                           f"(c4pi snapshot --annotate); last frame: {last_reason}")
     board = EmptyBoard()
     board.learn(np.mean(looks, axis=0))
-    board.calibrated_at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(
+    board.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(
         timespec="seconds")
     board.grid_corners = np.mean(corners, axis=0)
     return board

@@ -30,9 +30,17 @@ def brightness_index(image: np.ndarray) -> int:
 
 
 class FakePicamera2:
-    def __init__(self, fail_start: bool = False, fail_capture: bool = False) -> None:
+    def __init__(self, fail_start: bool = False, fail_capture: bool = False,
+                 model: str = "", scaler_crop: tuple | None = None) -> None:
         self.calls: list = []
         self.fail_start, self.fail_capture = fail_start, fail_capture
+        self.camera_properties = {"Model": model} if model else {}
+        self.scaler_crop = scaler_crop
+
+    def capture_metadata(self):
+        if self.scaler_crop is None:
+            raise RuntimeError("no metadata")
+        return {"ScalerCrop": self.scaler_crop}
 
     def create_video_configuration(self, **kwargs):
         self.calls.append(("config", kwargs))
@@ -103,6 +111,36 @@ def test_intrinsics_from_config():
     assert Intrinsics.from_config(CameraConfig(fx=900.0)) is None
     source = PiCameraSource(camera, factory=FakePicamera2)
     assert source.intrinsics == intrinsics
+
+
+def test_a_pi_camera_module_gives_its_own_intrinsics_from_what_reaches_the_frame():
+    """imx219 at 1280x720 runs its 1920x1080 centre crop: 3.04 mm / 1.12 um x 2/3."""
+    fake = FakePicamera2(model="imx219", scaler_crop=(680, 692, 1920, 1080))
+    with PiCameraSource(CameraConfig(), factory=lambda: fake) as source:
+        intrinsics = source.intrinsics
+    assert intrinsics.fx == pytest.approx(3.04 / 1.12e-3 * 1280 / 1920)
+    assert intrinsics.fy == pytest.approx(intrinsics.fx)
+    assert (intrinsics.cx, intrinsics.cy) == pytest.approx((639.5, 359.5))
+
+
+def test_without_the_crop_metadata_the_mode_is_predicted():
+    fake = FakePicamera2(model="imx708_wide_noir")
+    with PiCameraSource(CameraConfig(width=1280, height=720), factory=lambda: fake) as source:
+        intrinsics = source.intrinsics
+    assert intrinsics.fx == pytest.approx(2.75 / 1.4e-3 * 1280 / 3072)  # the 1536x864 crop
+
+
+def test_configured_intrinsics_win_and_an_hq_camera_needs_its_lens():
+    configured = CameraConfig(fx=900.0, fy=900.0, cx=640.0, cy=360.0)
+    fake = FakePicamera2(model="imx219")
+    with PiCameraSource(configured, factory=lambda: fake) as source:
+        assert source.intrinsics.fx == 900.0
+    with PiCameraSource(CameraConfig(), factory=lambda: FakePicamera2(model="imx477")) as hq:
+        assert hq.intrinsics is None
+    lens = CameraConfig(lens_focal_mm=16.0)
+    with PiCameraSource(lens, factory=lambda: FakePicamera2(model="imx477")) as hq:
+        # the 2028x1080 mode covers 4056x2160; 16:9 of it is 3840 wide
+        assert hq.intrinsics.fx == pytest.approx(16.0 / 1.55e-3 * 1280 / 3840)
 
 
 # ------------------------------------------------------------------ VideoCapture

@@ -26,7 +26,7 @@ from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.render import RenderSpec, render_frame
 from firmware_py.vision.render_spec import RED_COLOURS
 
-WHEN = dt.datetime(2026, 11, 24, 9, 30, tzinfo=dt.timezone.utc)
+WHEN = dt.datetime(2026, 11, 24, 9, 30, tzinfo=dt.UTC)
 # a room with a red wall behind the board, seen through every empty hole
 RED_ROOM = RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0, background_colour=RED_COLOURS[0],
                       disc_depth=0.35)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -114,3 +115,47 @@ def test_too_few_views_of_the_board_are_refused() -> None:
     blank = np.full((480, 640), 128, np.uint8)
     with pytest.raises(VisionError, match="found in 0 of 3 views"):
         calibrate([blank] * 3)
+
+
+def test_calibrate_camera_command_writes_the_config_lines(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    from firmware_py.cli import main
+    from firmware_py.config import load_config
+
+    matrix = np.array([[900.0, 0.0, 639.5], [0.0, 900.0, 359.5], [0.0, 0.0, 1.0]])
+    folder = tmp_path / "views"
+    folder.mkdir()
+    rng = np.random.default_rng(4)
+    for index in range(16):
+        cv2.imwrite(str(folder / f"{index:02d}.png"), charuco_view(matrix, (1280, 720), rng))
+    out = tmp_path / "camera.toml"
+    assert main(["calibrate-camera", "--source", str(folder), "-o", str(out)]) == 0
+    assert "RMS reprojection error" in capsys.readouterr().out
+    camera = load_config(out).camera
+    assert (camera.width, camera.height) == (1280, 720)
+    assert camera.fx == pytest.approx(900, rel=0.02) and camera.fy == pytest.approx(900, rel=0.02)
+    assert camera.cx == pytest.approx(639.5, rel=0.02) and camera.cy == pytest.approx(359.5,
+                                                                                     rel=0.02)
+    assert len(camera.distortion) == 5
+
+
+def test_calibrate_camera_says_when_the_board_is_not_seen(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    from firmware_py.cli import main
+
+    folder = tmp_path / "views"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), np.full((480, 640, 3), 90, np.uint8))
+    assert main(["calibrate-camera", "--source", str(folder)]) == 3
+    assert "found in 0 of 1 views" in capsys.readouterr().err
+
+
+def test_the_printed_charuco_board_is_found_whole(tmp_path: Path) -> None:
+    from firmware_py.cli import main
+
+    out = tmp_path / "board.png"
+    assert main(["markers", "--charuco", "-o", str(out), "--dpi", "150"]) == 0
+    sheet = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
+    detector = cv2.aruco.CharucoDetector(charuco_board())
+    corners, ids, _, _ = detector.detectBoard(sheet)
+    assert ids is not None and len(ids) == (SQUARES[0] - 1) * (SQUARES[1] - 1)
