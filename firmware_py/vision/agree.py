@@ -9,7 +9,10 @@ empty board of this installation) say the same. Per cell and class:
   its label, so a cell is confident only when both readers are.
 * ``choices`` = per cell and class, whether it is one reader's most probable
   class: gravity may settle a disputed cell only to one of them
-  (:func:`firmware_py.vision.postprocess.judge`).
+  (:func:`firmware_py.vision.postprocess.judge`) — but never to empty where
+  a reader is at least :data:`SURE_DISC` sure of a disc (a disc the colour
+  reader misses, pale or in shadow, is not explained away as a wall; the
+  colour reader is never that sure, so a wall it sees high up still is).
 * ``disputed`` = the cells whose two most probable classes differ.
 * ``best`` = the product of the two, normalised: the best guess of each cell's
   class, which decides the grid a reading reports (the more confident reader
@@ -27,6 +30,7 @@ from firmware_py.vision.postprocess import cell_name
 
 READER_NAMES = ("CNN", "colour")
 MAX_LISTED = 3
+SURE_DISC = 0.95
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ def agree(cnn: np.ndarray, colour: np.ndarray) -> Agreement:
     choices = np.zeros(cnn.shape, bool)
     choices[np.arange(len(cnn)), cnn_labels] = True
     choices[np.arange(len(cnn)), colour_labels] = True
+    sure_disc = np.maximum(cnn[:, 1:].max(axis=1), colour[:, 1:].max(axis=1)) >= SURE_DISC
+    choices[sure_disc, 0] = False
     return Agreement(np.minimum(cnn, colour), choices,
                      product / product.sum(axis=1, keepdims=True), disputed,
                      _dispute_reason(disputed, cnn_labels, colour_labels))

@@ -144,13 +144,15 @@ def test_the_empty_board_round_trips_and_reports_a_bad_file(tmp_path: Path) -> N
 def test_agreement_takes_the_least_sure_reader_and_names_disputes() -> None:
     cnn = np.tile([0.98, 0.01, 0.01], (42, 1))
     colour = cnn.copy()
-    colour[3] = (0.02, 0.97, 0.01)
+    colour[3] = (0.05, 0.92, 0.03)  # the colour reader is never surer than ~0.93
     colour[7] = (0.7, 0.2, 0.1)
+    cnn[9] = (0.005, 0.005, 0.99)  # a disc the CNN is sure of, missed by colour
     result = agree(cnn, colour)
-    assert list(result.disputed) == [3]
+    assert list(result.disputed) == [3, 9]
     assert np.allclose(result.consensus[7], (0.7, 0.01, 0.01))
     assert result.choices[3].tolist() == [True, True, False]
     assert result.choices[7].tolist() == [True, False, False]
+    assert result.choices[9].tolist() == [False, False, True]  # never settled away
     assert result.best[3].argmax() == 0 and result.best[7].argmax() == 0
     assert "column 4 row 6 (CNN empty, colour red)" in result.reason
     with pytest.raises(ValueError, match="probability"):

@@ -118,3 +118,45 @@ def test_the_renderer_draws_a_disc_where_the_camera_sees_it_through_its_hole() -
                           (centre[1] + PLATE[1] + 0.5) / PX_PER_PITCH - 3.5, 0.35])
         seen = camera + (point - camera) * (-camera[2]) / (point[2] - camera[2])
         assert (dx, dy) == pytest.approx(tuple((seen[:2] - point[:2]) * PX_PER_PITCH), abs=1e-6)
+
+
+def _read_scenes(low: float, high: float, count: int, seed: int) -> dict[float, list[int]]:
+    """(exact, accepted exact, confident wrong) of scene frames at ``low``-``high`` degrees,
+    read with and without the depth correction."""
+    from firmware_py.config import CameraConfig, VisionConfig
+    from firmware_py.vision.reader import BoardReader
+    from firmware_py.vision.scene import render_scene
+    from firmware_py.vision.scene_spec import SceneSpec
+    from tests.vision.conftest import random_board
+
+    readers = {depth: BoardReader.from_config(
+        VisionConfig(remember_empty_board=False, disc_depth_pitch=depth), CameraConfig())
+        for depth in (0.0, 0.35)}
+    counts = {depth: [0, 0, 0] for depth in readers}
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < count:
+        board, spec = random_board(rng), SceneSpec.random(rng)
+        if not low <= math.hypot(spec.yaw_deg, spec.pitch_deg) <= high:
+            continue
+        frame = render_scene(board, spec, seed=done)
+        done += 1
+        for depth, reader in readers.items():
+            reading = reader.read(frame)
+            right = reading.grid is not None and list(reading.grid) == board.grid_lines()
+            accepted = reading.status in ("ok", "finished")
+            counts[depth][0] += right
+            counts[depth][1] += right and accepted
+            counts[depth][2] += accepted and not right
+    return counts
+
+
+def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() -> None:
+    """3-D scene frames, discs 0.1-0.45 P behind the face (the reader assumes 0.35)."""
+    oblique = _read_scenes(30, 50, 60, seed=11)
+    assert oblique[0.35][2] == 0 and oblique[0.0][2] == 0
+    assert oblique[0.35][0] >= oblique[0.0][0]
+    assert oblique[0.35][1] >= oblique[0.0][1] + 3
+    frontal = _read_scenes(0, 10, 20, seed=12)
+    assert frontal[0.35][2] == 0
+    assert frontal[0.35][0] >= frontal[0.0][0] and frontal[0.35][1] >= frontal[0.0][1]

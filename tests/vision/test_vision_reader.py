@@ -7,8 +7,9 @@ import pytest
 
 from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.exc import VisionError
+from firmware_py.vision.geometry import GRID_CORNERS, apply_homography
 from firmware_py.vision.reader import BoardReader
-from firmware_py.vision.render import Hand, RenderSpec, camera_matrix, render_frame
+from firmware_py.vision.render import Hand, RenderSpec, camera_matrix, plane_to_image, render_frame
 
 from .conftest import SEED_BASE, random_board
 
@@ -56,12 +57,17 @@ def test_three_markers_with_intrinsics(reader: BoardReader) -> None:
                                       locator=BoardReader.from_config(VisionConfig(), camera)
                                       .locator)
         board = random_board(rng, max_moves=30)
-        reading = with_intrinsics.read(render_frame(board, spec, seed=SEED_BASE + 200 + index))
+        analysis = with_intrinsics.analyse(render_frame(board, spec,
+                                                        seed=SEED_BASE + 200 + index))
+        reading = analysis.reading
         assert reading.markers == 3, reading.reason  # the pose fit from three markers
+        truth = apply_homography(plane_to_image(spec), GRID_CORNERS)
+        assert np.abs(analysis.fit.project(GRID_CORNERS) - truth).max() < 2.0
         right = list(reading.grid) == board.grid_lines()
         exact += right
         assert right or reading.status not in ACCEPTED
-    assert exact >= 6
+    # half of these frames show a disc colour through the holes: disputed, never wrong
+    assert exact >= 4
 
 
 def test_no_board_frames(reader: BoardReader) -> None:
