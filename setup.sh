@@ -7,6 +7,7 @@
 #   ./setup.sh --system   on a Pi: install and start the c4pi service (as root)
 #   ./setup.sh --uninstall  stop and remove the service (keeps /etc/c4pi)
 #   --dry-run             print what would be done, do nothing (with any of the above)
+#   --rebuild             reinstall c4pi and rebuild the Cython solver even when up to date
 #
 # Each step is a small function; a failing step stops the script with a
 # message naming it and a non-zero exit status.
@@ -18,6 +19,8 @@ PY="$VENV/bin/python"
 DRY_RUN=0
 ACTION=setup
 WITH_TESTS=0
+REBUILD=0
+STAMP="$VENV/.c4pi-build"
 
 APT_PACKAGES=(
   build-essential python3-dev python3-venv python3-pip
@@ -78,15 +81,46 @@ create_venv() {
   run "$PY" -m pip install -q --upgrade pip setuptools wheel || die "pip upgrade"
 }
 
+# What the installed package and extension were built from: the build files, the
+# solver's sources and the Python. Same fingerprint, same build.
+build_fingerprint() {
+  {
+    printf 'python=%s pi=%s\n' "$("$PY" -c 'import sys; print(sys.version)' 2>/dev/null)" \
+      "$(is_pi && echo yes || echo no)"
+    cd "$HERE" && sha256sum pyproject.toml setup.py cython_solver/*.pyx cython_solver/*.pxd \
+      cython_solver/*.h 2>/dev/null
+  } | sha256sum | cut -d' ' -f1
+}
+
+# True when the last build (stamp: "fingerprint extras") came from the same
+# fingerprint, had the extras asked for (the test extras include the others)
+# and still imports.
+build_is_current() {
+  local fingerprint="$1" extras="$2" built_print built_extras
+  [ -f "$STAMP" ] || return 1
+  read -r built_print built_extras < "$STAMP" || return 1
+  [ "$built_print" = "$fingerprint" ] || return 1
+  [ "$built_extras" = "$extras" ] || [ "$built_extras" = "book,test" ] || return 1
+  "$PY" -c "import firmware_py, cython_solver.engine" >/dev/null 2>&1
+}
+
 install_python_package() {
   step "c4pi and its Python dependencies (builds the Cython solver)"
   local extras="book"
   if [ "$WITH_TESTS" = 1 ]; then extras="book,test"; fi
+  local fingerprint
+  fingerprint="$(build_fingerprint)"
+  if [ "$REBUILD" = 0 ] && build_is_current "$fingerprint" "$extras"; then
+    echo "   up to date: sources unchanged since the last build (./setup.sh --rebuild forces it)"
+    return
+  fi
+  run rm -f "$STAMP"
   run "$PY" -m pip install -q -e "$HERE[$extras]" || die "pip install -e .[$extras]"
   if is_pi; then
     run "$PY" -m pip install -q --upgrade "${PI_PIP_PACKAGES[@]}" || die "pip install ${PI_PIP_PACKAGES[*]}"
   fi
-  run "$PY" -c "import firmware_py" || die "the package does not import"
+  run "$PY" -c "import firmware_py, cython_solver.engine" || die "the package does not import"
+  if [ "$DRY_RUN" = 0 ]; then printf '%s %s\n' "$fingerprint" "$extras" > "$STAMP"; fi
 }
 
 build_opening_book() {
@@ -237,6 +271,7 @@ parse_args() {
       --system) ACTION=system ;;
       --uninstall) ACTION=uninstall ;;
       --dry-run) DRY_RUN=1 ;;
+      --rebuild) REBUILD=1 ;;
       -h|--help) usage; exit 0 ;;
       *) echo "setup.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac

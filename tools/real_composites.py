@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +41,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tools"))
+
+from shared_data import shared_dir  # noqa: E402
 
 from firmware_py.board import HEIGHT, WIDTH, Board  # noqa: E402
 from firmware_py.vision.fit import BoardLocator  # noqa: E402
@@ -66,7 +69,7 @@ EMPTY = "."
 
 def default_shared_dir() -> Path:
     """``$C4PI_SHARED``, else ``shared`` beside the repository root."""
-    return Path(os.environ.get("C4PI_SHARED") or ROOT.parent / "shared")
+    return shared_dir()
 
 
 def real_dev_dir(shared_dir: Path | str | None = None) -> Path:

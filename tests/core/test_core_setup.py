@@ -52,3 +52,41 @@ def test_dry_run_changes_nothing(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "would run: python3 -m venv" in result.stdout
     assert not (tmp_path / "venv").exists()
+
+
+def _stamp_check(tmp_path: Path, stamp: str, extras: str, fingerprint: str = "abc") -> bool:
+    import sys
+
+    (tmp_path / ".c4pi-build").write_text(stamp + "\n")
+    result = bash(f'PY={sys.executable}; STAMP={tmp_path}/.c4pi-build; '
+                  f'build_is_current {fingerprint} {extras} && echo current || echo stale')
+    return result.stdout.strip() == "current"
+
+
+def test_an_unchanged_build_is_not_rebuilt(tmp_path: Path) -> None:
+    assert _stamp_check(tmp_path, "abc book", "book")
+    assert _stamp_check(tmp_path, "abc book,test", "book")  # the test extras include the rest
+    assert not _stamp_check(tmp_path, "abc book", "book,test")
+    assert not _stamp_check(tmp_path, "abd book", "book")  # a source changed
+    assert not _stamp_check(tmp_path, "", "book")
+
+
+def test_the_fingerprint_follows_the_solver_sources(tmp_path: Path) -> None:
+    import sys
+
+    project = tmp_path / "project"
+    shutil.copytree(SETUP.parent / "cython_solver", project / "cython_solver",
+                    ignore=shutil.ignore_patterns("*.so", "*.c", "__pycache__"))
+    for name in ("pyproject.toml", "setup.py"):
+        shutil.copy(SETUP.parent / name, project / name)
+    script = f"PY={sys.executable}; HERE={project}; build_fingerprint"
+    before = bash(script).stdout.strip()
+    assert len(before) == 64 and bash(script).stdout.strip() == before
+    engine = project / "cython_solver" / "engine.pyx"
+    engine.write_text(engine.read_text() + "\n# changed\n")
+    assert bash(script).stdout.strip() != before
+
+
+def test_rebuild_is_an_option() -> None:
+    result = bash("parse_args --rebuild --dry-run; echo $REBUILD $DRY_RUN")
+    assert result.stdout.split() == ["1", "1"]

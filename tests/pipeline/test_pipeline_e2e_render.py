@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
+from shared_data import missing_reason, test_sets_dir
 
 from firmware_py import cli
 from firmware_py.board import Board
@@ -23,12 +23,15 @@ from firmware_py.scores import plies_to_end
 from firmware_py.sources.sim import SimulatedCamera, default_spec
 from firmware_py.sources.sim_script import Drop, Flicker, Pass, Wait
 
-TEST_SETS = Path("/work/shared/data/test-sets")
+TEST_SETS = test_sets_dir()
 SIZE = (640, 360)
 
 
-def pick_positions(name: str, count: int, seed: int) -> list[tuple[str, int]]:
-    lines = (TEST_SETS / name).read_text().split("\n")
+def pick_positions(name: str, count: int, seed: int) -> list:
+    path = TEST_SETS / name
+    if not path.is_file():  # collected everywhere; run where the shared data is
+        return [pytest.param("", 0, marks=pytest.mark.skip(reason=missing_reason(path)))]
+    lines = path.read_text().split("\n")
     rows = [line.split() for line in lines if line.strip()]
     picked = random.Random(seed).sample(rows, count)
     return [(moves, int(score)) for moves, score in picked]

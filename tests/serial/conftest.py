@@ -7,18 +7,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from shared_data import missing_reason, test_sets_dir
 
 from firmware_py.board import Board
 from firmware_py.config import PROJECT_DIR
 from firmware_py.exc import SolveCancelled
 from firmware_py.scores import CENTRE_FIRST
 
-TEST_SETS = Path("/work/shared/data/test-sets")
-if not TEST_SETS.is_dir():  # CI and other checkouts: the copy next to the project
-    TEST_SETS = PROJECT_DIR.parent / "shared" / "data" / "test-sets"
+TEST_SETS = test_sets_dir()
 BOOK = PROJECT_DIR / "books" / "book12.c4b"
 
 
@@ -26,7 +24,7 @@ def read_test_set(name: str, limit: int | None = None) -> list[tuple[str, int]]:
     """``(moves, score)`` pairs from a test-set file."""
     path = TEST_SETS / f"{name}.txt"
     if not path.is_file():
-        pytest.skip(f"test set {path} not available")
+        pytest.skip(missing_reason(path))
     pairs = []
     for line in path.read_text().splitlines():
         if line.strip():

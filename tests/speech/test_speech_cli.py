@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_data import test_sets_dir
 
 from firmware_py.board import Board
 from firmware_py.cli import main
@@ -16,8 +17,7 @@ from firmware_py.speech.say import play, render_once, speech_for
 from firmware_py.speech.sinks import WavSink
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-TEST_SET_DIRS = (PROJECT_DIR / "data" / "test-sets", Path("/work/shared/data/test-sets"),
-                 PROJECT_DIR.parent / "shared" / "data" / "test-sets")
+TEST_SET_DIRS = (PROJECT_DIR / "data" / "test-sets", test_sets_dir())
 
 
 def write_config(path: Path, clip_dir: Path) -> Path:

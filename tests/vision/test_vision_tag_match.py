@@ -92,20 +92,26 @@ def test_no_tag_is_matched_under_a_hand() -> None:
         assert quad is None or not is_tag(grey, refine_corners(grey, quad[None])[0], hidden)
 
 
-def test_a_marker_only_the_pattern_finds_is_recovered() -> None:
-    # Marker 2 squeezed to a blur that no decoding pass reads: the pattern match
-    # still places it, and the detector returns it at its true corners.
+def test_a_blurred_marker_is_placed_by_its_pattern() -> None:
+    # Marker 2 squeezed to a heavy blur (whether a decoding pass still reads it
+    # depends on the platform's resampling): the pattern match, predicted from
+    # the other three markers, places it at its true corners, and the detector
+    # returns all four markers with marker 2 there.
     spec = RenderSpec(distance=2.2, yaw_deg=35.0)
     grey = cv2.cvtColor(render_frame("", spec, seed=SEED_BASE + 2), cv2.COLOR_BGR2GRAY)
     truth = truth_corners(spec, 2)
     low, high = truth.min(axis=0).astype(int) - 4, truth.max(axis=0).astype(int) + 5
     patch = grey[low[1]:high[1], low[0]:high[0]]
     grey[low[1]:high[1], low[0]:high[0]] = cv2.GaussianBlur(patch, (0, 0), 3.2)
-    detector = MarkerDetector()
-    found = detector.detect(grey)
+    others = {i: truth_corners(spec, i) for i in (0, 1, 3)}
+    quad = match_tag(grey, homography_from(others), 2, SIZE, reach=1.0)
+    assert quad is not None
+    refined = refine_corners(grey, quad[None])[0]
+    assert is_tag(grey, refined, 2)
+    assert np.abs(refined - truth).max() < 2.5
+    found = MarkerDetector().detect(grey)
     assert set(found) == {0, 1, 2, 3}
     assert np.abs(found[2].corners - truth).max() < 2.5
-    assert detector._search(grey, 2, truth) is None  # decoding alone does not find it
 
 
 def test_a_hand_beside_the_marker_does_not_fool_the_match() -> None:
