@@ -33,11 +33,11 @@ timed() {  # timed NAME COMMAND...: run, print how long it took
   log "$name: $(( $(date +%s) - began )) s"
 }
 
-mirror() {
+mirror() {  # $C4PI_DEBIAN_MIRROR, else the Debian archive apt uses here
   local uri
-  uri=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/ \
-        2>/dev/null | grep -v security | head -1 | awk '{print $2}')
-  echo "${uri:-http://deb.debian.org/debian}"
+  uri=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list \
+        /etc/apt/sources.list.d/ 2>/dev/null | head -1 | awk '{print $2}')
+  echo "${C4PI_DEBIAN_MIRROR:-${uri:-http://deb.debian.org/debian}}"
 }
 
 host_tools() {
