@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shared_data import test_sets_dir  # noqa: E402
+from shared_data import solver_sets_dir  # noqa: E402
 
 from firmware_py.board import Board  # noqa: E402
 from firmware_py.serial_link.protocol import decode_answer, query_bytes  # noqa: E402
@@ -40,7 +40,7 @@ from firmware_py.serial_link.transport import pyserial_opener  # noqa: E402
 from firmware_py.worker import SolverWorker  # noqa: E402
 
 SETS = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium", "begin-hard")
-DEFAULT_SETS_DIR = test_sets_dir()
+DEFAULT_SETS_DIR = solver_sets_dir()
 INVALID = [b"!4444444?", b"!12121212?", b"!4x?", b"!" + b"1234567" * 6 + b"?"]
 
 

@@ -20,7 +20,7 @@ def shared_dir() -> Path:
     return Path(os.environ.get(ENV) or REPO.parent / "shared")
 
 
-def test_sets_dir() -> Path:
+def solver_sets_dir() -> Path:
     """The public solver test sets (``Test_L3_R1`` etc. as ``<name>.txt``)."""
     return shared_dir() / "data" / "test-sets"
 

@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 MACHINE_PATH = re.compile(r"(?<![\w.~$])/(?:work|home|root|Users|mnt/data|opt/build|builds?)/[\w.]")
 ALLOWED = (
     re.compile(r"/home/pi\b"),  # the Raspberry Pi's documented default user, in examples
+    re.compile(r"/home/tester\b"),  # the user tools/arm64_check.sh creates in its own root
 )
 TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".sh", ".md", ".toml", ".txt", ".service", ".cfg",
                  ".ini", ".json", ".yml", ".yaml", ".c", ".h", ""}

@@ -12,7 +12,7 @@ import json
 import random
 
 import pytest
-from shared_data import missing_reason, test_sets_dir
+from shared_data import missing_reason, solver_sets_dir
 
 from firmware_py import cli
 from firmware_py.board import Board
@@ -23,7 +23,7 @@ from firmware_py.scores import plies_to_end
 from firmware_py.sources.sim import SimulatedCamera, default_spec
 from firmware_py.sources.sim_script import Drop, Flicker, Pass, Wait
 
-TEST_SETS = test_sets_dir()
+TEST_SETS = solver_sets_dir()
 SIZE = (640, 360)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from shared_data import test_sets_dir
+from shared_data import solver_sets_dir
 
 from firmware_py.board import Board
 from firmware_py.cli import main
@@ -17,7 +17,7 @@ from firmware_py.speech.say import play, render_once, speech_for
 from firmware_py.speech.sinks import WavSink
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-TEST_SET_DIRS = (PROJECT_DIR / "data" / "test-sets", test_sets_dir())
+TEST_SET_DIRS = (PROJECT_DIR / "data" / "test-sets", solver_sets_dir())
 
 
 def write_config(path: Path, clip_dir: Path) -> Path:
