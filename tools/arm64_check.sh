@@ -6,8 +6,10 @@
 #
 # 1. debootstrap a bookworm arm64 root from the mirror apt uses here;
 # 2. clone this repository (its committed HEAD) into /home/tester/c4pi there;
-# 3. as that user: `./setup.sh run` until the demo answers a serial query
-#    (`c4pi client`), then stop it; then `./setup.sh test`.
+# 3. there: `./setup.sh run` until the demo answers a serial query
+#    (`c4pi client`), then stop it; then `./setup.sh test`. They run as root
+#    with HOME=/home/tester: qemu-user's binfmt entry (flags PF, no C) does not
+#    honour setuid, so sudo cannot work inside the emulated root.
 # Prints each step's time and the test summary; exits non-zero on a failure.
 # Needs root, debootstrap, qemu-user-static and binfmt-support (Debian
 # packages; installed when missing). qemu-user shows the host's /proc/cpuinfo,
@@ -36,7 +38,7 @@ timed() {  # timed NAME COMMAND...: run, print how long it took
 mirror() {  # $C4PI_DEBIAN_MIRROR, else the Debian archive apt uses here
   local uri
   uri=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list \
-        /etc/apt/sources.list.d/ 2>/dev/null | head -1 | awk '{print $2}')
+        /etc/apt/sources.list.d/ 2>/dev/null | head -1 | awk '{print $2}' || true)
   echo "${C4PI_DEBIAN_MIRROR:-${uri:-http://deb.debian.org/debian}}"
 }
 
@@ -60,8 +62,7 @@ make_root() {
     --include=ca-certificates,git,sudo,python3,procps,locales "$SUITE" "$ROOT" "$(mirror)" \
     > "$WORK/debootstrap.log" 2>&1 || { tail -20 "$WORK/debootstrap.log"; return 1; }
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
-  chroot "$ROOT" useradd --create-home --shell /bin/bash "$USER_NAME"
-  echo "$USER_NAME ALL=(ALL) NOPASSWD:ALL" > "$ROOT/etc/sudoers.d/$USER_NAME"
+  mkdir -p "$ROOT/home/$USER_NAME"
   [ "$(chroot "$ROOT" uname -m)" = aarch64 ]
 }
 
@@ -79,7 +80,7 @@ unmount_all() {
   done
 }
 
-as_user() { chroot "$ROOT" sudo -u "$USER_NAME" -H bash -lc "$*"; }
+as_user() { chroot "$ROOT" env HOME="/home/$USER_NAME" bash -lc "$*"; }
 
 clone_project() {
   git -C "$HERE" bundle create "$WORK/c4pi.bundle" HEAD >/dev/null 2>&1
@@ -102,7 +103,7 @@ run_demo_and_query() {
   local answer
   answer=$(as_user "~/c4pi/.venv/bin/c4pi client --port $port 4453" 2>&1) || true
   log "c4pi client: $answer"
-  chroot "$ROOT" pkill -TERM -f "c4pi demo" || true
+  chroot "$ROOT" pkill -TERM -f "bin/c4pi demo" || true
   wait "$runner" 2>/dev/null || true
   echo "$answer" | grep -qE '[1-7][-+0][0-9]{2}'
 }
