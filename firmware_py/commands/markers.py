@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from firmware_py.config import Config
 
@@ -30,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.vision.sheet import marker_sheet, png_bytes
+    from firmware_py.vision.sheet import marker_sheet
 
     output = Path(args.output)
     if output.suffix.lower() != ".png":
@@ -44,27 +46,25 @@ def run(args: argparse.Namespace, config: Config) -> int:
               file=sys.stderr)
         return 2
     size = args.marker_size_pitch or config.vision.marker_size_pitch
-    try:
-        sheet = marker_sheet(args.pitch_mm, size, args.dpi)
-    except ValueError as error:
-        print(f"c4pi markers: {error}", file=sys.stderr)
-        return 2
-    try:
-        output.write_bytes(png_bytes(sheet, args.dpi))
-    except OSError as error:
-        print(f"c4pi markers: cannot write {output}: {error.strerror}", file=sys.stderr)
-        return 1
-    print(f"wrote {output}: A4 at {args.dpi} dpi, pitch {args.pitch_mm:g} mm, "
-          f"markers {size * args.pitch_mm:.1f} mm")
-    return 0
+    return _write_sheet(lambda: marker_sheet(args.pitch_mm, size, args.dpi), output, args.dpi,
+                        f"A4 at {args.dpi} dpi, pitch {args.pitch_mm:g} mm, "
+                        f"markers {size * args.pitch_mm:.1f} mm")
 
 
 def _write_charuco(output: Path, dpi: int) -> int:
     from firmware_py.vision.charuco import SQUARE_MM, SQUARES, charuco_sheet
+
+    return _write_sheet(lambda: charuco_sheet(dpi), output, dpi,
+                        f"ChArUco board {SQUARES[0]} x {SQUARES[1]} squares of {SQUARE_MM:g} "
+                        f"mm, A4 landscape at {dpi} dpi; print at 100% and glue it flat")
+
+
+def _write_sheet(make: Callable[[], Any], output: Path, dpi: int, summary: str) -> int:
+    """Make a sheet (ValueError: exit 2) and write it as PNG (OSError: exit 1)."""
     from firmware_py.vision.sheet import png_bytes
 
     try:
-        sheet = charuco_sheet(dpi)
+        sheet = make()
     except ValueError as error:
         print(f"c4pi markers: {error}", file=sys.stderr)
         return 2
@@ -73,6 +73,5 @@ def _write_charuco(output: Path, dpi: int) -> int:
     except OSError as error:
         print(f"c4pi markers: cannot write {output}: {error.strerror}", file=sys.stderr)
         return 1
-    print(f"wrote {output}: ChArUco board {SQUARES[0]} x {SQUARES[1]} squares of "
-          f"{SQUARE_MM:g} mm, A4 landscape at {dpi} dpi; print at 100% and glue it flat")
+    print(f"wrote {output}: {summary}")
     return 0
