@@ -68,7 +68,8 @@ class PiCameraSource(FrameSource):
         except Exception as error:  # picamera2 raises RuntimeError, OSError, …
             _close_quietly(camera)
             raise CameraError(f"cannot start the Pi camera at {self.size[0]}x{self.size[1]} "
-                              f"{self.fps:g} fps: {error}") from error
+                              f"{self.fps:g} fps: {error} (one program at a time: if the c4pi "
+                              f"service runs, sudo systemctl stop c4pi first)") from error
         self._camera = camera
         log.info("Pi camera started: %dx%d at %g fps", *self.size, self.fps)
         if not self._configured:
