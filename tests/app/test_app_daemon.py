@@ -21,7 +21,6 @@ from firmware_py.board import Board
 from firmware_py.scores import plies_to_end
 from firmware_py.serial_link.ptywire import PtyWire
 
-TEST_SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "test-sets"
 # (moves, published score) from the public end-easy/middle-easy sets: independent truth.
 QUERIES = [
     ("2252576253462244111563365343671351441", -1),

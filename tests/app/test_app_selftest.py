@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_data import missing_reason, solver_sets_dir
 
 from firmware_py.config import Config, resolve_path
 from firmware_py.selftest import checks
@@ -67,9 +68,9 @@ def test_selftest_reports_missing_clips(tmp_path: Path) -> None:
 
 
 def test_vectors_are_published_scores() -> None:
-    data = Path(__file__).resolve().parents[3] / "shared" / "data" / "test-sets"
+    data = solver_sets_dir()
     if not data.is_dir():
-        pytest.skip(f"no test sets at {data}")
+        pytest.skip(missing_reason(data))
     for moves, score, name in checks.load_vectors():
         lines = (data / f"{name}.txt").read_text().splitlines()
         assert f"{moves} {score}" in lines

@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from shared_data import missing_reason, solver_sets_dir
 
 from cython_solver import Solver
 from cython_solver.book import BookFile
@@ -13,7 +14,7 @@ from cython_solver.bookbuild import DEFAULT_BOOK, build_book, source_path
 from firmware_py.board import Board
 from firmware_py.exc import BookError
 
-TEST_SETS = Path(__file__).resolve().parents[3] / "shared" / "data" / "test-sets"
+TEST_SETS = solver_sets_dir()
 SET_NAMES = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium",
              "begin-hard")
 
@@ -22,7 +23,7 @@ def read_set(name: str) -> list[tuple[str, int]]:
     """``(moves, score)`` of a test set; skips the test when the folder is absent."""
     path = TEST_SETS / f"{name}.txt"
     if not path.is_file():
-        pytest.skip(f"test set {path} not found (expected ../shared/data/test-sets)")
+        pytest.skip(missing_reason(path))
     pairs = []
     for line in path.read_text().splitlines():
         if line.strip():

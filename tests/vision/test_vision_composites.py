@@ -7,36 +7,18 @@ skipped without them.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
+import real_composites as rc  # tools/ is on pytest's path
+from shared_data import missing_reason
 
 from firmware_py.board import Board
 from firmware_py.vision.fit import BoardLocator
 from firmware_py.vision.markers import MarkerDetector
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "real_composites.py"
-
-
-def _load_tool():
-    """tools/real_composites.py as a module (tools/ is not a package)."""
-    if "real_composites" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("real_composites", TOOL)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["real_composites"] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-    return sys.modules["real_composites"]
-
-
-rc = _load_tool()
 LABELS = rc.real_dev_dir() / "labels.jsonl"
-pytestmark = pytest.mark.skipif(
-    not LABELS.is_file(),
-    reason=f"real photographs not found ({LABELS}); set C4PI_SHARED to the shared folder")
+pytestmark = pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
 
 
 @pytest.fixture(scope="module")
