@@ -12,7 +12,8 @@
 #    honour setuid, so sudo cannot work inside the emulated root.
 # Prints each step's time and the test summary; exits non-zero on a failure.
 # Needs root, debootstrap, qemu-user-static and binfmt-support (Debian
-# packages; installed when missing). qemu-user shows the host's /proc/cpuinfo,
+# packages; installed when missing). The host's extra CA certificates are
+# trusted inside too. qemu-user shows the host's /proc/cpuinfo,
 # on which LiteRT's CPU detection crashes, so a Raspberry Pi 4's is bind-mounted
 # over it (tools/arm64/cpuinfo-pi4.txt). Takes most of an hour; not part of CI.
 set -euo pipefail
@@ -62,6 +63,12 @@ make_root() {
     --include=ca-certificates,git,sudo,python3,procps,locales "$SUITE" "$ROOT" "$(mirror)" \
     > "$WORK/debootstrap.log" 2>&1 || { tail -20 "$WORK/debootstrap.log"; return 1; }
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+  # The host's own trusted certificates (an egress proxy's CA, say), so that
+  # pip inside reaches PyPI as the host does.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+    chroot "$ROOT" update-ca-certificates >/dev/null
+  fi
   mkdir -p "$ROOT/home/$USER_NAME"
   [ "$(chroot "$ROOT" uname -m)" = aarch64 ]
 }
