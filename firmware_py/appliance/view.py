@@ -20,18 +20,24 @@ def verdict(board: Board, score: int, plies: int) -> str:
     return f"{COLOUR_NAMES[winner]} wins in {plies}"
 
 
+def draw_board(grid: list[str] | tuple[str, ...], *, colour: bool) -> list[str]:
+    """The board as text lines: column numbers, the six rows, the base."""
+    discs = _DISC if colour else _PLAIN
+    lines = ["  1 2 3 4 5 6 7"]
+    lines.extend(" |" + " ".join(discs[c] for c in row) + "|" for row in grid)
+    lines.append(" +" + "-" * 13 + "+")
+    return lines
+
+
 def render_view(view: Any, t: float, *, colour: bool, header: str = "") -> str:
     """The view as text: header, board, state and recommendation."""
-    discs = _DISC if colour else _PLAIN
     lines = [header] if header else []
     lines.append(f"t = {t:7.1f} s   state: {view.state}")
     if view.grid is None:
         lines.append("(no board in view)")
         return "\n".join(lines)
     board = Board.from_grid(view.grid)
-    lines.append("  1 2 3 4 5 6 7")
-    lines.extend(" |" + " ".join(discs[c] for c in row) + "|" for row in view.grid)
-    lines.append(" +" + "-" * 13 + "+")
+    lines.extend(draw_board(view.grid, colour=colour))
     if board.is_finished:
         winner = board.winner
         lines.append(f"game over: {COLOUR_NAMES[winner]} wins" if winner else "game over: draw")
