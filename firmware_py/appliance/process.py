@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import signal
+import sys
 import threading
 from types import FrameType
 from typing import Any
@@ -33,3 +36,20 @@ def run_until_signalled(appliance: Appliance) -> int:
             signal.signal(signum, old)
     log.info("stopped")
     return 0
+
+
+def exit_after_stop(status: int) -> int:
+    """End the process right after the appliance's own clean stop, with ``status``.
+
+    Everything c4pi owns is shut down by then (LED restored, port closed,
+    audio stopped, threads joined). What is left are native libraries' worker
+    threads (LiteRT, OpenCV), which Python's interpreter teardown does not
+    join: under qemu-aarch64 a clean stop was followed by a C++ abort in that
+    teardown ("terminate called without an active exception", exit 134). So
+    the daemon flushes its output and leaves without the teardown.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed or broken stream
+            stream.flush()
+    os._exit(status)

@@ -26,5 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.appliance.demo import run_demo
+    from firmware_py.appliance.process import exit_after_stop
 
-    return run_demo(config, seed=args.seed, fps=args.fps, wav_path=args.wav, out=sys.stdout)
+    return exit_after_stop(run_demo(config, seed=args.seed, fps=args.fps, wav_path=args.wav,
+                                    out=sys.stdout))

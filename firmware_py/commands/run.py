@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.appliance import Appliance
-    from firmware_py.appliance.process import run_until_signalled
+    from firmware_py.appliance.process import exit_after_stop, run_until_signalled
     from firmware_py.notify import SystemdNotifier
 
-    return run_until_signalled(Appliance(config, SystemdNotifier()))
+    return exit_after_stop(run_until_signalled(Appliance(config, SystemdNotifier())))
