@@ -52,6 +52,7 @@ class SerialConfig:
     baud: int = _opt(9600, choices=(1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200))
     reconnect_min_s: float = _opt(0.5, lo=0.05, hi=60.0)
     reconnect_max_s: float = _opt(10.0, lo=0.1, hi=600.0)
+    level: int = _opt(6, lo=1, hi=6)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ class _Job:
     state: str = _PENDING
     preempted: bool = False
     attempts: int = field(default=0)
+    scores: bool = False  # also search every column's exact score
 
 
 class JobHandle:
@@ -151,15 +152,19 @@ class SolverWorker:
 
     # ------------------------------------------------------------ jobs
 
-    def submit(self, board: Board, *, priority: int, tag: str, on_done: OnDone) -> JobHandle:
-        """Queue ``board``; supersede jobs with the same tag, preempt lower priorities."""
+    def submit(self, board: Board, *, priority: int, tag: str, on_done: OnDone,
+               scores: bool = False) -> JobHandle:
+        """Queue ``board``; supersede jobs with the same tag, preempt lower priorities.
+
+        With ``scores`` the answer also holds every column's exact score.
+        """
         if not isinstance(board, Board):
             raise TypeError(f"submit needs a Board, got {type(board).__name__}: {board!r}")
         with self._cond:
             if self._stopping:
                 raise SolverError("the solver worker was stopped")
             self._cancel_tag_locked(tag)
-            job = _Job(board, priority, tag, on_done, next(self._seq))
+            job = _Job(board, priority, tag, on_done, next(self._seq), scores=scores)
             self._pending.append(job)
             running = self._running
             if running is not None and running.state == _RUNNING and priority > running.priority:
@@ -267,7 +272,9 @@ class SolverWorker:
     def _loop(self) -> None:
         while (job := self._next_job()) is not None:
             try:
-                answer = self._solver.best(job.board, tie_break=self._tie_break, rng=self._rng)
+                extra = {"scores": True} if job.scores else {}  # only where asked for
+                answer = self._solver.best(job.board, tie_break=self._tie_break, rng=self._rng,
+                                           **extra)
                 error: BaseException | None = None
             except SolveCancelled:
                 self._after_cancel(job)

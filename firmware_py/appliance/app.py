@@ -156,6 +156,7 @@ class Appliance:
             return None
 
     def _start_serial(self) -> None:
+        from firmware_py.levels import level
         from firmware_py.serial_link.service import SerialService
 
         serial = self.config.serial
@@ -168,7 +169,8 @@ class Appliance:
 
         self.serial = SerialService(
             beating_opener, self.worker, reconnect_min_s=serial.reconnect_min_s,
-            reconnect_max_s=serial.reconnect_max_s, on_answer=self._on_serial_answer)
+            reconnect_max_s=serial.reconnect_max_s, on_answer=self._on_serial_answer,
+            level=level(serial.level))
         self.serial.start()
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:

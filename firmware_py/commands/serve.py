@@ -84,6 +84,7 @@ class _Appliance:
         return self.wire.service_path
 
     def serve(self, device: str, baud: int) -> None:
+        from firmware_py.levels import level
         from firmware_py.serial_link.service import SerialService
         from firmware_py.serial_link.transport import pyserial_opener
         from firmware_py.worker import SolverWorker
@@ -95,7 +96,8 @@ class _Appliance:
         self.service = SerialService(
             pyserial_opener(device, baud), self.worker,
             reconnect_min_s=serial.reconnect_min_s, reconnect_max_s=serial.reconnect_max_s,
-            on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready())
+            on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready(),
+            level=level(serial.level))
         log.info("serving robot queries on %s at %d baud", device, baud)
         self.service.start()
 

@@ -12,6 +12,7 @@ is reopened with exponential backoff; the service never gives up.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from firmware_py.board import Board
 from firmware_py.exc import SerialPortError, SolverError
+from firmware_py.levels import PERFECT, Level, choose
 from firmware_py.serial_link.protocol import Accepted, Event, FrameParser, encode_answer
 from firmware_py.serial_link.transport import Port, PortOpener
 from firmware_py.worker import SERIAL_PRIORITY, SolverWorker
@@ -71,8 +73,11 @@ class SerialService:
     def __init__(self, opener: PortOpener, worker: SolverWorker, *,
                  reconnect_min_s: float = 0.5, reconnect_max_s: float = 10.0,
                  on_answer: AnswerListener | None = None,
-                 on_connect: Callable[[str], None] | None = None) -> None:
+                 on_connect: Callable[[str], None] | None = None,
+                 level: Level | None = None, rng: random.Random | None = None) -> None:
         self._opener = opener
+        self._level = level if level is not None and level.number != PERFECT else None
+        self._rng = rng or random.Random()
         self._worker = worker
         self._backoff = Backoff(reconnect_min_s, reconnect_max_s)
         self._on_answer = on_answer
@@ -187,7 +192,8 @@ class SerialService:
         self.stats.superseded += superseded
         try:
             self._worker.submit(event.board, priority=SERIAL_PRIORITY, tag=SERIAL_TAG,
-                                on_done=self._answer_callback(generation, time.perf_counter()))
+                                on_done=self._answer_callback(generation, time.perf_counter()),
+                                scores=self._level is not None)
         except SolverError as error:  # the worker was stopped (shutting down)
             self.stats.failed += 1
             log.error("query %r not solved: %s", event.moves, error)
@@ -199,7 +205,8 @@ class SerialService:
                 self.stats.failed += 1
                 log.error("no answer for %r: %s", board.moves, error)
                 return
-            data = encode_answer(answer.column, answer.score, board.n_discs)
+            column, score = self._pick(board, answer)
+            data = encode_answer(column, score, board.n_discs)
             with self._write_lock:
                 if generation != self._generation or self._port is None:
                     return  # superseded by a newer query, or the port went away
@@ -216,3 +223,10 @@ class SerialService:
                 self._on_answer(board, answer)
 
         return on_done
+
+    def _pick(self, board: Board, answer: Answer) -> tuple[int, int]:
+        """The column to send and its own score: the best one, or the level's choice."""
+        if self._level is None or answer.scores is None:
+            return answer.column, answer.score
+        column = choose(answer.scores, board.n_discs, self._level, self._rng)
+        return column, int(answer.scores[column - 1])  # type: ignore[arg-type]
