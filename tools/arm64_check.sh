@@ -111,8 +111,10 @@ run_demo_and_query() {
   answer=$(as_user "~/c4pi/.venv/bin/c4pi client --port $port 4453" 2>&1) || true
   log "c4pi client: $answer"
   chroot "$ROOT" pkill -TERM -f "bin/c4pi demo" || true
-  wait "$runner" 2>/dev/null || true
-  echo "$answer" | grep -qE '[1-7][-+0][0-9]{2}'
+  local stopped=0
+  wait "$runner" 2>/dev/null || stopped=$?
+  log "the demo stopped on SIGTERM with exit status $stopped"
+  echo "$answer" | grep -qE '[1-7][-+=][0-9]{2}' && [ "$stopped" = 0 ]
 }
 
 run_tests() {
