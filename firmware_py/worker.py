@@ -40,7 +40,7 @@ class SolverLike(Protocol):
     """What the worker needs from :class:`cython_solver.Solver`."""
 
     def best(self, position: Any, tie_break: str = "centre",
-             rng: random.Random | None = None) -> Answer: ...
+             rng: random.Random | None = None, *, scores: bool = False) -> Answer: ...
 
     def cancel(self) -> None: ...
 
@@ -272,9 +272,8 @@ class SolverWorker:
     def _loop(self) -> None:
         while (job := self._next_job()) is not None:
             try:
-                extra = {"scores": True} if job.scores else {}  # only where asked for
                 answer = self._solver.best(job.board, tie_break=self._tie_break, rng=self._rng,
-                                           **extra)
+                                           scores=job.scores)
                 error: BaseException | None = None
             except SolveCancelled:
                 self._after_cancel(job)

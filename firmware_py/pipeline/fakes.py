@@ -124,7 +124,7 @@ class FakeSolver:
         self.started = threading.Event()
         self._cancelled = threading.Event()
 
-    def best(self, position, tie_break="centre", rng=None):
+    def best(self, position, tie_break="centre", rng=None, *, scores=False):
         self.boards.append(position)
         self.started.set()
         if self.block:

@@ -192,16 +192,18 @@ def _board_face(grid: list[str], spec: RenderSpec,
         _paste_marker(face, marker, spec.marker_size_pitch)
     hole_mask = np.zeros(size, np.uint8)
     see_through = np.zeros(size, np.uint8)
+    back_plate, disc_plane = (behind_to_face(spec, depth)
+                              for depth in (PLATE_DEPTH_PITCH, spec.disc_depth))
     for row in range(1, HEIGHT + 1):
         for column in range(1, WIDTH + 1):
             disc = grid[HEIGHT - row][column - 1]
             centre = _hole_centre(column, row)
             if disc == EMPTY:
-                back = parallax_shift(spec, centre, PLATE_DEPTH_PITCH)
+                back = _shift(back_plate, centre)
                 _empty_hole(face, hole_mask, see_through, centre, back, board)
             else:
                 colour = spec.red_colour if disc == RED else spec.yellow_colour
-                shift = parallax_shift(spec, centre, spec.disc_depth)
+                shift = _shift(disc_plane, centre)
                 _disc(face, centre, shift, np.asarray(colour, np.float32), rng)
     if spec.glare > 0:
         _glare(face, spec.glare, rng)
@@ -213,9 +215,19 @@ def parallax_shift(spec: RenderSpec, centre: tuple[float, float],
                    depth: float) -> tuple[float, float]:
     """Where on the face (plane units, from ``centre``) the camera sees the point
     ``depth`` P behind face texture point ``centre``."""
-    plane = np.array([[centre[0] + PLATE[0] + 0.5, centre[1] + PLATE[1] + 0.5]])
+    return _shift(behind_to_face(spec, depth), centre)
+
+
+def behind_to_face(spec: RenderSpec, depth: float) -> np.ndarray:
+    """Homography from the plane ``depth`` P behind the face to where the camera sees
+    it on the face (both in plane units)."""
     behind = plane_homography(camera_matrix(spec), rotation(spec), translation(spec), depth)
-    seen = apply_homography(np.linalg.inv(plane_to_image(spec)), apply_homography(behind, plane))
+    return np.linalg.inv(plane_to_image(spec)) @ behind
+
+
+def _shift(matrix: np.ndarray, centre: tuple[float, float]) -> tuple[float, float]:
+    plane = np.array([[centre[0] + PLATE[0] + 0.5, centre[1] + PLATE[1] + 0.5]])
+    seen = apply_homography(matrix, plane)
     return float(seen[0, 0] - plane[0, 0]), float(seen[0, 1] - plane[0, 1])
 
 

@@ -77,7 +77,7 @@ def test_solver_error_is_logged_and_not_retried(caplog):
         def __init__(self):
             self.calls = 0
 
-        def best(self, board, tie_break="centre", rng=None):
+        def best(self, board, tie_break="centre", rng=None, *, scores=False):
             self.calls += 1
             raise RuntimeError("table exploded")
 
@@ -175,7 +175,7 @@ def test_worker_port_cancel_stops_the_job():
 
 def test_worker_errors_become_solve_failed():
     class Raising:
-        def best(self, board, tie_break="centre", rng=None):
+        def best(self, board, tie_break="centre", rng=None, *, scores=False):
             raise ValueError("bad position")
 
         def cancel(self):

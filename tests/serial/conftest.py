@@ -78,7 +78,8 @@ class GateSolver:
         self.running = 0
         self.max_running = 0
 
-    def best(self, board: Board, tie_break: str = "centre", rng: object = None) -> FakeAnswer:
+    def best(self, board: Board, tie_break: str = "centre", rng: object = None, *,
+             scores: bool = False) -> FakeAnswer:
         with self._cond:
             self._cancelled = False
             self.running += 1
