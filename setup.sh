@@ -28,6 +28,8 @@ APT_PACKAGES=(
   libgl1 libglib2.0-0
 )
 PI_APT_PACKAGES=(python3-picamera2 python3-lgpio)
+# The kiosk page's browser tests drive Debian's Chromium (no browser download).
+TEST_APT_PACKAGES=(chromium chromium-driver)
 # picamera2 (from apt) imports simplejpeg, whose apt build is for NumPy 1; the venv
 # has NumPy 2 (OpenCV 5 needs it), so the venv gets a NumPy-2 build from PyPI.
 PI_PIP_PACKAGES=(simplejpeg)
@@ -62,6 +64,7 @@ install_apt_packages() {
   command -v apt-get >/dev/null || { say "no apt-get: skipping (install ${APT_PACKAGES[*]} yourself)"; return; }
   local wanted=("${APT_PACKAGES[@]}")
   if is_pi; then wanted+=("${PI_APT_PACKAGES[@]}"); fi
+  if [ "$WITH_TESTS" = 1 ]; then wanted+=("${TEST_APT_PACKAGES[@]}"); fi
   local missing
   mapfile -t missing < <(missing_apt_packages "${wanted[@]}")
   if [ "${#missing[@]}" = 0 ]; then echo "   all present"; return; fi

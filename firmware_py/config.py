@@ -118,6 +118,15 @@ class SpeechConfig:
 
 
 @dataclass(frozen=True)
+class HudConfig:
+    enabled: bool = _opt(True)
+    lan: bool = _opt(False)
+    port: int = _opt(8080, lo=1, hi=65535)
+    camera_fps: float = _opt(4.0, lo=0.5, hi=15.0)
+    camera_width: int = _opt(640, lo=160, hi=1920)
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = _opt("info", choices=("debug", "info", "warning", "error"))
 
@@ -132,6 +141,7 @@ class Config:
     camera: CameraConfig = field(default_factory=CameraConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
+    hud: HudConfig = field(default_factory=HudConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = field(default="<defaults>", compare=False)
 

@@ -96,3 +96,11 @@ class AudioError(DeviceError):
 
 class ProtocolError(C4piError, ValueError):
     """A serial frame breaks the robot protocol (SPEC §3)."""
+
+
+class HudError(C4piError):
+    """The HUD web server could not start (the port is taken, the address is wrong)."""
+
+
+class RecordingError(C4piError):
+    """An annotated video cannot be written."""

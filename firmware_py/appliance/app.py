@@ -67,6 +67,15 @@ def _default_reader(config: Config, source: Any) -> Any:
     return make_reader(config, source)
 
 
+def _default_hud(config: Config, hub: Any) -> Any:
+    from firmware_py.hud.server import HudServer
+
+    hud = config.hud
+    return HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
+                     camera_fps=hud.camera_fps, camera_width=hud.camera_width,
+                     min_cell_confidence=config.vision.min_cell_confidence).start()
+
+
 def _default_announcer(config: Config) -> Any:
     from firmware_py.speech import open_announcer
 
@@ -84,6 +93,7 @@ class Parts:
     source: Callable[[Config, Callable[[float], bool]], Any] = _default_source
     reader: Callable[[Config, Any], Any] = _default_reader
     announcer: Callable[[Config], Any] = _default_announcer
+    hud: Callable[[Config, Any], Any] | None = _default_hud  # None: no web page
     on_view: Callable[[Any, float], None] | None = None
     retry_s: tuple[float, float] = field(default=(0.5, 10.0))
 
@@ -107,6 +117,8 @@ class Appliance:
         self.announcer: Any = None
         self.serial: Any = None
         self.pipeline: Any = None
+        self.hub: Any = None
+        self.hud: Any = None
         self.frames = 0
         self.view: Any = None
         self.serial_answers = 0
@@ -125,6 +137,8 @@ class Appliance:
         self.solver = self.parts.solver(self.config)
         self.worker = self._start_worker()
         self.watchdog.register(MAIN_LOOP)
+        if self.config.hud.enabled and self.parts.hud is not None:
+            self._start_hud()
         if self.config.speech.enabled:
             self.announcer = self._start_announcer()
         if self.config.serial.enabled:
@@ -144,6 +158,17 @@ class Appliance:
         worker = SolverWorker(self.solver, self.config.solver.tie_break, rng).start()
         worker.add_busy_listener(self.activity.set_busy)
         return worker
+
+    def _start_hud(self) -> None:
+        from firmware_py.hud.hub import HudHub
+        from firmware_py.hud.taps import WorkerAnalyst
+
+        self.hub = HudHub(WorkerAnalyst(self.worker))
+        self.worker.add_busy_listener(self.hub.set_solver_busy)
+        try:
+            self.hud = self.parts.hud(self.config, self.hub)
+        except Exception as error:  # no page must not stop the appliance
+            log.error("HUD unavailable: %s", error)
 
     def _start_announcer(self) -> Any:
         try:
@@ -216,9 +241,14 @@ class Appliance:
         try:
             source.open()
             reader = self.parts.reader(self.config, source)
+            if self.hub is not None:
+                from firmware_py.hud.taps import AnalysingReader
+
+                reader = AnalysingReader(reader, self.hub)
             start = time.monotonic()
             self.pipeline = Pipeline(params_from_config(self.config), WorkerPort(self.worker),
                                      announcer=self.announcer, on_show=self._on_view,
+                                     on_commit=self.hub.on_commit if self.hub else None,
                                      clock=lambda: time.monotonic() - start)
             loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
                              stop=self.stopping, on_frame=self._on_frame)
@@ -234,6 +264,8 @@ class Appliance:
 
     def _on_view(self, view: Any, t: float) -> None:
         self.view = view
+        if self.hub is not None:
+            self.hub.on_view(view, t)
         if view.best is not None and view.grid is not None and self.advantage is not None:
             self.advantage.show(Board.from_grid(view.grid), view.score)
         if self.parts.on_view is not None:
@@ -251,6 +283,8 @@ class Appliance:
         """Block until ``stop`` is set, beating the main loop and refreshing the status."""
         while not stop.wait(0.5):
             self.watchdog.beat(MAIN_LOOP)
+            if self.hub is not None and not self.worker.alive:
+                self.hub.set_solver_gone()
             self.update_status()
 
     def status_line(self) -> str:
@@ -281,7 +315,7 @@ class Appliance:
         self.stopping.set()
         self.watchdog.stop()
         for closer in (self._stop_serial, self._stop_worker, self._join_threads,
-                       self._close_announcer, self._close_leds):
+                       self._close_announcer, self._close_leds, self._stop_hud):
             try:
                 closer()
             except Exception:
@@ -298,6 +332,10 @@ class Appliance:
     def _join_threads(self) -> None:
         for thread in self._threads:
             thread.join(timeout=1.0)
+
+    def _stop_hud(self) -> None:
+        if self.hud is not None:
+            self.hud.stop()
 
     def _close_announcer(self) -> None:
         if self.announcer is not None:

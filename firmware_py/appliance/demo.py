@@ -66,7 +66,10 @@ def banner(config: Config, robot_path: str) -> str:
     speech = config.speech
     where = ("the speaker" if speech.sink == "pyaudio" else
              f"WAV file {speech.wav_path}" if speech.sink == "wav" else "nowhere (null sink)")
+    hud = (f"screen: http://localhost:{config.hud.port}/ in a browser\n"
+           if config.hud.enabled else "")
     return (f"c4pi demo — simulated camera, serial robot link on {robot_path}\n"
+            f"{hud}"
             f"try:  {sys.executable.rsplit('/', 1)[0]}/c4pi client --port {robot_path} 4453\n"
             f"speech: {where}; Ctrl-C to stop\n")
 

@@ -38,11 +38,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="run the simulator as fast as possible on its own timeline")
     parser.add_argument("--speak", action="store_true",
                         help="also speak the recommendations ([speech] config)")
+    parser.add_argument("--hud", action="store_true",
+                        help="also serve the kiosk page ([hud] config; "
+                             "http://localhost:8080/ by default)")
+    parser.add_argument("--record", metavar="OUT.mp4",
+                        help="write the annotated video: camera picture, what the reader "
+                             "found, and the recommendation under it")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import CameraError, ModelError, PositionError
+    from firmware_py.exc import CameraError, HudError, ModelError, PositionError, RecordingError
 
     if args.fps is not None and not 0 < args.fps <= 1000:
         print(f"c4pi watch: --fps must be between 0 and 1000, got {args.fps:g}",
@@ -50,7 +56,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 2
     try:
         return _watch(args, config)
-    except (CameraError, ModelError, PositionError) as error:
+    except (CameraError, ModelError, PositionError, HudError, RecordingError) as error:
         print(f"c4pi watch: {error}", file=sys.stderr)
         return EX_NOINPUT if isinstance(error, CameraError) else 2
 
@@ -71,25 +77,98 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
                          wait=lambda seconds: loop.wait(seconds) if loop else False)
     printer = ViewPrinter(sys.stdout, as_json=args.json)
     announcer = _announcer(config) if args.speak else None
-    port = None
+    port = screen = None
     try:
         source.open()
         reader = make_reader(config, source)
         port = make_port(config, make_solver(config), live=source.live)
+        screen = Screen.open(args, config, port, fps=getattr(source, "fps", None) or 10.0)
         start = time.monotonic()
         clock = (lambda: time.monotonic() - start) if source.live else None
         pipeline = Pipeline(params_from_config(config), port, announcer=announcer,
-                            on_show=printer.show, clock=clock)
-        loop = FrameLoop(_Rebased(source, start), reader, pipeline)
+                            on_show=screen.tee(printer.show), on_commit=screen.on_commit,
+                            clock=clock)
+        loop = FrameLoop(_Rebased(source, start), screen.tap(reader), pipeline,
+                         on_frame=screen.on_frame)
         loop.run(args.frames)
     finally:
         source.close()
+        if screen is not None:
+            screen.close()
         worker = getattr(port, "worker", None)
         if worker is not None:
             worker.stop()
         if announcer is not None:
             announcer.close()
+    if screen is not None and screen.recorder is not None:
+        print(f"c4pi watch: {screen.recorder.frames} frames written to {args.record}",
+              file=sys.stderr)
     return 0
+
+
+class Screen:
+    """The HUD of ``watch``: the page (``--hud``) and the recording (``--record``)."""
+
+    def __init__(self, hub: Any = None, server: Any = None, recorder: Any = None) -> None:
+        self.hub = hub
+        self.server = server
+        self.recorder = recorder
+        self._view_t = 0.0
+
+    @classmethod
+    def open(cls, args: argparse.Namespace, config: Config, port: Any, fps: float) -> Screen:
+        if not (args.hud or args.record):
+            return cls()
+        from firmware_py.hud.hub import HudHub
+        from firmware_py.hud.record import Recorder
+        from firmware_py.hud.taps import WorkerAnalyst
+
+        worker = getattr(port, "worker", None)  # files solve on the loop's thread: no analyst
+        hub = HudHub(WorkerAnalyst(worker) if worker is not None else None)
+        server = None
+        if args.hud:
+            from firmware_py.hud.server import HudServer
+
+            hud = config.hud
+            server = HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
+                               camera_fps=hud.camera_fps, camera_width=hud.camera_width).start()
+            print(f"c4pi watch: the screen is on {server.url}", file=sys.stderr)
+        bound = config.vision.min_cell_confidence
+        recorder = Recorder(args.record, fps, min_cell_confidence=bound) if args.record else None
+        return cls(hub, server, recorder)
+
+    def tee(self, show: Any) -> Any:
+        if self.hub is None:
+            return show
+
+        def both(view: Any, t: float) -> None:
+            show(view, t)
+            self.hub.on_view(view, t)
+        return both
+
+    def tap(self, reader: Any) -> Any:
+        if self.hub is None:
+            return reader
+        from firmware_py.hud.taps import AnalysingReader
+
+        return AnalysingReader(reader, self.hub)
+
+    @property
+    def on_commit(self) -> Any:
+        return self.hub.on_commit if self.hub is not None else None
+
+    def on_frame(self, frame: Any, reading: Any) -> None:
+        if self.recorder is None:
+            return
+        latest = self.hub.latest_frame()
+        analysis = latest.analysis if latest is not None else None
+        self.recorder.write(frame.image, analysis, self.hub.snapshot(), frame.t)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        if self.recorder is not None:
+            self.recorder.close()
 
 
 class _Rebased:

@@ -1,0 +1,263 @@
+"""What the HUD shows, gathered from the running pipeline (any thread in, states out).
+
+:class:`HudHub` is fed by the appliance: every pipeline view
+(:meth:`~HudHub.on_view`), every committed board (:meth:`~HudHub.on_commit`),
+every frame with its reading (:meth:`~HudHub.on_frame`) and the solver's
+busy flag. It keeps one state, a JSON-ready dict with a sequence number
+``seq``, and calls each subscriber with the new state whenever something a
+person would see changes: a view, the reading's grid or status, the health
+(camera, solver, frame rate; :meth:`~HudHub.refresh_health` once a second).
+Frames themselves are never pushed: the camera feed takes the latest one
+(:meth:`~HudHub.latest_frame`) at its own pace.
+
+An ``analyst`` (the shared solver worker at low priority, or a fake) finds
+the other colour's reply to the recommended move, and reviews a finished
+game (:func:`firmware_py.hud.game.review`) in a thread of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from firmware_py.board import COLOUR_NAMES, Board
+from firmware_py.hud.game import GameLog, MoveMark, review
+from firmware_py.scores import outcome
+
+log = logging.getLogger(__name__)
+
+CAMERA_STALE_S = 3.0  # no frame for this long: the page says the camera is gone
+FPS_WINDOW_S = 2.0
+
+Subscriber = Callable[[dict[str, Any]], None]
+
+
+class Analyst(Protocol):
+    """Solves positions for the HUD, off the vision loop."""
+
+    def solve(self, board: Board, on_done: Callable[[Any], None], *, tag: str = "hud") -> None:
+        """Later call ``on_done(answer)`` (``answer.column``/``score``/``plies``) or
+        ``on_done(None)`` when the position cannot be solved now. A new position
+        with the same ``tag`` may supersede one not yet solved (no call then)."""
+
+
+@dataclass(frozen=True)
+class LatestFrame:
+    """The newest camera frame and what the reader made of it."""
+
+    seq: int
+    image: Any  # BGR numpy array
+    analysis: Any  # a FrameAnalysis, or None when the reader gives only readings
+    reading: Any
+
+
+def verdict_text(board: Board, score: int, plies: int) -> str:
+    """``"Red wins in 13"``, ``"Yellow wins in 12"``, ``"Draw in 20"``."""
+    result = outcome(score)
+    if result == "=":
+        return f"Draw in {plies}"
+    winner = board.to_move if result == "+" else ("Y" if board.to_move == "R" else "R")
+    return f"{COLOUR_NAMES[winner]} wins in {plies}"
+
+
+class HudHub:
+    """The HUD's state (see the module docstring)."""
+
+    def __init__(self, analyst: Analyst | None = None, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.analyst = analyst
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._subscribers: list[Subscriber] = []
+        self._seq = 0
+        self._frame_seq = 0
+        self._frame: LatestFrame | None = None
+        self._frame_times: list[float] = []
+        self._game = GameLog()
+        self._state: dict[str, Any] = {
+            "seq": 0, "state": "scanning", "grid": None, "committed": None, "to_move": None,
+            "best": None, "score": None, "plies": None, "verdict": None, "reply": None,
+            "winning": [],
+            "reading": None, "game": {"start": None, "moves": "", "review": None},
+            "health": {"camera": "starting", "solver": "ready", "fps": 0.0},
+        }
+
+    # ------------------------------------------------------------ subscribers
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(state)`` after every change; returns the unsubscribe function."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+        return unsubscribe
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current state (a copy)."""
+        with self._lock:
+            return _copy(self._state)
+
+    def _publish(self, **changes: Any) -> None:
+        with self._lock:
+            self._seq += 1
+            self._state.update(changes, seq=self._seq)
+            state = _copy(self._state)
+            for callback in list(self._subscribers):
+                try:
+                    callback(state)
+                except Exception:
+                    log.exception("HUD subscriber failed")
+
+    # ------------------------------------------------------------ inputs
+
+    def on_view(self, view: Any, t: float) -> None:
+        """A pipeline view (``firmware_py.pipeline.events.View``)."""
+        board = Board.from_grid(view.grid) if view.grid is not None else None
+        changes: dict[str, Any] = {
+            "state": view.state, "grid": list(view.grid) if view.grid is not None else None,
+            "to_move": board.to_move if board is not None and not board.is_finished else None,
+            "best": view.best, "score": view.score, "plies": view.plies, "reply": None,
+            "verdict": None, "winning": [],
+        }
+        if board is not None and view.best is not None:
+            changes["verdict"] = verdict_text(board, view.score, view.plies)
+        if board is not None and board.is_finished:
+            changes["winning"] = sorted([c, r] for c, r in board.winning_cells())
+            winner = board.winner
+            changes["verdict"] = f"{COLOUR_NAMES[winner]} has won" if winner else "Draw"
+        self._publish(**changes)
+        if board is not None and view.best is not None:
+            self._ask_reply(board, view.best)
+
+    def on_commit(self, board: Board, kind: str, t: float) -> None:
+        """A board the pipeline committed: the game's moves follow it."""
+        with self._lock:
+            self._game.commit(board)
+            game = self._game_json(None)
+        self._publish(game=game, committed=board.grid_lines())
+        if board.is_finished and self.analyst is not None and self._game.moves:
+            start, moves = self._game.start, list(self._game.moves)
+            threading.Thread(target=self._review, args=(start, moves), daemon=True,
+                             name="c4pi-hud-review").start()
+
+    def on_frame(self, image: Any, reading: Any, analysis: Any = None) -> None:
+        """Every frame (the vision loop's thread): cheap, publishes only changes."""
+        now = self.clock()
+        with self._lock:
+            self._frame_seq += 1
+            self._frame = LatestFrame(self._frame_seq, image, analysis, reading)
+            self._frame_times = [t for t in self._frame_times if now - t <= FPS_WINDOW_S]
+            self._frame_times.append(now)
+            seen = _reading_json(reading, analysis)
+            changed = seen != self._state["reading"]
+            camera_was = self._state["health"]["camera"]
+        if changed:
+            self._publish(reading=seen)
+        if camera_was != "live":
+            self.refresh_health()
+
+    def set_solver_busy(self, busy: bool) -> None:
+        self._set_health(solver="busy" if busy else "ready")
+
+    def set_solver_gone(self) -> None:
+        self._set_health(solver="gone")
+
+    def refresh_health(self) -> None:
+        """Recompute the camera's health and the frame rate; publish if they changed."""
+        now = self.clock()
+        with self._lock:
+            times = [t for t in self._frame_times if now - t <= FPS_WINDOW_S]
+            fps = round((len(times) - 1) / (times[-1] - times[0]), 1) if len(times) > 1 else 0.0
+            last = self._frame_times[-1] if self._frame_times else None
+        if last is None:
+            camera = "starting"
+        else:
+            camera = "live" if now - last <= CAMERA_STALE_S else "no frames"
+        self._set_health(camera=camera, fps=fps if camera == "live" else 0.0)
+
+    def _set_health(self, **changes: Any) -> None:
+        with self._lock:
+            health = {**self._state["health"], **changes}
+            if health == self._state["health"]:
+                return
+        self._publish(health=health)
+
+    # ------------------------------------------------------------ camera
+
+    def latest_frame(self) -> LatestFrame | None:
+        with self._lock:
+            return self._frame
+
+    # ------------------------------------------------------------ analyst
+
+    def _ask_reply(self, board: Board, best: int) -> None:
+        after = board.play(best)
+        if self.analyst is None or after.is_finished:
+            return
+        grid = board.grid_lines()
+
+        def on_done(answer: Any) -> None:
+            if answer is None:
+                return
+            with self._lock:
+                if self._state["grid"] != grid or self._state["best"] != best:
+                    return  # the table moved on
+            self._publish(reply={"colour": after.to_move, "column": int(answer.column)})
+
+        self.analyst.solve(after, on_done, tag="hud-reply")
+
+    def _review(self, start: Board, moves: list[int]) -> None:
+        try:
+            marks = review(start, moves, self._score_of)
+        except Exception as error:
+            log.warning("game review failed: %s", error)
+            return
+        with self._lock:
+            if self._game.start != start or self._game.moves != moves:
+                return
+            game = self._game_json(marks)
+        self._publish(game=game)
+
+    def _score_of(self, board: Board) -> int:
+        done = threading.Event()
+        result: list[Any] = []
+
+        def on_done(answer: Any) -> None:
+            result.append(answer)
+            done.set()
+
+        assert self.analyst is not None
+        self.analyst.solve(board, on_done, tag="hud-review")
+        if not done.wait(30.0) or result[0] is None:
+            raise TimeoutError("the solver did not answer")
+        return int(result[0].score)
+
+    def _game_json(self, marks: list[MoveMark] | None) -> dict[str, Any]:
+        start = self._game.start
+        return {"start": None if start.n_discs == 0 else start.grid_lines(),
+                "moves": self._game.notation,
+                "review": None if marks is None else [mark.as_json() for mark in marks]}
+
+
+def _reading_json(reading: Any, analysis: Any) -> dict[str, Any] | None:
+    if reading is None:
+        return None
+    markers = getattr(analysis, "markers", None)
+    return {"status": reading.status,
+            "grid": list(reading.grid) if reading.grid is not None else None,
+            "reason": reading.reason or "",
+            "markers": sorted(int(m) for m in markers) if markers else None,
+            "marker_count": int(reading.markers)}
+
+
+def _copy(state: dict[str, Any]) -> dict[str, Any]:
+    """A copy deep enough that later changes do not show through (values are JSON)."""
+    return {key: (dict(value) if isinstance(value, dict) else value)
+            for key, value in state.items()}

@@ -1,0 +1,265 @@
+"""The HUD web server: the kiosk page, its pushed state and the camera picture.
+
+Built on aiohttp (one asyncio loop in a thread of its own; no worker
+processes, no threads per client, server-sent events and streamed responses
+built in). Routes, all read-only (``GET`` only: nothing here changes what the
+appliance does):
+
+* ``/``: the page (``static/index.html``) and ``/static/…``: its script and
+  style, all served from here (no CDN: the kiosk works offline);
+* ``/events``: server-sent events, one ``state`` event per change of the
+  :class:`~firmware_py.hud.hub.HudHub` state (the current state first);
+* ``/state``: the current state as JSON;
+* ``/camera.mjpg``: the annotated camera picture as an MJPEG stream, and
+  ``/camera.jpg``: its latest picture.
+
+A client too slow to take its events is dropped (its browser reconnects
+and starts again from the current state); the vision loop never waits for
+a client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from firmware_py.exc import HudError
+from firmware_py.hud.camera_feed import CameraFeed
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+QUEUE_LIMIT = 256  # states a client may fall behind before it is dropped
+KEEPALIVE_S = 15.0
+BOUNDARY = "c4piframe"
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class HudServer:
+    """Serves the HUD of ``hub`` on ``host``:``port`` (port 0: any free port)."""
+
+    def __init__(self, hub: Any, *, host: str = "127.0.0.1", port: int = 8080,
+                 camera_fps: float = 4.0, camera_width: int = 640,
+                 min_cell_confidence: float = 0.6) -> None:
+        self.hub = hub
+        self.host = host
+        self.port = port
+        self.feed = CameraFeed(hub, self._on_jpeg, watching=lambda: self.camera_clients > 0,
+                               fps=camera_fps, width=camera_width,
+                               min_cell_confidence=min_cell_confidence)
+        self.camera_clients = 0
+        self.event_clients = 0
+        self._queues: set[asyncio.Queue] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._jpeg: tuple[int, bytes] | None = None
+        self._jpeg_event: asyncio.Event | None = None
+        self._unsubscribe: Any = None
+        self._stopping: asyncio.Event | None = None
+
+    @property
+    def url(self) -> str:
+        host = "localhost" if self.host in ("127.0.0.1", "::1", "localhost") else self.host
+        return f"http://{host}:{self.port}/"
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> HudServer:
+        """Listen (raises :class:`HudError` when the port cannot be had)."""
+        self._thread = threading.Thread(target=self._serve, name="c4pi-hud", daemon=True)
+        self._thread.start()
+        self._ready.wait(10.0)
+        if self._error is not None:
+            raise HudError(f"the HUD cannot listen on {self.host}:{self.port}: {self._error}")
+        self.feed.start()
+        log.info("HUD on %s", self.url)
+        return self
+
+    def stop(self) -> None:
+        self.feed.stop()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self._loop is not None and self._stopping is not None:
+            self._loop.call_soon_threadsafe(self._stopping.set)
+        if self._thread is not None:
+            self._thread.join(timeout=3.0)
+
+    def _serve(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._main())
+        except BaseException as error:  # reported by start()
+            self._error = error
+            self._ready.set()
+        finally:
+            loop.close()
+
+    async def _main(self) -> None:
+        self._stopping = asyncio.Event()
+        self._jpeg_event = asyncio.Event()
+        self._runner = web.AppRunner(self._app(), handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        await site.start()
+        sockets = getattr(site._server, "sockets", None) or ()
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        self._unsubscribe = self.hub.subscribe(self._from_hub)
+        self._ready.set()
+        health = asyncio.ensure_future(self._health_loop())
+        await self._stopping.wait()
+        health.cancel()
+        for queue in list(self._queues):
+            queue.put_nowait(None)
+        await self._runner.cleanup()
+
+    async def _health_loop(self) -> None:
+        while True:
+            self.hub.refresh_health()
+            await asyncio.sleep(1.0)
+
+    def _app(self) -> web.Application:
+        app = web.Application(middlewares=[_security_headers])
+        app.router.add_get("/", self._index)
+        app.router.add_get("/events", self._events)
+        app.router.add_get("/state", self._state)
+        app.router.add_get("/camera.mjpg", self._camera_stream)
+        app.router.add_get("/camera.jpg", self._camera_picture)
+        app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
+        return app
+
+    # ------------------------------------------------------------ from other threads
+
+    def _from_hub(self, state: dict[str, Any]) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._fan_out, state)
+
+    def _fan_out(self, state: dict[str, Any]) -> None:
+        for queue in list(self._queues):
+            if queue.qsize() >= QUEUE_LIMIT:
+                self._queues.discard(queue)
+                queue.put_nowait(None)  # too slow: it reconnects from the current state
+            else:
+                queue.put_nowait(state)
+
+    def _on_jpeg(self, seq: int, data: bytes) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._new_jpeg, seq, data)
+
+    def _new_jpeg(self, seq: int, data: bytes) -> None:
+        self._jpeg = (seq, data)
+        assert self._jpeg_event is not None
+        self._jpeg_event.set()
+        self._jpeg_event = asyncio.Event()
+
+    # ------------------------------------------------------------ handlers
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC_DIR / "index.html",
+                                headers={"Cache-Control": "no-cache"})
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.json_response(self.hub.snapshot(), headers={"Cache-Control": "no-store"})
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        queue: asyncio.Queue = asyncio.Queue()
+        self._queues.add(queue)
+        self.event_clients += 1
+        try:
+            await response.write(b"retry: 1000\n\n")
+            state = self.hub.snapshot()
+            while state is not None:
+                await response.write(_sse(state))
+                state = await _next_or_keepalive(queue, response)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self._queues.discard(queue)
+            self.event_clients -= 1
+        return response
+
+    async def _camera_stream(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={
+            "Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+            "Cache-Control": "no-store"})
+        await response.prepare(request)
+        self.camera_clients += 1
+        self.feed.wake()
+        try:
+            sent = 0
+            while self._stopping is not None and not self._stopping.is_set():
+                if self._jpeg is not None and self._jpeg[0] != sent:
+                    sent, data = self._jpeg
+                    await response.write(
+                        f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
+                        f"Content-Length: {len(data)}\r\n\r\n".encode() + data + b"\r\n")
+                assert self._jpeg_event is not None
+                event = self._jpeg_event
+                try:
+                    await asyncio.wait_for(event.wait(), KEEPALIVE_S)
+                except TimeoutError:
+                    continue
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.camera_clients -= 1
+        return response
+
+    async def _camera_picture(self, request: web.Request) -> web.Response:
+        if self._jpeg is None:
+            self.feed.wake()
+            self.camera_clients += 1  # encode one picture for this request
+            try:
+                for _ in range(20):
+                    if self._jpeg is not None:
+                        break
+                    await asyncio.sleep(0.05)
+            finally:
+                self.camera_clients -= 1
+        if self._jpeg is None:
+            return web.Response(status=503, text="no camera picture yet")
+        return web.Response(body=self._jpeg[1], content_type="image/jpeg",
+                            headers={"Cache-Control": "no-store"})
+
+
+async def _next_or_keepalive(queue: asyncio.Queue, response: web.StreamResponse) -> Any:
+    while True:
+        try:
+            return await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+        except TimeoutError:
+            await response.write(b": keepalive\n\n")
+
+
+def _sse(state: dict[str, Any]) -> bytes:
+    return (f"id: {state['seq']}\nevent: state\n"
+            f"data: {json.dumps(state, separators=(',', ':'))}\n\n").encode()
+
+
+@web.middleware
+async def _security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
+    if request.method not in ("GET", "HEAD"):
+        raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])
+    response = await handler(request)
+    if not response.prepared:
+        response.headers.update(SECURITY_HEADERS)
+    return response

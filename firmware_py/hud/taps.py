@@ -1,0 +1,56 @@
+"""Where the HUD takes its inputs: the board reader and the solver worker.
+
+* :class:`AnalysingReader` wraps a board reader for the frame loop: it
+  reads each frame as before and hands the frame, the reading and the
+  reader's analysis (markers, grid, cells: the overlay) to the hub.
+* :class:`WorkerAnalyst` solves the HUD's positions (the reply to the
+  recommended move, the review of a finished game) on the shared solver
+  worker below the vision loop's priority, so the HUD never delays a
+  recommendation or a robot's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from firmware_py.board import Board
+
+HUD_PRIORITY = -10  # below the vision loop (0) and the serial link (10)
+
+
+class AnalysingReader:
+    """A board reader whose every frame also goes to ``hub.on_frame``."""
+
+    def __init__(self, reader: Any, hub: Any) -> None:
+        self.reader = reader
+        self.hub = hub
+
+    def read(self, image: Any) -> Any:
+        analyse = getattr(self.reader, "analyse", None)
+        if analyse is None:
+            reading, analysis = self.reader.read(image), None
+        else:
+            analysis = analyse(image)
+            reading = analysis.reading
+        self.hub.on_frame(image, reading, analysis)
+        return reading
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.reader, name)
+
+
+class WorkerAnalyst:
+    """Solves on a :class:`firmware_py.worker.SolverWorker` at :data:`HUD_PRIORITY`."""
+
+    def __init__(self, worker: Any) -> None:
+        self.worker = worker
+
+    def solve(self, board: Board, on_done: Callable[[Any], None], *, tag: str = "hud") -> None:
+        def done(_board: Board, answer: Any, error: BaseException | None) -> None:
+            on_done(answer if error is None else None)
+
+        try:
+            self.worker.submit(board, priority=HUD_PRIORITY, tag=tag, on_done=done)
+        except Exception:  # a stopped worker: the HUD just has no answer
+            on_done(None)
