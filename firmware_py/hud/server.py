@@ -123,6 +123,7 @@ class HudServer:
         health = asyncio.ensure_future(self._health_loop())
         await self._stopping.wait()
         health.cancel()
+        self._jpeg_event.set()  # camera streams see the stop at once
         for queue in list(self._queues):
             queue.put_nowait(None)
         await self._runner.cleanup()

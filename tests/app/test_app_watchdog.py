@@ -56,7 +56,7 @@ def make_config() -> Config:
 def test_stalled_loop_stops_watchdog_pings() -> None:
     stall, release = threading.Event(), threading.Event()
     source = StallingSource(stall, release)
-    parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None,
+    parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None, hud=None,
                   source=lambda c, wait: source, reader=lambda c, s: BlankReader())
     notifier = RecordingNotifier()
     appliance = Appliance(make_config(), notifier, parts, watchdog_s=0.05, stale_s=0.4)
@@ -95,7 +95,7 @@ class FailingSource(StallingSource):
 
 def test_failing_source_is_retried_and_watchdog_keeps_pinging() -> None:
     source = FailingSource(threading.Event(), threading.Event())
-    parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None,
+    parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None, hud=None,
                   source=lambda c, wait: source, reader=lambda c, s: BlankReader(),
                   retry_s=(0.05, 0.1))
     notifier = RecordingNotifier()
