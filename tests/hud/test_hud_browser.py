@@ -1,0 +1,189 @@
+"""The kiosk page in a real browser (Debian's Chromium driven by Selenium), as a person sees it.
+
+``c4pi demo`` (and ``c4pi watch sim --hud`` for a finished game) serve the
+page; the test reads what is on screen and checks it against the solver.
+Screenshots of each state go to ``build/test-artefacts/hud/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cython_solver import Solver
+from firmware_py.board import COLOUR_NAMES, Board
+from firmware_py.config import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTEFACTS = ROOT / "build" / "test-artefacts" / "hud"
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage")
+SCREEN = """
+const text = (id) => document.getElementById(id).textContent;
+return {seq: Number(document.body.dataset.seq || 0), state: text("state"),
+        grid: document.getElementById("board").dataset.grid,
+        changing: document.getElementById("board").classList.contains("changing"),
+        moves: [...document.querySelectorAll("#moves-now span:not(.sep)")].map(s => s.textContent),
+        verdict: text("verdict"), link: !document.getElementById("link").hidden,
+        wins: document.querySelectorAll("#board .cell.win").length,
+        marks: [...document.querySelectorAll("#game .mark")].map(m => m.textContent),
+        camera: document.getElementById("camera").naturalWidth};
+"""
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
+                                "(./setup.sh test installs it)")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        pytest.skip("Debian's chromium and chromium-driver are not installed "
+                    "(./setup.sh test installs them)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument("--window-size=1280,800")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def config_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    port = free_port()
+    path = tmp_path_factory.mktemp("hud") / "c4pi.toml"
+    path.write_text(f"[hud]\nport = {port}\n[speech]\nenabled = false\n"
+                    "[led]\nactivity = \"none\"\n")
+    return path, port
+
+
+def start(config: Path, *command: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "firmware_py", "--config", str(config),
+                             *command], cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_until(driver: object, predicate: object, timeout: float, what: str) -> dict:
+    deadline = time.monotonic() + timeout
+    screen: dict = {}
+    while time.monotonic() < deadline:
+        screen = driver.execute_script(SCREEN)
+        if predicate(screen):
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"the page never showed {what}; it shows {screen}")
+
+
+def load(driver: object, port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("c4pi did not serve its page: "
+                                     + process.stderr.read().decode()[-2000:]) from None
+            time.sleep(0.2)
+    driver.get(f"http://127.0.0.1:{port}/")
+
+
+def expected_headline(grid: str) -> tuple[str, str]:
+    """What the page must say for ``grid``, from the solver (as ``c4pi solve`` answers)."""
+    board = Board.from_grid(grid.split("/"))
+    answer = Solver.from_config(load_config(None)).best(board)
+    if answer.score == 0:
+        verdict = f"Draw in {answer.plies}"
+    else:
+        winner = board.to_move if answer.score > 0 else ("Y" if board.to_move == "R" else "R")
+        verdict = f"{COLOUR_NAMES[winner]} wins in {answer.plies}"
+    return f"{board.to_move}→{answer.column}", verdict
+
+
+def test_the_demo_page_follows_the_game_and_survives_a_restart(browser, config_file) -> None:
+    config, port = config_file
+    demo = start(config, "demo", "--seed", "11")
+    try:
+        load(browser, port, demo)
+        browser.save_screenshot(str(ARTEFACTS / "1-scanning.png"))
+        seen_solved = 0
+        seen_grids = set()
+        deadline = time.monotonic() + 60
+        while seen_solved < 3 and time.monotonic() < deadline:
+            screen = wait_until(browser, lambda s: s["state"] == "solved" and s["moves"]
+                                and s["grid"] not in seen_grids, 30, "a new solved board")
+            move, verdict = expected_headline(screen["grid"])
+            assert screen["moves"][0] == move and screen["verdict"] == verdict, screen
+            seen_grids.add(screen["grid"])
+            seen_solved += 1
+            browser.save_screenshot(str(ARTEFACTS / f"2-solved-{seen_solved}.png"))
+        assert seen_solved == 3
+        picture = browser.find_element("id", "camera")
+        first = picture.screenshot_as_png
+        time.sleep(1.0)
+        assert wait_until(browser, lambda s: s["camera"] > 0, 5, "a camera picture")
+        assert picture.screenshot_as_png != first  # the camera picture refreshes
+        stop(demo)
+        wait_until(browser, lambda s: s["link"], 10, "that the connection was lost")
+        browser.save_screenshot(str(ARTEFACTS / "3-server-gone.png"))
+        before = browser.execute_script(SCREEN)["seq"]
+        demo = start(config, "demo", "--seed", "12")
+        wait_until(browser, lambda s: not s["link"] and s["seq"] != before, 40,
+                   "the restarted server's state")
+        wait_until(browser, lambda s: s["camera"] > 0 and s["state"] == "solved", 40,
+                   "a solved board after the restart")
+        browser.save_screenshot(str(ARTEFACTS / "4-after-restart.png"))
+    finally:
+        stop(demo)
+
+
+def test_a_finished_game_is_shown_with_its_four_and_its_review(browser, config_file) -> None:
+    config, port = config_file
+    watch = start(config, "watch", "sim", "--moves", "4455667", "--seed", "3", "--hud")
+    try:
+        load(browser, port, watch)
+        screen = wait_until(browser, lambda s: s["state"] == "finished" and s["marks"], 90,
+                            "the finished game with its review")
+        assert screen["verdict"] == "Red has won" and screen["wins"] == 4
+        assert len(screen["marks"]) == 7 and "threw the win away" in screen["marks"]
+        browser.save_screenshot(str(ARTEFACTS / "5-finished.png"))
+        browser.set_window_size(400, 860)
+        browser.save_screenshot(str(ARTEFACTS / "6-phone.png"))
+        browser.set_window_size(800, 480)
+        browser.save_screenshot(str(ARTEFACTS / "7-pi-touchscreen.png"))
+        browser.set_window_size(1280, 800)
+    finally:
+        stop(watch)
