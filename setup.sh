@@ -5,6 +5,7 @@
 #   ./setup.sh run        set up, then run the appliance (the demo without a Pi camera)
 #   ./setup.sh test       set up with test tools, then run the test suite
 #   ./setup.sh --system   on a Pi: install and start the c4pi service (as root)
+#   ./setup.sh --system --kiosk   also show the c4pi screen full-screen on the Pi's display
 #   ./setup.sh --uninstall  stop and remove the service (keeps /etc/c4pi)
 #   --dry-run             print what would be done, do nothing (with any of the above)
 #   --rebuild             reinstall c4pi and rebuild the Cython solver even when up to date
@@ -37,6 +38,10 @@ INSTALL_DIR="${C4PI_INSTALL_DIR:-/opt/c4pi}"
 SERVICE_USER=c4pi
 ETC_DIR=/etc/c4pi
 UNIT_PATH=/etc/systemd/system/c4pi.service
+KIOSK=0
+KIOSK_USER="${C4PI_KIOSK_USER:-}"
+KIOSK_LAUNCHER=/usr/local/bin/c4pi-kiosk
+KIOSK_APT_PACKAGES=(curl)
 
 say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 die() { printf 'setup.sh: step "%s" failed: %s\n' "$CURRENT_STEP" "$*" >&2; exit 1; }
@@ -252,6 +257,80 @@ install_system() {
   install_unit
   enable_uart
   start_service
+  if [ "$KIOSK" = 1 ]; then install_kiosk; fi
+}
+
+# ---------------------------------------------------------------- --kiosk
+
+# The desktop user whose session shows the page: C4PI_KIOSK_USER, else the
+# user who ran sudo, else the first normal user (uid 1000, the Pi's own).
+kiosk_user() {
+  if [ -n "$KIOSK_USER" ]; then echo "$KIOSK_USER"; return; fi
+  if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then echo "$SUDO_USER"; return; fi
+  getent passwd 1000 | cut -d: -f1
+}
+
+# Append LINE to FILE (owned by USER) unless a line with "c4pi-kiosk" is there.
+add_autostart_line() {
+  local user="$1" file="$2" line="$3"
+  if [ -f "$file" ] && grep -q "c4pi-kiosk" "$file"; then echo "   $file: already there"; return; fi
+  if [ "$DRY_RUN" = 1 ]; then printf '   would run: add "%s" to %s\n' "$line" "$file"; return; fi
+  install -d -o "$user" -g "$user" "$(dirname "$file")"
+  printf '%s\n' "$line" >> "$file"
+  chown "$user:$user" "$file"
+}
+
+# wayfire.ini needs the line inside its [autostart] section.
+add_wayfire_autostart() {
+  local user="$1" file="$2"
+  if [ -f "$file" ] && grep -q "c4pi-kiosk" "$file"; then echo "   $file: already there"; return; fi
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '   would run: add "c4pi = %s" to [autostart] of %s\n' "$KIOSK_LAUNCHER" "$file"; return
+  fi
+  install -d -o "$user" -g "$user" "$(dirname "$file")"
+  if [ -f "$file" ] && grep -q '^\[autostart\]' "$file"; then
+    sed -i "/^\[autostart\]/a c4pi = $KIOSK_LAUNCHER" "$file"
+  else
+    printf '\n[autostart]\nc4pi = %s\n' "$KIOSK_LAUNCHER" >> "$file"
+  fi
+  chown "$user:$user" "$file"
+}
+
+install_kiosk() {
+  step "Kiosk: the c4pi screen full-screen on the Pi's display"
+  local user home
+  user="$(kiosk_user)"
+  [ -n "$user" ] || die "no desktop user found: set C4PI_KIOSK_USER=name"
+  home="$(getent passwd "$user" | cut -d: -f6 || true)"
+  [ -n "$home" ] || home="/home/$user"
+  # Pi OS calls its build chromium-browser; Debian calls it chromium.
+  local browser=chromium missing
+  if apt-cache policy chromium-browser 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    browser=chromium-browser
+  fi
+  mapfile -t missing < <(missing_apt_packages "${KIOSK_APT_PACKAGES[@]}" "$browser")
+  if [ "${#missing[@]}" != 0 ] && command -v apt-get >/dev/null; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
+      || die "apt-get install ${missing[*]}"
+  fi
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '   would run: write %s from tools/kiosk/c4pi-kiosk with INSTALL_DIR=%s\n' \
+      "$KIOSK_LAUNCHER" "$INSTALL_DIR"
+  else
+    sed "s#@INSTALL_DIR@#$INSTALL_DIR#g" "$HERE/tools/kiosk/c4pi-kiosk" \
+      | as_root tee "$KIOSK_LAUNCHER" >/dev/null || die "write $KIOSK_LAUNCHER"
+    as_root chmod 0755 "$KIOSK_LAUNCHER" || die "chmod $KIOSK_LAUNCHER"
+  fi
+  echo "   desktop user: $user ($home)"
+  add_autostart_line "$user" "$home/.config/labwc/autostart" "$KIOSK_LAUNCHER &"
+  add_wayfire_autostart "$user" "$home/.config/wayfire.ini"
+  add_autostart_line "$user" "$home/.config/lxsession/LXDE-pi/autostart" "@$KIOSK_LAUNCHER"
+  if command -v raspi-config >/dev/null || [ "$DRY_RUN" = 1 ]; then
+    as_root raspi-config nonint do_boot_behaviour B4 || die "raspi-config do_boot_behaviour B4"
+  else
+    echo "   no raspi-config: log in to the desktop yourself (or turn on autologin)"
+  fi
+  echo "   the screen opens at the next boot (sudo reboot)"
 }
 
 uninstall_system() {
@@ -273,6 +352,7 @@ parse_args() {
       test) ACTION=test; WITH_TESTS=1 ;;
       --system) ACTION=system ;;
       --uninstall) ACTION=uninstall ;;
+      --kiosk) KIOSK=1 ;;
       --dry-run) DRY_RUN=1 ;;
       --rebuild) REBUILD=1 ;;
       -h|--help) usage; exit 0 ;;

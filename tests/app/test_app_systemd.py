@@ -102,3 +102,44 @@ def test_uninstall_dry_run() -> None:
     assert "systemctl disable --now c4pi.service" in out
     assert "rm -f /etc/systemd/system/c4pi.service" in out
     assert "kept /etc/c4pi" in out
+
+
+def test_kiosk_dry_run_sets_up_the_display_after_the_service() -> None:
+    out = dry_run("--system", "--kiosk", env_extra={"C4PI_INSTALL_DIR": "/opt/c4pi-test",
+                                                    "C4PI_KIOSK_USER": "kioskuser"})
+    expected_in_order = [
+        "systemctl enable --now c4pi.service",
+        "write /usr/local/bin/c4pi-kiosk from tools/kiosk/c4pi-kiosk with "
+        "INSTALL_DIR=/opt/c4pi-test",
+        "desktop user: kioskuser",
+        "/home/kioskuser/.config/labwc/autostart",
+        "[autostart] of /home/kioskuser/.config/wayfire.ini",
+        "/home/kioskuser/.config/lxsession/LXDE-pi/autostart",
+        "raspi-config nonint do_boot_behaviour B4",
+    ]
+    position = 0
+    for fragment in expected_in_order:
+        found = out.find(fragment, position)
+        assert found >= 0, f"{fragment!r} missing or out of order in:\n{out}"
+        position = found
+    assert not Path("/usr/local/bin/c4pi-kiosk").exists()
+
+
+def test_the_network_is_open_only_to_this_machine_and_private_networks() -> None:
+    settings = unit_settings()
+    assert "PrivateNetwork" not in settings  # the kiosk browser must reach the page
+    assert settings["IPAddressDeny"] == ["any"]
+    allowed = settings["IPAddressAllow"][0].split()
+    assert "localhost" in allowed and "0.0.0.0/0" not in allowed and "any" not in allowed
+    assert settings["PrivateMounts"] == ["yes"]
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_exposure_rating_stays_low(tmp_path: Path) -> None:
+    unit = rendered_unit(tmp_path, tmp_path / "opt")
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", str(unit)],
+                            capture_output=True, text=True, timeout=60)
+    rating = [line for line in result.stdout.splitlines() if "Overall exposure" in line]
+    if not rating:
+        pytest.skip(f"this systemd-analyze cannot rate a unit file offline: {result.stderr}")
+    assert float(rating[0].split(":")[1].split()[0]) <= 1.8, rating[0]

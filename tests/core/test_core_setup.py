@@ -90,3 +90,32 @@ def test_the_fingerprint_follows_the_solver_sources(tmp_path: Path) -> None:
 def test_rebuild_is_an_option() -> None:
     result = bash("parse_args --rebuild --dry-run; echo $REBUILD $DRY_RUN")
     assert result.stdout.split() == ["1", "1"]
+
+
+def test_kiosk_autostart_lines_are_added_once_in_the_right_place(tmp_path: Path) -> None:
+    user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+    wayfire = tmp_path / ".config" / "wayfire.ini"
+    wayfire.parent.mkdir(parents=True)
+    wayfire.write_text("[core]\nplugins = autostart\n\n[autostart]\npanel = wf-panel-pi\n\n"
+                       "[output]\nmode = auto\n")
+    labwc = tmp_path / ".config" / "labwc" / "autostart"
+    script = (f"DRY_RUN=0; for i in 1 2; do add_wayfire_autostart {user} {wayfire}; "
+              f"add_autostart_line {user} {labwc} '/usr/local/bin/c4pi-kiosk &'; done")
+    result = bash(script)
+    assert result.returncode == 0, result.stderr
+    lines = wayfire.read_text().splitlines()
+    start = lines.index("[autostart]")
+    assert lines[start + 1] == "c4pi = /usr/local/bin/c4pi-kiosk"
+    assert wayfire.read_text().count("c4pi-kiosk") == 1
+    assert lines[lines.index("[output]") + 1] == "mode = auto"
+    assert labwc.read_text() == "/usr/local/bin/c4pi-kiosk &\n"
+    assert "already there" in result.stdout
+
+
+def test_kiosk_launcher_waits_for_the_page_then_opens_it_full_screen() -> None:
+    launcher = (SETUP.parent / "tools" / "kiosk" / "c4pi-kiosk").read_text()
+    assert launcher.startswith("#!/usr/bin/env bash")
+    assert "--kiosk" in launcher and "hud.port" in launcher and "curl" in launcher
+    check = subprocess.run(["bash", "-n", str(SETUP.parent / "tools" / "kiosk" / "c4pi-kiosk")],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
