@@ -108,6 +108,7 @@ function render(state) {
   drawHealth(state.health);
   drawGame(state.game);
   document.body.dataset.seq = state.seq;
+  window.c4piShown = { seq: state.seq, at: Date.now() };  // for tools/bench_hud.py
 }
 
 function refreshCamera() {
@@ -129,3 +130,5 @@ window.addEventListener("DOMContentLoaded", () => {
   $("camera").addEventListener("error", () => setTimeout(refreshCamera, 1000));
   connect();
 });
+// The camera stream never ends: start it after the page has loaded.
+window.addEventListener("load", refreshCamera);

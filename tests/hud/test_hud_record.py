@@ -1,0 +1,41 @@
+"""`c4pi watch SOURCE --record OUT.mp4`: the video decodes and shows the overlay and the HUD."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from firmware_py.hud.record import STRIP_HEIGHT
+from firmware_py.vision.overlay import GRID_READ
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_recording_decodes_and_shows_what_the_reader_found(tmp_path: Path) -> None:
+    out = tmp_path / "game.mp4"
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_py", "watch", "sim", "--moves", "44", "--fast",
+         "--seed", "4", "--frames", "60", "--record", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "60 frames written" in result.stderr
+    video = cv2.VideoCapture(str(out))
+    frames = []
+    while True:
+        ok, frame = video.read()
+        if not ok:
+            break
+        frames.append(frame)
+    assert len(frames) == 60
+    last = frames[-1].astype(np.int32)
+    picture, strip = last[:-STRIP_HEIGHT], last[-STRIP_HEIGHT:]
+    # the fitted grid is drawn in the overlay's colour (cyan) where the board was read
+    grid_pixels = np.all(np.abs(picture - np.array(GRID_READ)) < 40, axis=2).sum()
+    assert grid_pixels > 500
+    # the strip: dark background with bright text, and the board's blue miniature
+    assert np.median(strip) < 60 and (strip.max(axis=2) > 200).sum() > 300
+    assert np.all(np.abs(strip - np.array((214, 95, 31))) < 30, axis=2).sum() > 1000
