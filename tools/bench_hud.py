@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import statistics
 import sys
@@ -64,10 +65,8 @@ class Client:
             pass
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.connection.sock.shutdown(2)
-        except OSError:
-            pass
 
 
 def run_loop(config: Any, seconds: float, *, fast: bool, hud: bool, clients: int,

@@ -8,7 +8,6 @@ Screenshots of each state go to ``build/test-artefacts/hud/``.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess

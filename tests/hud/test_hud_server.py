@@ -94,7 +94,7 @@ def test_readings_are_pushed_only_when_they_change(served) -> None:
     hub.on_frame(image, Reading(INVALID, grid=grid, markers=3, reason="uncertain cells"))
     client.wait_for(lambda s: s["reading"] and s["reading"]["status"] == INVALID)
     readings = [s["reading"] for s in client.states]
-    changes = [now for before, now in zip(readings, readings[1:]) if now != before]
+    changes = [now for before, now in zip(readings, readings[1:], strict=False) if now != before]
     assert [reading["status"] for reading in changes] == [OK, INVALID]
     client.close()
 
