@@ -112,9 +112,9 @@ def test_kiosk_dry_run_sets_up_the_display_after_the_service() -> None:
         "write /usr/local/bin/c4pi-kiosk from tools/kiosk/c4pi-kiosk with "
         "INSTALL_DIR=/opt/c4pi-test",
         "desktop user: kioskuser",
-        "/home/kioskuser/.config/labwc/autostart",
-        "[autostart] of /home/kioskuser/.config/wayfire.ini",
-        "/home/kioskuser/.config/lxsession/LXDE-pi/autostart",
+        "kioskuser/.config/labwc/autostart",
+        "kioskuser/.config/wayfire.ini",
+        "kioskuser/.config/lxsession/LXDE-pi/autostart",
         "raspi-config nonint do_boot_behaviour B4",
     ]
     position = 0
