@@ -118,6 +118,14 @@ class SpeechConfig:
 
 
 @dataclass(frozen=True)
+class PlayConfig:
+    mode: str = _opt("coach", choices=("coach", "opponent"))
+    level: int = _opt(4, lo=1, hi=6)
+    colour: str = _opt("Y", choices=("R", "Y"))
+    web: bool = _opt(True)
+
+
+@dataclass(frozen=True)
 class HudConfig:
     enabled: bool = _opt(True)
     lan: bool = _opt(False)
@@ -142,6 +150,7 @@ class Config:
     vision: VisionConfig = field(default_factory=VisionConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     hud: HudConfig = field(default_factory=HudConfig)
+    play: PlayConfig = field(default_factory=PlayConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = field(default="<defaults>", compare=False)
 

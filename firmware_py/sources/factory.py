@@ -65,6 +65,19 @@ def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
                            fps=fps or camera.fps, live=not fast, seed=seed or 0)
 
 
+def sim_opponent_source(camera: Any, asked_for: Any, appliance: str, *,
+                        fps: float | None = None, fast: bool = False, seed: int | None = None,
+                        mistakes: tuple[int, ...] = (), games: int | None = None) -> FrameSource:
+    """The simulated camera with a person playing against the kiosk opponent."""
+    from firmware_py.sources.sim import SimulatedCamera, default_spec
+    from firmware_py.sources.sim_opponent import opponent_games
+
+    actions = opponent_games(random.Random(seed), asked_for, appliance, mistakes=mistakes,
+                             games=games)
+    return SimulatedCamera(actions, spec=default_spec((camera.width, camera.height)),
+                           fps=fps or camera.fps, live=not fast, seed=seed or 0)
+
+
 def _reopening(source: FrameSource, camera: Any, wait: Callable[[float], bool] | None,
                strict_open: bool) -> ReopeningSource:
     options: dict[str, Any] = {"min_s": camera.reopen_min_s, "max_s": camera.reopen_max_s,

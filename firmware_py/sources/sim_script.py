@@ -68,6 +68,14 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class Lift:
+    """A hand takes the top disc out of ``column`` (a disc dropped in the wrong column)."""
+
+    column: int
+    seconds: float = 1.0
+
+
+@dataclass(frozen=True)
 class Pass:
     """A hand sweeps across the board, left to right, at height ``y`` (plane units)."""
 
@@ -98,7 +106,7 @@ class Reset:
     seconds: float = 1.0
 
 
-Action = Wait | Drop | Pass | Flicker | Away | Reset
+Action = Wait | Drop | Lift | Pass | Flicker | Away | Reset
 
 
 # ------------------------------------------------------------------ compiling
@@ -128,6 +136,8 @@ def _action_scenes(action: Action, board: Board, fps: float,
             yield Scene(grid, board)
     elif isinstance(action, Drop):
         board = yield from _drop(action, board, fps)
+    elif isinstance(action, Lift):
+        board = yield from _lift(action, board, fps)
     elif isinstance(action, Pass):
         count = _frames(action.seconds, fps)
         for index in range(count):
@@ -176,6 +186,25 @@ def _drop(action: Drop, board: Board, fps: float) -> Iterator[Scene]:
         away = PlaneHand(hand.x, hand.y - 60.0 * index, hand.angle_deg, hand.size_pitch)
         yield Scene(after_grid, after, away if index < leaving - 1 else None,
                     event=LANDED if index == 0 else "")
+    return after
+
+
+def _lift(action: Lift, board: Board, fps: float) -> Iterator[Scene]:
+    """Hand over the column, the top disc goes up and out, hand leaves."""
+    column = action.column
+    if not board.columns[column - 1]:
+        raise ValueError(f"no disc to lift in column {column}")
+    columns = list(board.columns)
+    columns[column - 1] = columns[column - 1][:-1]
+    moves = board.moves[:-1] if board.moves and board.moves[-1] == str(column) else None
+    after = Board(columns=tuple(columns), moves=moves)
+    hand = PlaneHand(80.0 * column + 40.0, -30.0)
+    total = _frames(action.seconds, fps)
+    for _ in range(total // 2):
+        yield Scene(tuple(board.grid_lines()), board, hand)
+    for index in range(max(1, total - total // 2)):
+        away = PlaneHand(hand.x, hand.y - 60.0 * index, hand.angle_deg, hand.size_pitch)
+        yield Scene(tuple(after.grid_lines()), after, away if index else hand)
     return after
 
 

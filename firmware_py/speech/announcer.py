@@ -130,6 +130,17 @@ class Announcer:
         if changed:
             log.info("speech: Board not found")
 
+    def say(self, clips: tuple[str, ...], key: object = None) -> None:
+        """Say ``clips`` (names of :func:`~firmware_py.speech.phrases.catalogue`) once
+        per ``(clips, key)``; what was playing stops."""
+        unknown = set(clips) - set(self.clips.names)
+        if unknown:
+            raise PositionError(f"no such phrase: {', '.join(sorted(unknown))}")
+        with self._lock:
+            changed = self.scheduler.say(self.mixer.time, tuple(clips), key)
+        if changed:
+            log.info("speech: %s", phrases.spoken_text(tuple(clips)))
+
     def say_startup(self) -> None:
         """The start-up phrase, once."""
         with self._lock:
@@ -170,6 +181,9 @@ class MutedAnnouncer:
         """Silence anyway."""
 
     def show_board_lost(self) -> None:
+        """Silence anyway."""
+
+    def say(self, clips: tuple[str, ...], key: object = None) -> None:
         """Silence anyway."""
 
     def say_startup(self) -> None:

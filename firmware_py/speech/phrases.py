@@ -8,7 +8,10 @@ tuples of clip names, played back to back with a short joining gap:
   "Draw in", then a number ``n-13`` "13" (said "thirteen");
 - finished games, normal speed: ``final-R`` "Red wins", ``final-Y``,
   ``final-draw`` "It's a draw";
-- ``lost`` "Board not found" and ``startup`` "Connect four ready".
+- ``lost`` "Board not found" and ``startup`` "Connect four ready";
+- opponent mode (the appliance plays a colour): ``i-play-4`` "I play four",
+  ``wrong-column`` "Not that column", ``i-win`` "I win", ``you-win``
+  "You win".
 
 The player named in "wins in" is the winner: the side to move when the
 outcome is ``+``, its opponent when it is ``-`` (SPEC §2 plies).
@@ -46,7 +49,27 @@ def catalogue() -> tuple[Phrase, ...]:
     phrases.append(Phrase("final-draw", "It's a draw"))
     phrases.append(Phrase("lost", "Board not found"))
     phrases.append(Phrase("startup", "Connect four ready"))
+    phrases += [Phrase(f"i-play-{c}", f"I play {COLUMN_WORDS[c - 1]}") for c in range(1, 8)]
+    phrases.append(Phrase("wrong-column", "Not that column"))
+    phrases.append(Phrase("i-win", "I win"))
+    phrases.append(Phrase("you-win", "You win"))
     return tuple(phrases)
+
+
+def opponent_move_clips(column: int, *, wrong_column: bool = False) -> tuple[str, ...]:
+    """``I play four`` (after ``Not that column`` when a disc went elsewhere)."""
+    if not isinstance(column, int) or not 1 <= column <= 7:
+        raise PositionError(f"column {column!r} is not 1-7")
+    return (("wrong-column",) if wrong_column else ()) + (f"i-play-{column}",)
+
+
+def opponent_result_clips(appliance: str, winner: str | None) -> tuple[str, ...]:
+    """``I win`` / ``You win`` / ``It's a draw`` for the appliance playing ``appliance``."""
+    _check_player(appliance)
+    if winner is None:
+        return ("final-draw",)
+    _check_player(winner)
+    return ("i-win",) if winner == appliance else ("you-win",)
 
 
 def _check_player(player: str) -> None:

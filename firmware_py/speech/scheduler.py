@@ -100,6 +100,13 @@ class Scheduler:
         self._pending.append(Play(now, MOVE, ("lost",), self.generation))
         return True
 
+    def say(self, now: float, clips: tuple[str, ...], key: object = None) -> bool:
+        """A one-shot phrase, said once per ``(clips, key)`` (cuts what plays)."""
+        if not self._change(now, ("say", clips, key)):
+            return False
+        self._pending.append(Play(now, MOVE, clips, self.generation))
+        return True
+
     def startup(self, now: float) -> None:
         """The start-up phrase, once, without changing the state."""
         self._pending.append(Play(now, MOVE, ("startup",), self.generation))
