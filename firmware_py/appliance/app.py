@@ -119,6 +119,7 @@ class Appliance:
         self.pipeline: Any = None
         self.hub: Any = None
         self.hud: Any = None
+        self.opponent: Any = None
         self.frames = 0
         self.view: Any = None
         self.serial_answers = 0
@@ -141,6 +142,8 @@ class Appliance:
             self._start_hud()
         if self.config.speech.enabled:
             self.announcer = self._start_announcer()
+        if self.config.play.mode == "opponent":
+            self.opponent = self._make_opponent()
         if self.config.serial.enabled:
             self._start_serial()
         if self.config.camera.enabled:
@@ -169,6 +172,26 @@ class Appliance:
             self.hud = self.parts.hud(self.config, self.hub)
         except Exception as error:  # no page must not stop the appliance
             log.error("HUD unavailable: %s", error)
+
+    def _make_opponent(self) -> Any:
+        from firmware_py.board import other
+        from firmware_py.levels import level
+        from firmware_py.opponent import Opponent, worker_thinker
+        from firmware_py.worker import VISION_PRIORITY
+
+        play = self.config.play
+        announcer = self.announcer
+
+        def speak(clips: tuple[str, ...], key: object) -> None:
+            if announcer is not None:
+                announcer.say(clips, key)
+
+        if self.hub is not None:
+            self.hub.set_person(other(play.colour))
+        log.info("opponent mode: c4pi plays %s at level %d", play.colour, play.level)
+        return Opponent(play.colour, level(play.level),
+                        worker_thinker(self.worker, VISION_PRIORITY), speak, random.Random(),
+                        on_change=self.hub.set_message if self.hub is not None else None)
 
     def _start_announcer(self) -> Any:
         try:
@@ -246,9 +269,10 @@ class Appliance:
 
                 reader = AnalysingReader(reader, self.hub)
             start = time.monotonic()
+            coach = self.opponent is None  # an opponent does not tell the person their move
             self.pipeline = Pipeline(params_from_config(self.config), WorkerPort(self.worker),
-                                     announcer=self.announcer, on_show=self._on_view,
-                                     on_commit=self.hub.on_commit if self.hub else None,
+                                     announcer=self.announcer if coach else None,
+                                     on_show=self._on_view, on_commit=self._on_commit,
                                      clock=lambda: time.monotonic() - start)
             loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
                              stop=self.stopping, on_frame=self._on_frame)
@@ -271,6 +295,12 @@ class Appliance:
         if self.parts.on_view is not None:
             self.parts.on_view(view, t)
         self.update_status(force=True)
+
+    def _on_commit(self, board: Board, kind: str, t: float) -> None:
+        if self.hub is not None:
+            self.hub.on_commit(board, kind, t)
+        if self.opponent is not None:
+            self.opponent.on_commit(board, kind, t)
 
     def _on_serial_answer(self, board: Board, answer: Any) -> None:
         self.serial_answers += 1

@@ -38,53 +38,78 @@ def has_speaker() -> bool:
 
 
 def demo_config(config: Config, *, wav_path: Path, speaker: bool, seed: int | None,
-                fps: float | None) -> Config:
-    """The config with the demo's choices: simulated camera, speaker or WAV file."""
+                fps: float | None, mode: str | None = None,
+                level: int | None = None) -> Config:
+    """The config with the demo's choices: simulated camera, speaker or WAV file, and
+    ``[play]`` ``mode``/``level`` when given."""
     camera = replace(config.camera, enabled=True, source="sim",
                      fps=fps if fps is not None else config.camera.fps)
     speech = config.speech
     if speech.enabled and speech.sink == "pyaudio" and not speaker:
         speech = replace(speech, sink="wav", wav_path=str(wav_path))
     serial = replace(config.serial, enabled=True)
-    return replace(config, camera=camera, speech=speech, serial=serial)
+    play = replace(config.play, mode=mode or config.play.mode,
+                   level=level if level is not None else config.play.level)
+    return replace(config, camera=camera, speech=speech, serial=serial, play=play)
 
 
-def demo_parts(wire: Any, seed: int | None, out: TextIO, header: str) -> Parts:
-    """Factories for the demo: the pty for serial, a seeded simulator, a terminal view."""
+def demo_parts(wire: Any, seed: int | None, out: TextIO, header: str,
+               appliance: list[Any]) -> Parts:
+    """Factories for the demo: the pty for serial, a seeded simulator, a terminal view.
+
+    In opponent mode the simulator's person plays against ``appliance[0]``'s opponent.
+    """
     from firmware_py.serial_link.transport import pyserial_opener
-    from firmware_py.sources.factory import sim_source
+    from firmware_py.sources.factory import sim_opponent_source, sim_source
+
+    def source(config: Config, wait: Any) -> Any:
+        if config.play.mode != "opponent":
+            return sim_source(config.camera, seed=seed)
+
+        def asked_for(board: Any) -> int | None:
+            opponent = appliance[0].opponent if appliance else None
+            return opponent.asked_for(board) if opponent is not None else None
+        return sim_opponent_source(config.camera, asked_for, config.play.colour, seed=seed)
 
     view = TerminalView(out, header=header)
     return Parts(
         port_opener=lambda config: pyserial_opener(wire.service_path, config.serial.baud),
-        source=lambda config, wait: sim_source(config.camera, seed=seed),
+        source=source,
         on_view=view.show,
     )
 
 
 def banner(config: Config, robot_path: str) -> str:
     speech = config.speech
+    play = config.play
+    mode = (f"c4pi plays {'Red' if play.colour == 'R' else 'Yellow'} at level {play.level}; "
+            "the simulated person plays the other colour\n"
+            if play.mode == "opponent" else "")
     where = ("the speaker" if speech.sink == "pyaudio" else
              f"WAV file {speech.wav_path}" if speech.sink == "wav" else "nowhere (null sink)")
     hud = (f"screen: http://localhost:{config.hud.port}/ in a browser\n"
            if config.hud.enabled else "")
     return (f"c4pi demo — simulated camera, serial robot link on {robot_path}\n"
-            f"{hud}"
+            f"{mode}{hud}"
             f"try:  {sys.executable.rsplit('/', 1)[0]}/c4pi client --port {robot_path} 4453\n"
             f"speech: {where}; Ctrl-C to stop\n")
 
 
 def run_demo(config: Config, *, seed: int | None, fps: float | None, wav_path: Path,
-             out: TextIO) -> int:
+             out: TextIO, mode: str | None = None, level: int | None = None) -> int:
     from firmware_py.appliance.app import Appliance
     from firmware_py.appliance.process import run_until_signalled
     from firmware_py.notify import SystemdNotifier
     from firmware_py.serial_link.ptywire import PtyWire
 
-    config = demo_config(config, wav_path=wav_path, speaker=has_speaker(), seed=seed, fps=fps)
+    config = demo_config(config, wav_path=wav_path, speaker=has_speaker(), seed=seed, fps=fps,
+                         mode=mode, level=level)
     with PtyWire() as wire:
         header = banner(config, wire.robot_path)
         out.write(header)
         out.flush()
-        appliance = Appliance(config, SystemdNotifier(), demo_parts(wire, seed, out, header))
+        holder: list[Any] = []
+        appliance = Appliance(config, SystemdNotifier(),
+                              demo_parts(wire, seed, out, header, holder))
+        holder.append(appliance)
         return run_until_signalled(appliance)

@@ -21,6 +21,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--wav", type=Path, default=Path("c4pi-demo.wav"),
                         help="where speech goes when there is no speaker "
                              "(default c4pi-demo.wav)")
+    parser.add_argument("--mode", choices=("coach", "opponent"), default=None,
+                        help="coach: say the best move for both sides (default: [play] mode); "
+                             "opponent: c4pi plays one colour ([play] colour) against the "
+                             "simulated person")
+    parser.add_argument("--level", type=int, choices=range(1, 7), metavar="1-6",
+                        help="the opponent's strength (default: [play] level)")
     parser.set_defaults(func=run)
 
 
@@ -29,4 +35,4 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.appliance.process import exit_after_stop
 
     return exit_after_stop(run_demo(config, seed=args.seed, fps=args.fps, wav_path=args.wav,
-                                    out=sys.stdout))
+                                    out=sys.stdout, mode=args.mode, level=args.level))

@@ -78,11 +78,13 @@ class HudHub:
         self._frame: LatestFrame | None = None
         self._frame_times: list[float] = []
         self._game = GameLog()
+        self._person: str | None = None  # opponent mode: the person's colour (no hints)
         self._state: dict[str, Any] = {
             "seq": 0, "state": "scanning", "grid": None, "committed": None, "to_move": None,
             "best": None, "score": None, "plies": None, "verdict": None, "reply": None,
             "winning": [],
             "reading": None, "game": {"start": None, "moves": "", "review": None},
+            "mode": "coach", "message": "",
             "health": {"camera": "starting", "solver": "ready", "fps": 0.0},
         }
 
@@ -128,12 +130,15 @@ class HudHub:
         }
         if board is not None and view.best is not None:
             changes["verdict"] = verdict_text(board, view.score, view.plies)
+        if self._person is not None:  # opponent mode: no move or outcome to give away
+            changes.update(best=None, score=None, plies=None,
+                           verdict=None if view.best is not None else changes["verdict"])
         if board is not None and board.is_finished:
             changes["winning"] = sorted([c, r] for c, r in board.winning_cells())
             winner = board.winner
             changes["verdict"] = f"{COLOUR_NAMES[winner]} has won" if winner else "Draw"
         self._publish(**changes)
-        if board is not None and view.best is not None:
+        if board is not None and view.best is not None and self._person is None:
             self._ask_reply(board, view.best)
 
     def on_commit(self, board: Board, kind: str, t: float) -> None:
@@ -162,6 +167,15 @@ class HudHub:
             self._publish(reading=seen)
         if camera_was != "live":
             self.refresh_health()
+
+    def set_person(self, colour: str) -> None:
+        """Opponent mode: the person plays ``colour``; the page gives no hints."""
+        self._person = colour
+        self._publish(mode="opponent")
+
+    def set_message(self, message: str) -> None:
+        """What the opponent says ("I play 4", "Your move", "I win")."""
+        self._publish(message=message)
 
     def set_solver_busy(self, busy: bool) -> None:
         self._set_health(solver="busy" if busy else "ready")

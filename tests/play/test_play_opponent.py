@@ -105,7 +105,7 @@ def test_end_to_end_on_the_simulated_camera_with_a_wrong_disc(solver: Solver) ->
     for before, after, later in zip(committed[:-1], committed[1:], committed[2:] + [None],
                                     strict=True):
         added = [c for c in range(1, 8) if len(after.columns[c - 1]) > len(before.columns[c - 1])]
-        lifted = later is not None and later.n_discs < after.n_discs and not later.n_discs == 0
+        lifted = later is not None and later.n_discs < after.n_discs and later.n_discs != 0
         if after.n_discs == before.n_discs + 1 and before.to_move == "Y" and not lifted:
             kept.append(added[0])
     asked = [int(clips[0][-1]) for clips in said if clips[0].startswith("i-play-")]

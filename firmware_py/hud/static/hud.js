@@ -37,7 +37,8 @@ function drawHeadline(state) {
     gap.className = "sep";
     return [gap, span];
   }));
-  let verdict = state.verdict;
+  let verdict = state.mode === "opponent" && state.state !== "finished"
+    ? state.message || "Your move" : state.verdict;
   if (!verdict) {
     verdict = { scanning: "Looking for the board…", transitional: "The board is changing…",
                 solved: "Thinking…", finished: "Game over" }[state.state] || "";
