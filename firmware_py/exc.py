@@ -104,3 +104,7 @@ class HudError(C4piError):
 
 class RecordingError(C4piError):
     """An annotated video cannot be written."""
+
+
+class PlayError(C4piError, ValueError):
+    """A request the play page cannot take (an unknown game, a bad level or colour)."""

@@ -26,11 +26,12 @@ class PlaySession:
     """One game: the person plays ``person`` ("R" or "Y") against ``level``."""
 
     def __init__(self, level: Level, person: str, scorer: Scorer, rng: random.Random,
-                 *, colour: bool = False) -> None:
+                 *, colour: bool = False, draw: bool = True) -> None:
         if person not in ("R", "Y"):
             raise ValueError(f"person must be 'R' or 'Y', got {person!r}")
         self.level, self.person, self.scorer, self.rng = level, person, scorer, rng
         self.colour = colour
+        self.draw = draw  # False: the answers leave the board out (a page draws its own)
         self.moves = ""
         self.over = False
 
@@ -103,9 +104,10 @@ class PlaySession:
             result = "You win!"
         else:
             result = "I win."
-        return "\n".join([*draw_board(board.grid_lines(), colour=self.colour),
-                          f"Game over: {result}"])
+        return "\n".join([*self._board_lines(), f"Game over: {result}"])
 
     def _show(self) -> str:
-        return "\n".join([*draw_board(self.board.grid_lines(), colour=self.colour),
-                          f"Your move ({COLOUR_NAMES[self.person]})."])
+        return "\n".join([*self._board_lines(), f"Your move ({COLOUR_NAMES[self.person]})."])
+
+    def _board_lines(self) -> list[str]:
+        return draw_board(self.board.grid_lines(), colour=self.colour) if self.draw else []

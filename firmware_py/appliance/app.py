@@ -67,13 +67,14 @@ def _default_reader(config: Config, source: Any) -> Any:
     return make_reader(config, source)
 
 
-def _default_hud(config: Config, hub: Any) -> Any:
+def _default_hud(config: Config, hub: Any, games: Any) -> Any:
     from firmware_py.hud.server import HudServer
 
     hud = config.hud
     return HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
                      camera_fps=hud.camera_fps, camera_width=hud.camera_width,
-                     min_cell_confidence=config.vision.min_cell_confidence).start()
+                     min_cell_confidence=config.vision.min_cell_confidence,
+                     games=games).start()
 
 
 def _default_announcer(config: Config) -> Any:
@@ -93,7 +94,7 @@ class Parts:
     source: Callable[[Config, Callable[[float], bool]], Any] = _default_source
     reader: Callable[[Config, Any], Any] = _default_reader
     announcer: Callable[[Config], Any] = _default_announcer
-    hud: Callable[[Config, Any], Any] | None = _default_hud  # None: no web page
+    hud: Callable[[Config, Any, Any], Any] | None = _default_hud  # None: no web page
     on_view: Callable[[Any, float], None] | None = None
     retry_s: tuple[float, float] = field(default=(0.5, 10.0))
 
@@ -164,12 +165,15 @@ class Appliance:
 
     def _start_hud(self) -> None:
         from firmware_py.hud.hub import HudHub
-        from firmware_py.hud.taps import WorkerAnalyst
+        from firmware_py.hud.play_games import PlayGames, worker_scorer
+        from firmware_py.hud.taps import HUD_PRIORITY, WorkerAnalyst
 
         self.hub = HudHub(WorkerAnalyst(self.worker))
         self.worker.add_busy_listener(self.hub.set_solver_busy)
+        games = (PlayGames(worker_scorer(self.worker, HUD_PRIORITY))
+                 if self.config.play.web else None)
         try:
-            self.hud = self.parts.hud(self.config, self.hub)
+            self.hud = self.parts.hud(self.config, self.hub, games)
         except Exception as error:  # no page must not stop the appliance
             log.error("HUD unavailable: %s", error)
 

@@ -127,11 +127,16 @@ class Screen:
         hub = HudHub(WorkerAnalyst(worker) if worker is not None else None)
         server = None
         if args.hud:
+            from firmware_py.hud.play_games import PlayGames, worker_scorer
             from firmware_py.hud.server import HudServer
+            from firmware_py.hud.taps import HUD_PRIORITY
 
             hud = config.hud
+            games = (PlayGames(worker_scorer(worker, HUD_PRIORITY))
+                     if worker is not None and config.play.web else None)
             server = HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
-                               camera_fps=hud.camera_fps, camera_width=hud.camera_width).start()
+                               camera_fps=hud.camera_fps, camera_width=hud.camera_width,
+                               games=games).start()
             print(f"c4pi watch: the screen is on {server.url}", file=sys.stderr)
         bound = config.vision.min_cell_confidence
         recorder = Recorder(args.record, fps, min_cell_confidence=bound) if args.record else None

@@ -11,7 +11,11 @@ appliance does):
   :class:`~firmware_py.hud.hub.HudHub` state (the current state first);
 * ``/state``: the current state as JSON;
 * ``/camera.mjpg``: the annotated camera picture as an MJPEG stream, and
-  ``/camera.jpg``: its latest picture.
+  ``/camera.jpg``: its latest picture;
+* ``/play``: the play page, a game against c4pi in the browser
+  (:mod:`firmware_py.hud.play_games`; only when ``games`` is given). Its
+  ``POST /play/new`` and ``POST /play/<game>`` are the only routes that take
+  input: they play that browser's own game and change nothing else.
 
 A client too slow to take its events is dropped (its browser reconnects
 and starts again from the current state); the vision loop never waits for
@@ -21,6 +25,7 @@ a client.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
@@ -29,7 +34,7 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware_py.exc import HudError
+from firmware_py.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
 
 log = logging.getLogger(__name__)
@@ -50,8 +55,9 @@ class HudServer:
 
     def __init__(self, hub: Any, *, host: str = "127.0.0.1", port: int = 8080,
                  camera_fps: float = 4.0, camera_width: int = 640,
-                 min_cell_confidence: float = 0.6) -> None:
+                 min_cell_confidence: float = 0.6, games: Any = None) -> None:
         self.hub = hub
+        self.games = games
         self.host = host
         self.port = port
         self.feed = CameraFeed(hub, self._on_jpeg, watching=lambda: self.camera_clients > 0,
@@ -134,13 +140,18 @@ class HudServer:
             await asyncio.sleep(1.0)
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[_security_headers])
+        app = web.Application(middlewares=[_security_headers], client_max_size=4096)
         app.router.add_get("/", self._index)
         app.router.add_get("/events", self._events)
         app.router.add_get("/state", self._state)
         app.router.add_get("/camera.mjpg", self._camera_stream)
         app.router.add_get("/camera.jpg", self._camera_picture)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
+        app.router.add_get("/play", self._play_page)
+        if self.games is not None:
+            app.router.add_post("/play/new", self._play_new)
+            app.router.add_get("/play/{game}", self._play_state)
+            app.router.add_post("/play/{game}", self._play_input)
         return app
 
     # ------------------------------------------------------------ from other threads
@@ -226,6 +237,37 @@ class HudServer:
             self.camera_clients -= 1
         return response
 
+    async def _play_page(self, request: web.Request) -> web.StreamResponse:
+        if self.games is None:
+            return web.Response(status=404, text="The play page is turned off here "
+                                                 "([play] web = false in the config).")
+        return web.FileResponse(STATIC_DIR / "play.html", headers={"Cache-Control": "no-cache"})
+
+    async def _play_new(self, request: web.Request) -> web.Response:
+        return await self._play_call(request, lambda body: functools.partial(
+            self.games.new, body.get("level"), body.get("colour")))
+
+    async def _play_input(self, request: web.Request) -> web.Response:
+        game = request.match_info["game"]
+        return await self._play_call(request, lambda body: functools.partial(
+            self.games.act, game, body.get("input")))
+
+    async def _play_state(self, request: web.Request) -> web.Response:
+        try:
+            state = self.games.state(request.match_info["game"])
+        except PlayError as error:
+            return web.json_response({"error": str(error)}, status=404)
+        return web.json_response(state, headers={"Cache-Control": "no-store"})
+
+    async def _play_call(self, request: web.Request, call: Any) -> web.Response:
+        """Run a game call (it may solve) in a thread; a bad request is a 400 with why."""
+        try:
+            work = call(await _json_body(request))
+            state = await asyncio.get_running_loop().run_in_executor(None, work)
+        except PlayError as error:
+            return web.json_response({"error": str(error)}, status=400)
+        return web.json_response(state, headers={"Cache-Control": "no-store"})
+
     async def _camera_picture(self, request: web.Request) -> web.Response:
         if self._jpeg is None:
             self.feed.wake()
@@ -243,6 +285,16 @@ class HudServer:
                             headers={"Cache-Control": "no-store"})
 
 
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except (ValueError, UnicodeDecodeError):
+        raise PlayError("the request must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise PlayError("the request must be a JSON object")
+    return body
+
+
 async def _next_or_keepalive(queue: asyncio.Queue, response: web.StreamResponse) -> Any:
     while True:
         try:
@@ -258,7 +310,8 @@ def _sse(state: dict[str, Any]) -> bytes:
 
 @web.middleware
 async def _security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
-    if request.method not in ("GET", "HEAD"):
+    playing = request.method == "POST" and request.path.startswith("/play/")
+    if request.method not in ("GET", "HEAD") and not playing:
         raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])
     response = await handler(request)
     if not response.prepared:

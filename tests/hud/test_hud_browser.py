@@ -186,3 +186,57 @@ def test_a_finished_game_is_shown_with_its_four_and_its_review(browser, config_f
         browser.set_window_size(1280, 800)
     finally:
         stop(watch)
+
+
+PLAY_SCREEN = """
+return {moves: document.body.dataset.moves || "", over: document.body.dataset.over === "true",
+        grid: document.getElementById("board").dataset.grid,
+        message: document.getElementById("message").textContent,
+        legal: [...document.querySelectorAll("#columns button")].filter(b => !b.disabled)
+                 .map(b => Number(b.dataset.column))};
+"""
+
+
+def test_a_whole_game_on_the_play_page_on_a_phone(browser, config_file) -> None:
+    config, port = config_file
+    demo = start(config, "demo", "--seed", "13")
+    try:
+        load(browser, port, demo)
+        browser.set_window_size(400, 860)
+        browser.get(f"http://127.0.0.1:{port}/play")
+        browser.find_element("css selector", "#level option[value='3']").click()
+        browser.find_element("id", "new").click()
+        screen = wait_until_play(browser, lambda s: s["legal"], "a new game")
+        browser.find_element("id", "hint").click()
+        assert "Hint: play" in wait_until_play(browser, lambda s: "Hint" in s["message"],
+                                               "a hint")["message"]
+        browser.find_element("css selector", "#columns button[data-column='1']").click()
+        screen = wait_until_play(browser, lambda s: len(s["moves"]) == 2 and s["legal"],
+                                 "c4pi's reply")
+        browser.find_element("id", "undo").click()
+        screen = wait_until_play(browser, lambda s: s["moves"] == "" and s["legal"], "the undo")
+        browser.save_screenshot(str(ARTEFACTS / "8-play-start.png"))
+        while not screen["over"]:
+            moves = screen["moves"]
+            browser.find_element(
+                "css selector", f"#columns button[data-column='{screen['legal'][0]}']").click()
+            screen = wait_until_play(browser, lambda s, m=moves: s["moves"] != m
+                                     and (s["legal"] or s["over"]), "the next position")
+        board = Board.from_moves(screen["moves"])
+        assert board.is_finished and screen["grid"] == "/".join(board.grid_lines())
+        assert "Game over" in screen["message"]
+        browser.save_screenshot(str(ARTEFACTS / "9-play-over.png"))
+    finally:
+        browser.set_window_size(1280, 800)
+        stop(demo)
+
+
+def wait_until_play(driver: object, predicate: object, what: str) -> dict:
+    deadline = time.monotonic() + 30
+    screen: dict = {}
+    while time.monotonic() < deadline:
+        screen = driver.execute_script(PLAY_SCREEN)
+        if predicate(screen):
+            return screen
+        time.sleep(0.05)
+    raise AssertionError(f"the play page never showed {what}; it shows {screen}")
