@@ -155,3 +155,15 @@ class RecordingAnnouncer:
 
     def show_board_lost(self):
         self.calls.append(("lost",))
+
+    def say(self, clips, key=None):
+        self.calls.append(("say", tuple(clips)))
+
+    def start(self):
+        return self
+
+    def say_startup(self):
+        self.calls.append(("startup",))
+
+    def close(self):
+        self.calls.append(("close",))

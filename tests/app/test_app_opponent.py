@@ -1,0 +1,51 @@
+"""The appliance in opponent mode: the opponent speaks, the coach stays silent."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from firmware_py.appliance.app import Appliance, Parts
+from firmware_py.config import Config
+from firmware_py.pipeline.fakes import RecordingAnnouncer
+from firmware_py.sources.factory import sim_opponent_source
+
+from .test_app_watchdog import NoLed
+
+
+class Notes:
+    def notify(self, message: str) -> None:
+        pass
+
+
+def test_opponent_mode_plays_a_game_through_the_appliance() -> None:
+    config = Config()
+    config = replace(config, serial=replace(config.serial, enabled=False),
+                     play=replace(config.play, mode="opponent", colour="R", level=6))
+    announcer = RecordingAnnouncer()
+    holder: list[Appliance] = []
+
+    def asked_for(board):
+        opponent = holder[0].opponent
+        return opponent.asked_for(board) if opponent is not None else None
+
+    parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None, hud=None,
+                  announcer=lambda c: announcer,
+                  source=lambda c, wait: sim_opponent_source(c.camera, asked_for, "R",
+                                                             fast=True, seed=6, games=1))
+    appliance = Appliance(config, Notes(), parts)
+    holder.append(appliance)
+    try:
+        appliance.start()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            said = [call[1] for call in announcer.calls if call[0] == "say"]
+            if said and said[-1] in (("i-win",), ("you-win",), ("final-draw",)):
+                break
+            time.sleep(0.2)
+    finally:
+        appliance.stop()
+    said = [call[1] for call in announcer.calls if call[0] == "say"]
+    assert said[0] == ("i-play-4",)  # Red opens in the centre at level 6
+    assert said[-1] == ("i-win",)  # level 6 as Red beats a random person
+    assert not [call for call in announcer.calls if call[0] in ("recommend", "finished")]
