@@ -29,8 +29,9 @@ APT_PACKAGES=(
   libgl1 libglib2.0-0
 )
 PI_APT_PACKAGES=(python3-picamera2 python3-lgpio)
-# The kiosk page's browser tests drive Debian's Chromium (no browser download).
-TEST_APT_PACKAGES=(chromium chromium-driver)
+# The kiosk page's browser tests drive Debian's Chromium (no browser download);
+# the robot sketch runs on an emulated Arduino Uno (avr-gcc, the Arduino core, simavr).
+TEST_APT_PACKAGES=(chromium chromium-driver gcc-avr avr-libc arduino-core-avr simavr libsimavr-dev)
 # picamera2 (from apt) imports simplejpeg, whose apt build is for NumPy 1; the venv
 # has NumPy 2 (OpenCV 5 needs it), so the venv gets a NumPy-2 build from PyPI.
 PI_PIP_PACKAGES=(simplejpeg)

@@ -64,7 +64,10 @@ def read_test_set(path: str | Path, limit: int | None = None) -> list[tuple[str,
         if not line.strip():
             continue
         parts = line.split()
-        if len(parts) != 2 or not parts[0].isdigit() or not parts[1].lstrip("-").isdigit():
+        if len(parts) == 1 and line[0].isspace():
+            parts = ["", parts[0]]  # " 1": no moves, the empty board (SPEC §1)
+        if (len(parts) != 2 or not (parts[0].isdigit() or parts[0] == "")
+                or not parts[1].lstrip("-").isdigit()):
             raise BenchError(f"{path}:{number}: expected 'MOVES SCORE', got {line!r}")
         positions.append((parts[0], int(parts[1])))
         if limit is not None and len(positions) >= limit:

@@ -99,3 +99,16 @@ def test_book_commands(capsys, book_path: Path, tmp_path: Path) -> None:
     assert status == 0 and "nothing to do" in out
     status, _, err = _run(capsys, "book", "info", "--book", str(tmp_path / "none.c4b"))
     assert status == 1 and "no such file" in err
+
+
+def test_bench_takes_the_empty_board(capsys, tmp_path: Path) -> None:
+    # The empty board is a position (SPEC §1): its line has no moves. Red wins with its
+    # last disc: (43 - 0) // 2 - 21 + 1 = 1.
+    path = tmp_path / "empty.txt"
+    path.write_text(" 1\n4 -1\n")
+    status, out, _ = _run(capsys, "bench", str(path), "--json")
+    assert status == 0
+    row = json.loads(out)
+    assert row["n"] == 2 and row["mismatches"] == 0
+    path.write_text(" 2\n")
+    assert _run(capsys, "bench", str(path), "--json", "--no-answer")[0] == 1  # a wrong score

@@ -21,6 +21,7 @@ const uint8_t PI_RX = 10;                  // from the Pi's TXD
 const uint8_t PI_TX = 11;                  // to the Pi's RXD
 const unsigned long ACK_TIMEOUT_MS = 500;  // the Pi acknowledges within 100 ms
 const unsigned long ANSWER_TIMEOUT_MS = 60000;
+const uint8_t ATTEMPTS = 3;                // a lost or garbled answer: ask again, twice
 
 SoftwareSerial pi(PI_RX, PI_TX);
 char moves[43] = "";                       // at most 41 digits + room to spare
@@ -43,7 +44,7 @@ int readByte(unsigned long timeoutMs) {
 
 // Sends the query and parses the answer. Returns 0 on success, 1 when the Pi
 // rejected the moves ('?'), 2 on a timeout or a malformed answer.
-uint8_t askPi(const char *sequence, Answer &answer) {
+uint8_t askOnce(const char *sequence, Answer &answer) {
   while (pi.available()) pi.read();          // drop anything stale
   pi.write('!');
   pi.print(sequence);
@@ -64,6 +65,17 @@ uint8_t askPi(const char *sequence, Answer &answer) {
   answer.outcome = text[1];
   answer.plies = (text[2] - '0') * 10 + (text[3] - '0');
   return 0;
+}
+
+// askOnce, repeated while the answer is lost or garbled (the Pi restarting, a
+// glitch on the wire): the same query again, at most ATTEMPTS times in all.
+uint8_t askPi(const char *sequence, Answer &answer) {
+  uint8_t status = 2;
+  for (uint8_t attempt = 0; attempt < ATTEMPTS && status == 2; attempt++) {
+    if (attempt) delay(200);
+    status = askOnce(sequence, answer);
+  }
+  return status;
 }
 
 void addMove(uint8_t column) {
@@ -100,7 +112,10 @@ void loop() {
     return;
   }
   if (status == 2) {
-    Serial.println(F("no valid answer from the Pi: check wiring and `c4pi serve`"));
+    nMoves--;                               // not kept: the move list stays as it was
+    moves[nMoves] = '\0';
+    Serial.println(F("no valid answer from the Pi: check wiring and `c4pi serve`; "
+                     "your move was not kept, type it again"));
     return;
   }
   Serial.print(F("Pi plays column ")); Serial.print(answer.column);
