@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from firmware_py.board import Board
-from firmware_py.exc import VisionError
+from firmware_py.exc import SolverError, VisionError
 from firmware_py.pipeline.events import (
     Announce,
     CancelSolve,
@@ -101,7 +101,12 @@ class WorkerPort:
                 self._handles.pop(job, None)
             deliver(result_event(job, done_board, answer, error))
 
-        handle = self.worker.submit(board, priority=self.priority, tag=self.tag, on_done=on_done)
+        try:
+            handle = self.worker.submit(board, priority=self.priority, tag=self.tag,
+                                        on_done=on_done)
+        except SolverError as error:  # the worker was stopped: the appliance is stopping
+            deliver(SolveFailed(job, tuple(board.grid_lines()), str(error), cancelled=True))
+            return
         with self._lock:
             # Superseded jobs never call on_done: forget them so the map stays small.
             self._handles = {key: old for key, old in self._handles.items() if not old.done}

@@ -269,3 +269,21 @@ def test_solve_done_event_for_unknown_job_is_cached():
     grid = tuple(Board.empty().grid_lines())
     pipeline.post(SolveDone(42, grid, SolveResult(4, 1, 41)), 0.0)
     assert pipeline.state.cache.grid == grid
+
+
+def test_a_stopped_worker_fails_the_solve_quietly() -> None:
+    """At shutdown the worker stops before the frame loop: a solve asked then is cancelled,
+    not a traceback."""
+    from firmware_py.board import Board
+    from firmware_py.exc import SolverError
+    from firmware_py.pipeline.events import SolveFailed
+    from firmware_py.pipeline.runtime import WorkerPort
+
+    class StoppedWorker:
+        def submit(self, *args, **kwargs):
+            raise SolverError("the solver worker was stopped")
+
+    delivered = []
+    WorkerPort(StoppedWorker()).start(3, Board.from_moves("44"), delivered.append)
+    assert len(delivered) == 1 and isinstance(delivered[0], SolveFailed)
+    assert delivered[0].job == 3 and delivered[0].cancelled
