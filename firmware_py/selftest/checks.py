@@ -255,6 +255,35 @@ def _play_test_phrase(config: Config) -> None:
     play(samples, clips.rate, make_sink(config.speech))
 
 
+def check_screen(config: Config, options: SelftestOptions) -> str:
+    """The running service's kiosk page answers on ``[hud] port``."""
+    import http.client
+    import json
+
+    if not config.hud.enabled:
+        raise Skip("the screen is disabled in [hud]")
+    port = config.hud.port
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=3)
+    try:
+        connection.request("GET", "/state")
+        response = connection.getresponse()
+        state = json.loads(response.read())
+    except ConnectionRefusedError:
+        raise Skip(f"nothing answers on port {port}: the page is served by the running "
+                   "service (systemctl status c4pi)") from None
+    except (OSError, ValueError, http.client.HTTPException) as error:
+        raise Fail(f"port {port} answers, but not as c4pi's screen ({error}): another "
+                   "program may hold it; change [hud] port") from None
+    finally:
+        connection.close()
+    if not isinstance(state, dict) or "health" not in state:
+        raise Fail(f"port {port} answers, but not as c4pi's screen: change [hud] port")
+    health = state["health"]
+    where = "the LAN" if config.hud.lan else "this machine only"
+    return (f"http://localhost:{port}/ answers ({where}); camera {health.get('camera')}, "
+            f"solver {health.get('solver')}")
+
+
 def all_checks() -> list[tuple[str, Check]]:
     """Every check, in the order the table shows them."""
     return [
@@ -267,6 +296,7 @@ def all_checks() -> list[tuple[str, Check]]:
         ("led", check_led),
         ("speech clips", check_clips),
         ("audio", check_audio),
+        ("screen", check_screen),
         ("disk", system.check_disk),
         ("memory", system.check_memory),
         ("cpu temperature", system.check_temperature),

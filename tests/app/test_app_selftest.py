@@ -83,3 +83,40 @@ def test_pi_detection(tmp_path: Path) -> None:
     model.write_text("QEMU Virtual Machine")
     assert not checks.is_raspberry_pi(model)
     assert not checks.is_raspberry_pi(tmp_path / "missing")
+
+
+def test_the_screen_check_finds_the_running_page_and_says_when_it_is_not_ours() -> None:
+    import socket
+    import threading
+    from dataclasses import replace
+
+    from firmware_py.config import Config
+    from firmware_py.hud.hub import HudHub
+    from firmware_py.hud.server import HudServer
+    from firmware_py.selftest.checks import check_screen
+    from firmware_py.selftest.core import Fail, SelftestOptions, Skip
+
+    server = HudServer(HudHub(), port=0).start()
+    config = Config()
+    try:
+        config = replace(config, hud=replace(config.hud, port=server.port))
+        assert "answers (this machine only)" in check_screen(config, SelftestOptions())
+    finally:
+        server.stop()
+    with pytest.raises(Skip, match="nothing answers"):
+        check_screen(config, SelftestOptions())
+    with socket.socket() as other:  # another program on the port, answering nonsense
+        other.bind(("127.0.0.1", 0))
+        other.listen(1)
+
+        def answer() -> None:
+            peer, _ = other.accept()
+            peer.recv(1024)
+            peer.sendall(b"HTTP/1.0 200 OK\r\n\r\nhello")
+            peer.close()
+        threading.Thread(target=answer, daemon=True).start()
+        config = replace(config, hud=replace(config.hud, port=other.getsockname()[1]))
+        with pytest.raises(Fail, match="not as c4pi's screen"):
+            check_screen(config, SelftestOptions())
+    with pytest.raises(Skip, match="disabled"):
+        check_screen(replace(config, hud=replace(config.hud, enabled=False)), SelftestOptions())
