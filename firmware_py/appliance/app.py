@@ -191,7 +191,8 @@ class Appliance:
                 announcer.say(clips, key)
 
         if self.hub is not None:
-            self.hub.set_person(other(play.colour))
+            colour = "Red" if play.colour == "R" else "Yellow"
+            self.hub.set_person(other(play.colour), f"c4pi plays {colour} at level {play.level}")
         log.info("opponent mode: c4pi plays %s at level %d", play.colour, play.level)
         return Opponent(play.colour, level(play.level),
                         worker_thinker(self.worker, VISION_PRIORITY), speak, random.Random(),

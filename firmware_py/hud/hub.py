@@ -84,7 +84,7 @@ class HudHub:
             "best": None, "score": None, "plies": None, "verdict": None, "reply": None,
             "winning": [],
             "reading": None, "game": {"start": None, "moves": "", "review": None},
-            "mode": "coach", "message": "",
+            "mode": "coach", "message": "", "opponent": "",
             "health": {"camera": "starting", "solver": "ready", "fps": 0.0},
         }
 
@@ -168,10 +168,11 @@ class HudHub:
         if camera_was != "live":
             self.refresh_health()
 
-    def set_person(self, colour: str) -> None:
-        """Opponent mode: the person plays ``colour``; the page gives no hints."""
+    def set_person(self, colour: str, opponent: str = "") -> None:
+        """Opponent mode: the person plays ``colour``; the page gives no hints and shows
+        who c4pi is (``opponent``, e.g. "c4pi plays Yellow at level 3")."""
         self._person = colour
-        self._publish(mode="opponent")
+        self._publish(mode="opponent", opponent=opponent)
 
     def set_message(self, message: str) -> None:
         """What the opponent says ("I play 4", "Your move", "I win")."""

@@ -161,3 +161,14 @@ def test_the_health_says_when_the_camera_stops(served) -> None:
     assert hub.snapshot()["health"]["camera"] == "no frames"
     hub.set_solver_gone()
     assert hub.snapshot()["health"]["solver"] == "gone"
+
+
+def test_opponent_mode_gives_no_hints(served) -> None:
+    hub, _ = served
+    hub.set_person("R", "c4pi plays Yellow at level 3")
+    hub.on_view(View("solved", ("." * 7,) * 6, 4, 1, 41), 0.0)
+    hub.set_message("Your move")
+    state = hub.snapshot()
+    assert state["mode"] == "opponent" and state["opponent"].startswith("c4pi plays Yellow")
+    assert state["best"] is None and state["verdict"] is None and state["reply"] is None
+    assert state["message"] == "Your move" and state["grid"] == ["." * 7] * 6

@@ -44,6 +44,7 @@ function drawHeadline(state) {
                 solved: "Thinking…", finished: "Game over" }[state.state] || "";
   }
   $("verdict").textContent = verdict;
+  $("opponent").textContent = state.mode === "opponent" ? state.opponent : "";
 }
 
 function drawReading(reading) {
