@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 
@@ -35,15 +36,19 @@ def test_opponent_mode_plays_a_game_through_the_appliance() -> None:
                                                              fast=True, seed=6, games=1))
     appliance = Appliance(config, Notes(), parts)
     holder.append(appliance)
+    stop = threading.Event()
+    main = threading.Thread(target=appliance.run, args=(stop,), daemon=True)
     try:
         appliance.start()
-        deadline = time.monotonic() + 120
+        main.start()
+        deadline = time.monotonic() + 900  # a few seconds here; much longer under emulation
         while time.monotonic() < deadline:
             said = [call[1] for call in announcer.calls if call[0] == "say"]
             if said and said[-1] in (("i-win",), ("you-win",), ("final-draw",)):
                 break
             time.sleep(0.2)
     finally:
+        stop.set()
         appliance.stop()
     said = [call[1] for call in announcer.calls if call[0] == "say"]
     assert said[0] == ("i-play-4",)  # Red opens in the centre at level 6

@@ -52,6 +52,9 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    if os.environ.get("C4PI_EMULATED"):
+        pytest.skip(f"Chromium's driver does not start under {os.environ['C4PI_EMULATED']} "
+                    "emulation (tools/arm64_check.sh); these tests run on real machines")
     if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
         pytest.skip("Debian's chromium and chromium-driver are not installed "
                     "(./setup.sh test installs them)")
