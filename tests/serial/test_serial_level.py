@@ -46,8 +46,8 @@ def test_a_weak_level_answers_its_own_column_with_that_column_s_exact_outcome() 
         for moves in _positions(12, seed=8):
             board = Board.from_moves(moves)
             port.inject(f"!{moves}?".encode())
-            assert port.wait_sent(total + 1)[total:] == b"!"
-            sent = port.wait_sent(total + 5, timeout=60)[total:]
+            sent = port.wait_sent(total + 5, timeout=60)[total:]  # ack and answer may come
+            assert sent[:1] == b"!"                               # in one write
             total += 5
             assert len(sent) == 5, sent
             column, score = decode_answer(sent[1:], board.n_discs)
