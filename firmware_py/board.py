@@ -320,6 +320,18 @@ class Board:
         return Board(columns=tuple(columns), moves=None).winner is None
 
 
+def added_column(before: Board, after: Board) -> int | None:
+    """The column of the one disc ``after`` adds on top of ``before`` (any colour), else None."""
+    if after.n_discs != before.n_discs + 1:
+        return None
+    changed = [col for col, (old, new) in
+               enumerate(zip(before.columns, after.columns, strict=True), 1) if old != new]
+    if len(changed) == 1 and after.columns[changed[0] - 1].startswith(
+            before.columns[changed[0] - 1]):
+        return changed[0]
+    return None
+
+
 def _inside(col: int, row: int) -> bool:
     return 1 <= col <= WIDTH and 1 <= row <= HEIGHT
 

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from firmware_py.board import COLOUR_NAMES, Board
+from firmware_py.board import COLOUR_NAMES, Board, added_column
 from firmware_py.levels import Level, choose
 from firmware_py.speech.phrases import opponent_move_clips, opponent_result_clips
 
@@ -92,7 +92,7 @@ class Opponent:
         if _same(board, before.play(column)):
             self._set(YOUR_MOVE, board, "Your move")
             return True
-        wrong = _added_column(before, board)
+        wrong = added_column(before, board)
         if wrong is not None:
             self.refused += 1
             self.speak(opponent_move_clips(column, wrong_column=True),
@@ -144,18 +144,6 @@ class Opponent:
 
 def _same(one: Board, other: Board) -> bool:
     return one.columns == other.columns
-
-
-def _added_column(before: Board, after: Board) -> int | None:
-    """The column of the one disc ``after`` adds to ``before`` (any colour), else None."""
-    if after.n_discs != before.n_discs + 1:
-        return None
-    changed = [c for c, (old, new) in enumerate(zip(before.columns, after.columns,
-                                                    strict=True), 1) if old != new]
-    if len(changed) == 1 and after.columns[changed[0] - 1].startswith(
-            before.columns[changed[0] - 1]):
-        return changed[0]
-    return None
 
 
 def worker_thinker(worker: Any, priority: int) -> Think:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from firmware_py.board import Board
+from firmware_py.board import Board, added_column
 from firmware_py.scores import outcome
 
 # What a move did, keyed by (outcome before, outcome after) for the mover.
@@ -61,7 +61,7 @@ class GameLog:
         previous = self.board
         self.board = board
         if previous is not None and board.n_discs == previous.n_discs + 1:
-            column = _added_column(previous, board)
+            column = added_column(previous, board)
             if column is not None:
                 self.moves.append(column)
                 return False
@@ -78,14 +78,6 @@ class GameLog:
     @property
     def from_empty(self) -> bool:
         return self.start.n_discs == 0
-
-
-def _added_column(before: Board, after: Board) -> int | None:
-    """The column ``after`` has one more disc in, when ``after`` is ``before`` plus a move."""
-    for column in before.legal_columns():
-        if before.play(column).grid_lines() == after.grid_lines():
-            return column
-    return None
 
 
 def review(start: Board, moves: list[int], score_of: ScoreOf) -> list[MoveMark]:

@@ -28,7 +28,7 @@ import functools
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.board import HEIGHT, WIDTH, Board, added_column
 from firmware_py.exc import PositionError
 
 Grid = tuple[str, ...]
@@ -228,14 +228,10 @@ def with_history(reference: Board | None, board: Board) -> Board:
     """
     if board.n_discs == 0:
         return Board.empty()
-    if reference is None or reference.moves is None or board.n_discs != reference.n_discs + 1:
+    if reference is None or reference.moves is None:
         return board
-    changed = [col for col, (old, new) in
-               enumerate(zip(reference.columns, board.columns, strict=True), 1) if old != new]
-    if len(changed) != 1:
-        return board
-    col = changed[0]
-    if not board.columns[col - 1].startswith(reference.columns[col - 1]):
+    col = added_column(reference, board)
+    if col is None:
         return board
     return Board(columns=board.columns, moves=reference.moves + str(col))
 

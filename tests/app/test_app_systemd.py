@@ -76,6 +76,14 @@ def dry_run(*args: str, env_extra: dict[str, str] | None = None) -> str:
     return result.stdout
 
 
+def assert_in_order(out: str, fragments: list[str]) -> None:
+    position = 0
+    for fragment in fragments:
+        found = out.find(fragment, position)
+        assert found >= 0, f"{fragment!r} missing or out of order in:\n{out}"
+        position = found
+
+
 def test_system_dry_run_prints_every_action() -> None:
     out = dry_run("--system", env_extra={"C4PI_INSTALL_DIR": "/opt/c4pi-test"})
     expected_in_order = [
@@ -89,11 +97,7 @@ def test_system_dry_run_prints_every_action() -> None:
         "systemctl enable --now c4pi.service",
         "/opt/c4pi-test/.venv/bin/c4pi selftest",
     ]
-    position = 0
-    for fragment in expected_in_order:
-        found = out.find(fragment, position)
-        assert found >= 0, f"{fragment!r} missing or out of order in:\n{out}"
-        position = found
+    assert_in_order(out, expected_in_order)
     assert not Path("/opt/c4pi-test").exists()
 
 
@@ -117,11 +121,7 @@ def test_kiosk_dry_run_sets_up_the_display_after_the_service() -> None:
         "kioskuser/.config/lxsession/LXDE-pi/autostart",
         "raspi-config nonint do_boot_behaviour B4",
     ]
-    position = 0
-    for fragment in expected_in_order:
-        found = out.find(fragment, position)
-        assert found >= 0, f"{fragment!r} missing or out of order in:\n{out}"
-        position = found
+    assert_in_order(out, expected_in_order)
     assert not Path("/usr/local/bin/c4pi-kiosk").exists()
 
 

@@ -98,11 +98,12 @@ def stop(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def wait_until(driver: object, predicate: object, timeout: float, what: str) -> dict:
+def wait_until(driver: object, predicate: object, timeout: float, what: str,
+               script: str = SCREEN) -> dict:
     deadline = time.monotonic() + timeout
     screen: dict = {}
     while time.monotonic() < deadline:
-        screen = driver.execute_script(SCREEN)
+        screen = driver.execute_script(script)
         if predicate(screen):
             return screen
         time.sleep(0.1)
@@ -203,27 +204,31 @@ return {moves: document.body.dataset.moves || "", over: document.body.dataset.ov
 def test_a_whole_game_on_the_play_page_on_a_phone(browser, config_file) -> None:
     config, port = config_file
     demo = start(config, "demo", "--seed", "13")
+
+    def on_play(predicate: object, what: str) -> dict:
+        return wait_until(browser, predicate, 30, what, PLAY_SCREEN)
+
     try:
         load(browser, port, demo)
         browser.set_window_size(400, 860)
         browser.get(f"http://127.0.0.1:{port}/play")
         browser.find_element("css selector", "#level option[value='3']").click()
         browser.find_element("id", "new").click()
-        screen = wait_until_play(browser, lambda s: s["legal"], "a new game")
+        screen = on_play(lambda s: s["legal"], "a new game")
         browser.find_element("id", "hint").click()
-        assert "Hint: play" in wait_until_play(browser, lambda s: "Hint" in s["message"],
+        assert "Hint: play" in on_play(lambda s: "Hint" in s["message"],
                                                "a hint")["message"]
         browser.find_element("css selector", "#columns button[data-column='1']").click()
-        screen = wait_until_play(browser, lambda s: len(s["moves"]) == 2 and s["legal"],
+        screen = on_play(lambda s: len(s["moves"]) == 2 and s["legal"],
                                  "c4pi's reply")
         browser.find_element("id", "undo").click()
-        screen = wait_until_play(browser, lambda s: s["moves"] == "" and s["legal"], "the undo")
+        screen = on_play(lambda s: s["moves"] == "" and s["legal"], "the undo")
         browser.save_screenshot(str(ARTEFACTS / "8-play-start.png"))
         while not screen["over"]:
             moves = screen["moves"]
             browser.find_element(
                 "css selector", f"#columns button[data-column='{screen['legal'][0]}']").click()
-            screen = wait_until_play(browser, lambda s, m=moves: s["moves"] != m
+            screen = on_play(lambda s, m=moves: s["moves"] != m
                                      and (s["legal"] or s["over"]), "the next position")
         board = Board.from_moves(screen["moves"])
         assert board.is_finished and screen["grid"] == "/".join(board.grid_lines())
@@ -233,13 +238,3 @@ def test_a_whole_game_on_the_play_page_on_a_phone(browser, config_file) -> None:
         browser.set_window_size(1280, 800)
         stop(demo)
 
-
-def wait_until_play(driver: object, predicate: object, what: str) -> dict:
-    deadline = time.monotonic() + 30
-    screen: dict = {}
-    while time.monotonic() < deadline:
-        screen = driver.execute_script(PLAY_SCREEN)
-        if predicate(screen):
-            return screen
-        time.sleep(0.05)
-    raise AssertionError(f"the play page never showed {what}; it shows {screen}")
