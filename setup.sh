@@ -223,15 +223,22 @@ install_config() {
   as_root install -m 0644 "$HERE/config/c4pi.toml" "$ETC_DIR/config.toml" || die "install config"
 }
 
+# install_template SOURCE DEST [MODE]: SOURCE (relative to the checkout) written to
+# DEST with @INSTALL_DIR@ filled in.
+install_template() {
+  local source=$1 dest=$2 mode=${3:-0644}
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '   would run: write %s from %s with INSTALL_DIR=%s\n' "$dest" "$source" "$INSTALL_DIR"
+    return
+  fi
+  sed "s#@INSTALL_DIR@#$INSTALL_DIR#g" "$HERE/$source" \
+    | as_root tee "$dest" >/dev/null || die "write $dest"
+  as_root chmod "$mode" "$dest" || die "chmod $dest"
+}
+
 install_unit() {
   step "systemd unit $UNIT_PATH"
-  if [ "$DRY_RUN" = 1 ]; then
-    printf '   would run: write %s from systemd/c4pi.service with INSTALL_DIR=%s\n' \
-      "$UNIT_PATH" "$INSTALL_DIR"
-  else
-    sed "s#@INSTALL_DIR@#$INSTALL_DIR#g" "$HERE/systemd/c4pi.service" \
-      | as_root tee "$UNIT_PATH" >/dev/null || die "write $UNIT_PATH"
-  fi
+  install_template systemd/c4pi.service "$UNIT_PATH"
   as_root systemctl daemon-reload || die "systemctl daemon-reload"
 }
 
@@ -314,14 +321,7 @@ install_kiosk() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
       || die "apt-get install ${missing[*]}"
   fi
-  if [ "$DRY_RUN" = 1 ]; then
-    printf '   would run: write %s from tools/kiosk/c4pi-kiosk with INSTALL_DIR=%s\n' \
-      "$KIOSK_LAUNCHER" "$INSTALL_DIR"
-  else
-    sed "s#@INSTALL_DIR@#$INSTALL_DIR#g" "$HERE/tools/kiosk/c4pi-kiosk" \
-      | as_root tee "$KIOSK_LAUNCHER" >/dev/null || die "write $KIOSK_LAUNCHER"
-    as_root chmod 0755 "$KIOSK_LAUNCHER" || die "chmod $KIOSK_LAUNCHER"
-  fi
+  install_template tools/kiosk/c4pi-kiosk "$KIOSK_LAUNCHER" 0755
   echo "   desktop user: $user ($home)"
   add_autostart_line "$user" "$home/.config/labwc/autostart" "$KIOSK_LAUNCHER &"
   add_wayfire_autostart "$user" "$home/.config/wayfire.ini"
