@@ -25,7 +25,11 @@ reader is unsure of it, whatever shows in the hole.
 
 With an :class:`~firmware_py.vision.empty_board.EmptyBoard` of this
 installation, a cell that still looks as it looked empty is read empty
-whatever its colour (a red wall seen through the hole).
+whatever its colour (a red wall seen through the hole); a cell that no
+longer does (by :data:`CHANGED_DISTANCE`) holds something, and is read as a
+disc when a disc hue fills its probe at the lower saturation
+:data:`CHANGED_MIN_SATURATION` (a pale, washed-out or shaded disc that
+colour alone would call empty).
 
 Its mistakes are not the CNN's: it knows nothing of shapes, textures or the
 renderer's style, and the CNN knows nothing of hue thresholds. The reader
@@ -51,6 +55,8 @@ DISC_SHARE = 0.8
 EMPTY_SHARE = 0.6
 SOFTNESS = 0.04
 COVERED_CHROMA = 25.0  # Lab a*b* distance: real boards <= 15, hands 25-70
+CHANGED_DISTANCE = 24.0  # Lab units from the cell's empty look (EmptyBoard): something is there
+CHANGED_MIN_SATURATION = 0.25  # a disc seen where the hole has changed may be this pale
 UNSURE = (0.34, 0.33, 0.33)
 UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
 
@@ -70,12 +76,15 @@ def _probe_kernel() -> np.ndarray:
     return disc / disc.sum()
 
 
-def colour_shares(crops: np.ndarray) -> np.ndarray:
-    """(N, 2) best share of red and of yellow pixels in a disc-sized probe of each crop."""
+def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION) -> np.ndarray:
+    """(N, 2) best share of red and of yellow pixels in a disc-sized probe of each crop.
+
+    A pixel counts when its saturation is at least ``min_saturation`` (0-1).
+    """
     count, side = crops.shape[0], crops.shape[1]
     hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
     hue = hsv[..., 0].astype(np.float32) * (360.0 / 256.0)
-    bright = (hsv[..., 1] >= MIN_SATURATION * 255) & (hsv[..., 2] >= MIN_VALUE * 255)
+    bright = (hsv[..., 1] >= min_saturation * 255) & (hsv[..., 2] >= MIN_VALUE * 255)
     shares = np.empty((count, 2), np.float32)
     centre = (side - 1) // 2
     rows = np.array([centre + dy for dy in PROBE_OFFSETS])
@@ -128,9 +137,27 @@ class ColourCellReader:
         (computed when ``empty_board`` is given and they are not).
         """
         probabilities = shares_to_probabilities(colour_shares(crops))
-        probabilities[covered_cells(crops)] = UNSURE
+        covered = covered_cells(crops)
+        probabilities[covered] = UNSURE
         if empty_board is None or not empty_board.known.any():
             return probabilities
         if features is None:
             features = cell_features(crops)
+        distance = empty_board.distances(features)
+        changed = np.isfinite(distance) & (distance >= CHANGED_DISTANCE) & ~covered
+        if changed.any():
+            probabilities[changed] = _changed_cell_probabilities(crops[changed],
+                                                                 probabilities[changed])
         return empty_board.adjust(probabilities, features)
+
+
+def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """Cells no longer as they looked empty: a disc when filled with a paler disc hue.
+
+    Something now stands in such a hole. Filled with a disc's hue at a
+    saturation of at least :data:`CHANGED_MIN_SATURATION` (a pale or washed-out
+    disc), it is read as that disc; otherwise the reading stands.
+    """
+    loose = shares_to_probabilities(colour_shares(crops, CHANGED_MIN_SATURATION))
+    disc = loose[:, 1:].max(axis=1) > probabilities[:, 1:].max(axis=1)
+    return np.where(disc[:, None], loose, probabilities)

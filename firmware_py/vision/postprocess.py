@@ -22,7 +22,9 @@ Before these rules, a cell two readers dispute makes the reading ``invalid``
 wall seen high through the board, with nothing under it) and the other
 reader says empty. Nothing else is settled: a doubtful cell stays doubtful,
 and parity or fours never correct a board (a board played illegally must be
-reported ``invalid``, not turned into a legal board nobody played).
+reported ``invalid``, not turned into a legal board nobody played). The grid
+an ``invalid`` reading of disputed cells shows is the best guess that
+gravity allows (:func:`~firmware_py.vision.settle.most_probable_stacked`).
 
 The board confidence is the minimum of the 42 cell confidences.
 """
@@ -39,7 +41,7 @@ from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
 from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.reading import FINISHED, INVALID, OK
-from firmware_py.vision.settle import settle
+from firmware_py.vision.settle import most_probable_stacked, settle
 
 MAX_LISTED = 4
 
@@ -133,7 +135,13 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
     options = settle_options(np.ones_like(probs, bool) if choices is None else choices, disputed)
     settled = settle(labels, disputed, options)
     if settled is None or np.any(settled[disputed] != 0):
-        return verdict(INVALID, reason=dispute_reason or _uncertain(confidence, disputed))
+        guess = most_probable_stacked(labels, disputed, options,
+                                      probs if best is None else best)
+        guess_confidence = probs[np.arange(len(probs)), guess]
+        return GridVerdict(INVALID, grid_from_labels(guess), None,
+                           float(guess_confidence.min()),
+                           tuple(float(c) for c in guess_confidence),
+                           dispute_reason or _uncertain(confidence, disputed))
     sure = confidence.copy()
     sure[disputed] = 1.0  # empty by gravity: a disc there would float
     return _rules(partial(verdict, grid=grid_from_labels(settled)), sure,

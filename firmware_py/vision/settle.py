@@ -68,3 +68,23 @@ def settle(labels: np.ndarray, open_cells: Sequence[int] | np.ndarray,
     for ((cells, values),) in columns:
         settled[list(cells)] = values
     return settled
+
+
+def most_probable_stacked(labels: np.ndarray, open_cells: Sequence[int] | np.ndarray,
+                          options: Mapping[int, Sequence[int]],
+                          probabilities: np.ndarray) -> np.ndarray:
+    """The labels with the open cells filled by the most probable stacked way per column.
+
+    A column's ways are scored by the product of ``probabilities`` (42, 3) of
+    the values they give its open cells; a column with no stacked way (a
+    disc floats in it whatever the open cells hold) keeps its labels. This is
+    a best guess to show, never a reason to trust a reading.
+    """
+    guess = np.asarray(labels, np.int64).ravel().copy()
+    logs = np.log(np.asarray(probabilities, np.float64) + 1e-12)
+    for ways in gravity_readings(guess, open_cells, options):
+        if not ways:
+            continue
+        cells, values = max(ways, key=lambda way: float(logs[list(way[0]), list(way[1])].sum()))
+        guess[list(cells)] = values
+    return guess

@@ -112,6 +112,23 @@ def test_the_empty_board_turns_a_red_wall_into_an_empty_hole() -> None:
     assert reader.probabilities(with_disc, board)[0].argmax() == 1
 
 
+def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
+    pale_yellow, shadow = (140, 220, 235), (120, 120, 120)  # saturation 0.4; a darker hole
+    empty = _crops()
+    now = _crops(_hole((200, 200, 200), pale_yellow, radius=14.5), _hole(shadow),
+                 _hole((200, 200, 200), pale_yellow, radius=14.5))
+    reader = ColourCellReader()
+    assert reader.probabilities(now)[0].argmax() != 2  # too pale for colour alone
+    board = EmptyBoard()
+    board.learn(cell_features(empty))
+    board.known[2] = False  # a cell whose empty look was never seen
+    probabilities = reader.probabilities(now, board)
+    assert probabilities[0].argmax() == 2 and probabilities[0, 2] > 0.9
+    assert probabilities[1].argmax() != 2 and probabilities[1, 1] < 0.5  # changed, not a disc
+    assert probabilities[2].argmax() != 2
+    assert np.all(probabilities[3:, 0] > 0.9)
+
+
 def test_the_empty_board_refreshes_only_the_cells_seen_empty() -> None:
     board = EmptyBoard()
     first = np.zeros((42, 12))

@@ -15,7 +15,7 @@ from firmware_py.vision.postprocess import (
     grid_from_labels,
     judge,
 )
-from firmware_py.vision.settle import settle
+from firmware_py.vision.settle import most_probable_stacked, settle
 
 from .conftest import independent_grid, random_board
 
@@ -143,6 +143,39 @@ def test_gravity_settles_exactly_when_one_stacked_grid_remains(seed: int) -> Non
     else:
         assert settled is None
     assert tuple(board.grid_lines()) in expected  # the truth always obeys gravity
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_best_stacked_guess_is_the_most_probable_grid_gravity_allows(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    labels = np.array([CLASSES.index(c) for c in "".join(random_board(rng).grid_lines())])
+    doubtful = sorted(int(i) for i in rng.choice(42, size=int(rng.integers(1, 5)), replace=False))
+    probs = rng.dirichlet((1.0, 1.0, 1.0), size=42)
+    labels[doubtful] = probs[doubtful].argmax(axis=1)
+    candidates = _stacked_by_brute_force(labels, doubtful)
+    guess = most_probable_stacked(labels, doubtful, {c: (0, 1, 2) for c in doubtful}, probs)
+
+    def score(grid: tuple[str, ...]) -> float:
+        chars = "".join(grid)
+        return sum(np.log(probs[c, CLASSES.index(chars[c])]) for c in doubtful)
+
+    best = max(candidates, key=score)  # the truth obeys gravity: never empty
+    assert score(grid_from_labels(guess)) == pytest.approx(score(best))
+    assert not floating_discs(grid_from_labels(guess))
+
+
+def test_a_disputed_reading_shows_the_guess_gravity_allows_and_stays_invalid() -> None:
+    # column 4 row 1 under sure discs: the colour reader says empty (0.9), the CNN red
+    grid = independent_grid("4453")
+    probs = probabilities(grid)
+    best = probs.copy()
+    best[38] = (0.6, 0.4, 0.0)  # the product alone would show it empty, under a disc
+    choices = np.eye(3, dtype=bool)[[".RY".index(c) for c in "".join(grid)]]
+    choices[38, 0] = True
+    verdict = judge(probs, 0.6, 0.85, choices=choices, best=best, disputed=np.array([38]),
+                    dispute_reason="the readers disagree: column 4 row 1 (CNN red, colour empty)")
+    assert verdict.status == "invalid" and verdict.board is None
+    assert verdict.grid == tuple(grid)
 
 
 def test_floating_disc_is_invalid() -> None:
