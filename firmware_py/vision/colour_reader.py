@@ -146,18 +146,35 @@ class ColourCellReader:
         distance = empty_board.distances(features)
         changed = np.isfinite(distance) & (distance >= CHANGED_DISTANCE) & ~covered
         if changed.any():
-            probabilities[changed] = _changed_cell_probabilities(crops[changed],
-                                                                 probabilities[changed])
+            probabilities[changed] = _changed_cell_probabilities(
+                crops[changed], probabilities[changed], empty_board.features[changed])
         return empty_board.adjust(probabilities, features)
 
 
-def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
+                                empty_looks: np.ndarray) -> np.ndarray:
     """Cells no longer as they looked empty: a disc when filled with a paler disc hue.
 
     Something now stands in such a hole. Filled with a disc's hue at a
     saturation of at least :data:`CHANGED_MIN_SATURATION` (a pale or washed-out
-    disc), it is read as that disc; otherwise the reading stands.
+    disc), it is read as that disc, unless the hole showed that hue empty
+    (a wood or beige wall, seen again after the camera or the light moved);
+    otherwise the reading stands.
     """
     loose = shares_to_probabilities(colour_shares(crops, CHANGED_MIN_SATURATION))
+    loose[:, 1:] = np.where(_pale_disc_hues(empty_looks), 0.0, loose[:, 1:])
+    loose /= loose.sum(axis=1, keepdims=True)
     disc = loose[:, 1:].max(axis=1) > probabilities[:, 1:].max(axis=1)
     return np.where(disc[:, None], loose, probabilities)
+
+
+def _pale_disc_hues(empty_looks: np.ndarray) -> np.ndarray:
+    """(N, 2) whether each cell's empty look (EmptyBoard features) is red-ish, yellow-ish
+    at :data:`CHANGED_MIN_SATURATION` (the mean colour of its two inner rings)."""
+    lab = empty_looks.reshape(len(empty_looks), -1, 3)[:, :2].mean(axis=1)
+    bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV_FULL)[0].astype(np.float32)
+    hue = hsv[:, 0] * (360.0 / 256.0)
+    tinted = (hsv[:, 1] >= CHANGED_MIN_SATURATION * 255) & (hsv[:, 2] >= MIN_VALUE * 255)
+    return np.stack([tinted & _in_ranges(hue, RED_HUES),
+                     tinted & _in_ranges(hue, YELLOW_HUES)], axis=1)

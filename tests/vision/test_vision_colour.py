@@ -129,6 +129,18 @@ def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
     assert np.all(probabilities[3:, 0] > 0.9)
 
 
+def test_a_wood_wall_seen_anew_is_not_a_pale_disc() -> None:
+    # the hole showed a beige wall empty; the camera moved: a warmer wood now fills it
+    beige, wood = (150, 190, 215), (90, 160, 200)  # saturation 0.30 and 0.55, hue 37-38
+    board = EmptyBoard()
+    board.learn(cell_features(_crops(_hole(beige))))
+    now = _crops(_hole(wood), _hole((200, 200, 200), (140, 220, 235), radius=14.5))
+    assert np.linalg.norm(cell_features(now)[0] - board.features[0]) >= 24  # changed
+    probabilities = ColourCellReader().probabilities(now, board)
+    assert probabilities[0, 2] < 0.5  # not a yellow disc: the hole showed that hue empty
+    assert probabilities[1].argmax() == 2  # a pale disc where the hole showed grey is seen
+
+
 def test_the_empty_board_refreshes_only_the_cells_seen_empty() -> None:
     board = EmptyBoard()
     first = np.zeros((42, 12))
