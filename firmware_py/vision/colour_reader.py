@@ -161,9 +161,8 @@ def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
     (a wood or beige wall, seen again after the camera or the light moved);
     otherwise the reading stands.
     """
-    loose = shares_to_probabilities(colour_shares(crops, CHANGED_MIN_SATURATION))
-    loose[:, 1:] = np.where(_pale_disc_hues(empty_looks), 0.0, loose[:, 1:])
-    loose /= loose.sum(axis=1, keepdims=True)
+    shares = colour_shares(crops, CHANGED_MIN_SATURATION)
+    loose = shares_to_probabilities(np.where(_pale_disc_hues(empty_looks), 0.0, shares))
     disc = loose[:, 1:].max(axis=1) > probabilities[:, 1:].max(axis=1)
     return np.where(disc[:, None], loose, probabilities)
 

@@ -138,6 +138,7 @@ def test_a_wood_wall_seen_anew_is_not_a_pale_disc() -> None:
     assert np.linalg.norm(cell_features(now)[0] - board.features[0]) >= 24  # changed
     probabilities = ColourCellReader().probabilities(now, board)
     assert probabilities[0, 2] < 0.5  # not a yellow disc: the hole showed that hue empty
+    assert probabilities[0, 0] > 0.9  # nor anything else: read as without the empty board
     assert probabilities[1].argmax() == 2  # a pale disc where the hole showed grey is seen
 
 
