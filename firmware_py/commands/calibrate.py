@@ -10,6 +10,8 @@ from firmware_py.config import Config
 
 EX_NOINPUT = 66
 MAX_FRAMES = 60  # frames to look at before giving up
+DISC_WAIT_S = 120  # seconds to wait for both calibration discs
+SIM_DISC_MOVES = "34"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(default: [camera] source)")
     parser.add_argument("--out", default=None, metavar="FILE.json",
                         help="where to store it (default: [vision] empty_board_file)")
+    parser.add_argument("--discs", action="store_true",
+                        help="then measure this set's discs: when asked, drop one red disc, "
+                             "then one yellow disc, into any column (for discs paler or more "
+                             "orange or pink than common ones)")
     parser.set_defaults(func=run)
 
 
@@ -36,7 +42,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     path = empty_board_path(args.out or config.vision.empty_board_file)
     try:
-        board = _calibrate(args.source or config.camera.source, config)
+        board = _calibrate(args.source or config.camera.source, config, args.discs)
     except CameraError as error:
         print(f"c4pi calibrate: {error}", file=sys.stderr)
         return EX_NOINPUT
@@ -50,27 +56,35 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi calibrate: cannot write {path}: {error.strerror} (run it as the service's "
               f"user: sudo -u c4pi c4pi calibrate, or give --out)", file=sys.stderr)
         return 1
-    print(f"stored the empty board in {path} ({board.calibrated_at})")
+    what = "the empty board and the disc colours" if board.discs else "the empty board"
+    print(f"stored {what} in {path} ({board.calibrated_at})")
     return 0
 
 
-def _calibrate(name: str, config: Config) -> Any:
+def _calibrate(name: str, config: Config, discs: bool) -> Any:
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
-    from firmware_py.vision.calibrate import calibrate_empty_board
+    from firmware_py.vision.calibrate import calibrate_discs, calibrate_empty_board
 
-    source = open_source(name, config.camera, fast=True, strict_open=True, moves="")
+    # the simulated camera plays the owner: an empty board, then a red and a yellow disc
+    source = open_source(name, config.camera, fast=True, strict_open=True,
+                         moves=SIM_DISC_MOVES if discs else "")
     source.open()
     try:
         reader = make_reader(config, source, stored_empty_board=False)
 
-        def frames() -> Any:
-            for _ in range(MAX_FRAMES):
+        def frames(count: int) -> Any:
+            for _ in range(count):
                 frame = source.read()
                 if frame is None:
                     return
                 yield frame.image
 
-        return calibrate_empty_board(reader, frames())
+        board = calibrate_empty_board(reader, frames(MAX_FRAMES))
+        if discs:
+            max_frames = int(DISC_WAIT_S * max(config.camera.fps, 1))
+            calibrate_discs(reader, frames(max_frames), board,
+                            lambda text: print(f"now {text}", flush=True))
+        return board
     finally:
         source.close()

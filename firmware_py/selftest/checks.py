@@ -148,6 +148,8 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
     except VisionError as error:
         raise Fail(str(error)) from None
     done = f"calibrated {board.calibrated_at or 'at an unknown time'}"
+    if board.discs:
+        done += " (with the disc colours)"
     if not config.camera.enabled:
         return f"{done}; camera disabled, view not compared"
     source = open_source(config.camera.source, config.camera, wait=lambda seconds: True)

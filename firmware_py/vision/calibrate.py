@@ -7,20 +7,26 @@ it is empty, or when the room shows one disc colour through the holes (no
 game looks like that, :func:`~.reader.shows_a_coloured_wall`). The looks of
 :data:`FRAMES_NEEDED` such frames are averaged and stored with the time and
 where the grid's corners were in the frame, so that ``c4pi selftest`` can
-tell when it was done and whether the camera has moved since.
+tell when it was done and whether the camera has moved since. Optionally
+(:func:`calibrate_discs`) one red and one yellow disc dropped into it give
+this set's disc colours (:mod:`.disc_colours`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from firmware_py.board import HEIGHT, WIDTH
 from firmware_py.exc import VisionError
 from firmware_py.vision.cells import cell_crops
+from firmware_py.vision.colour_reader import CHANGED_DISTANCE
+from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS
@@ -28,6 +34,7 @@ from firmware_py.vision.reader import BoardReader, shows_a_coloured_wall
 from firmware_py.vision.reading import OK
 
 FRAMES_NEEDED = 5
+STEADY_FRAMES = 3  # frames a dropped calibration disc must stand alone, unchanged
 STATE_DIR = Path("/var/lib/c4pi")
 FILE_NAME = "empty-board.json"
 MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
@@ -73,6 +80,66 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
         timespec="seconds")
     board.grid_corners = np.mean(corners, axis=0)
     return board
+
+
+def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], board: EmptyBoard,
+                    prompt: Callable[[str], None] = print) -> EmptyBoard:
+    """``board`` with its disc colours (:mod:`.disc_colours`) measured from ``frames``.
+
+    ``prompt`` asks for one red disc, then one yellow disc; each counts once
+    it has stood alone in a column's lowest cell for :data:`STEADY_FRAMES`
+    frames (a hand over the board changes more cells). VisionError when the
+    frames run out first, or the discs do not look red and yellow.
+    """
+    frames = iter(frames)
+    taken: list[int] = []
+    measured: dict[str, DiscColour] = {}
+    for key, name in (("R", "red"), ("Y", "yellow")):
+        prompt(f"drop one {name} disc into any column")
+        cell, crop = _steady_new_disc(reader, frames, board, taken)
+        if cell is None:
+            raise VisionError(f"no {name} disc was seen standing alone in a column: drop one "
+                              f"and keep hands off the board ({crop})")
+        taken.append(cell)
+        measured[key] = measure_disc(crop)
+    check_pair(measured["R"], measured["Y"])
+    board.discs = measured
+    return board
+
+
+def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: EmptyBoard,
+                     taken: list[int]) -> tuple[int | None, Any]:
+    """(cell, its crop) of the one new disc steady for STEADY_FRAMES frames, or (None, why)."""
+    saved, reader.empty_board = reader.empty_board, None
+    last, steady, why = None, 0, "no frame"
+    try:
+        for frame in frames:
+            analysis = reader.analyse(frame)
+            if analysis.grid_image is None:
+                last, steady, why = None, 0, analysis.reading.reason or analysis.reading.status
+                continue
+            crops = cell_crops(analysis.grid_image)
+            changed = set(np.flatnonzero(board.distances(cell_features(crops))
+                                         >= CHANGED_DISTANCE).tolist()) - set(taken)
+            cell = changed.pop() if len(changed) == 1 else None
+            if cell is None or cell not in _landing_cells(taken):
+                last, steady = None, 0
+                why = f"{len(changed) + (cell is not None)} cells changed"
+                continue
+            steady = steady + 1 if cell == last else 1
+            last = cell
+            if steady >= STEADY_FRAMES:
+                return cell, crops[cell]
+    finally:
+        reader.empty_board = saved
+    return None, why
+
+
+def _landing_cells(taken: list[int]) -> set[int]:
+    """Where a disc dropped into the board with ``taken`` discs lands (top row first)."""
+    bottom = {(HEIGHT - 1) * WIDTH + column for column in range(WIDTH)}
+    above = {cell - WIDTH for cell in taken if cell >= WIDTH}
+    return (bottom | above) - set(taken)
 
 
 def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001

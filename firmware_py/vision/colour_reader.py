@@ -43,6 +43,7 @@ import functools
 import cv2
 import numpy as np
 
+from firmware_py.vision.disc_colours import DiscColour, disc_masks
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 
 RED_HUES = ((0.0, 32.0), (315.0, 360.0))  # degrees: crimson to orange-red (~28)
@@ -76,21 +77,28 @@ def _probe_kernel() -> np.ndarray:
     return disc / disc.sum()
 
 
-def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION) -> np.ndarray:
+def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
+                  discs: dict[str, DiscColour] | None = None) -> np.ndarray:
     """(N, 2) best share of red and of yellow pixels in a disc-sized probe of each crop.
 
-    A pixel counts when its saturation is at least ``min_saturation`` (0-1).
+    A pixel counts when its saturation is at least ``min_saturation`` (0-1),
+    or when it lies in the band of this installation's calibrated disc of
+    that colour (``discs``, :mod:`~firmware_py.vision.disc_colours`).
     """
     count, side = crops.shape[0], crops.shape[1]
     hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
     hue = hsv[..., 0].astype(np.float32) * (360.0 / 256.0)
     bright = (hsv[..., 1] >= min_saturation * 255) & (hsv[..., 2] >= MIN_VALUE * 255)
+    calibrated = disc_masks(hue, hsv[..., 1] / 255.0, hsv[..., 2] / 255.0, discs or {})
     shares = np.empty((count, 2), np.float32)
     centre = (side - 1) // 2
     rows = np.array([centre + dy for dy in PROBE_OFFSETS])
     cols = np.array([centre + dx for dx in PROBE_OFFSETS])
     for index, ranges in enumerate((RED_HUES, YELLOW_HUES)):
-        mask = (bright & _in_ranges(hue, ranges)).astype(np.float32)
+        mask = bright & _in_ranges(hue, ranges)
+        if calibrated[index] is not None:
+            mask |= calibrated[index]
+        mask = mask.astype(np.float32)
         filled = cv2.filter2D(mask, -1, _probe_kernel(), borderType=cv2.BORDER_CONSTANT)
         per_crop = filled.reshape(count, side, side)[:, rows][:, :, cols]
         shares[:, index] = per_crop.reshape(count, -1).max(axis=1)
@@ -136,7 +144,8 @@ class ColourCellReader:
         ``features`` are the crops' :func:`~firmware_py.vision.empty_board.cell_features`
         (computed when ``empty_board`` is given and they are not).
         """
-        probabilities = shares_to_probabilities(colour_shares(crops))
+        discs = empty_board.discs if empty_board is not None else None
+        probabilities = shares_to_probabilities(colour_shares(crops, discs=discs))
         covered = covered_cells(crops)
         probabilities[covered] = UNSURE
         if empty_board is None or not empty_board.known.any():
@@ -147,12 +156,13 @@ class ColourCellReader:
         changed = np.isfinite(distance) & (distance >= CHANGED_DISTANCE) & ~covered
         if changed.any():
             probabilities[changed] = _changed_cell_probabilities(
-                crops[changed], probabilities[changed], empty_board.features[changed])
+                crops[changed], probabilities[changed], empty_board.features[changed], discs)
         return empty_board.adjust(probabilities, features)
 
 
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
-                                empty_looks: np.ndarray) -> np.ndarray:
+                                empty_looks: np.ndarray,
+                                discs: dict[str, DiscColour] | None) -> np.ndarray:
     """Cells no longer as they looked empty: a disc when filled with a paler disc hue.
 
     Something now stands in such a hole. Filled with a disc's hue at a
@@ -161,7 +171,7 @@ def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
     (a wood or beige wall, seen again after the camera or the light moved);
     otherwise the reading stands.
     """
-    shares = colour_shares(crops, CHANGED_MIN_SATURATION)
+    shares = colour_shares(crops, CHANGED_MIN_SATURATION, discs)
     loose = shares_to_probabilities(np.where(_pale_disc_hues(empty_looks), 0.0, shares))
     disc = loose[:, 1:].max(axis=1) > probabilities[:, 1:].max(axis=1)
     return np.where(disc[:, None], loose, probabilities)

@@ -16,8 +16,10 @@ each game start on an empty board, so it can do the same:
   one disc missed so breaks parity and is rejected, never read as a legal
   board;
 * :meth:`EmptyBoard.save` / :meth:`EmptyBoard.load` keep it on disk (JSON),
-  with when ``c4pi calibrate`` took it and where the grid's corners were in
-  the frame then (to tell later whether the camera moved).
+  with when ``c4pi calibrate`` took it, where the grid's corners were in
+  the frame then (to tell later whether the camera moved) and, after
+  ``c4pi calibrate --discs``, this set's disc colours
+  (:mod:`~firmware_py.vision.disc_colours`).
 
 A cell's appearance (:func:`cell_features`) is the mean CIE Lab colour of four
 concentric rings of its colour-normalised crop (centre, disc body, disc rim,
@@ -34,6 +36,7 @@ import cv2
 import numpy as np
 
 from firmware_py.exc import VisionError
+from firmware_py.vision.disc_colours import COLOURS, DiscColour
 
 CELLS = 42
 FEATURES = 12
@@ -79,6 +82,7 @@ class EmptyBoard:
         self.known = np.zeros(CELLS, bool)
         self.calibrated_at = ""  # ISO 8601 UTC time of `c4pi calibrate`, "" if never
         self.grid_corners: np.ndarray | None = None  # (4, 2) frame px of the grid then
+        self.discs: dict[str, DiscColour] = {}  # "R", "Y": calibrated disc colours, if any
 
     def learn(self, features: np.ndarray) -> None:
         """Take every cell's appearance from a frame of the empty board."""
@@ -113,7 +117,8 @@ class EmptyBoard:
                 "features": np.round(self.features, 3).tolist(),
                 "calibrated_at": self.calibrated_at,
                 "grid_corners": (None if self.grid_corners is None
-                                 else np.round(self.grid_corners, 2).tolist())}
+                                 else np.round(self.grid_corners, 2).tolist()),
+                "discs": {key: colour.to_dict() for key, colour in self.discs.items()}}
         Path(path).write_text(json.dumps(data) + "\n", encoding="utf-8")
 
     @classmethod
@@ -130,6 +135,7 @@ class EmptyBoard:
             corners = data.get("grid_corners")
             if corners is not None:
                 board.grid_corners = np.array(corners, np.float64).reshape(4, 2)
+            board.discs = _discs(data.get("discs") or {})
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise VisionError(f"cannot read the empty board file {path}: {error}") from None
         return board
@@ -141,3 +147,9 @@ def _checked(features: np.ndarray) -> np.ndarray:
         raise ValueError(f"expected finite cell features of shape ({CELLS}, {FEATURES}), "
                          f"got {features.shape}")
     return features
+
+
+def _discs(data: object) -> dict[str, DiscColour]:
+    if not isinstance(data, dict) or not set(data) <= set(COLOURS):
+        raise ValueError(f"discs must map 'R' and 'Y' to disc colours, got {data!r}")
+    return {key: DiscColour.from_dict(value) for key, value in data.items()}

@@ -17,6 +17,7 @@ from firmware_py.selftest.core import Fail, SelftestOptions
 from firmware_py.vision.calibrate import (
     FRAMES_NEEDED,
     MOVED_PX,
+    calibrate_discs,
     calibrate_empty_board,
     camera_shift_px,
     empty_board_path,
@@ -75,6 +76,57 @@ def test_the_reader_uses_what_calibration_stored(tmp_path: Path) -> None:
                                   "...Y...", "..YRR.."]
 
 
+# a set whose "yellow" discs are orange (hue about 35 degrees, between the colour reader's
+# red and yellow bands): colour alone calls them empty, even where a hole has changed
+ORANGE_SET = RenderSpec(yaw_deg=12, pitch_deg=6, clutter=0, yellow_colour=(30, 150, 235),
+                        disc_depth=0.35)
+
+
+def _room(position: str | list[str], count: int) -> list[np.ndarray]:
+    """Frames of one unchanging room (the renderer draws the room from its seed)."""
+    return [render_frame(position, ORANGE_SET, seed=42)] * count
+
+
+def _orange_set_calibrated(prompts: list[str]) -> EmptyBoard:
+    reader = _reader()
+    board = calibrate_empty_board(reader, _room("", FRAMES_NEEDED), now=WHEN)
+    dropped = _room("", 2) + _room("3", 4) + _room("35", 4)
+    return calibrate_discs(reader, dropped, board, prompts.append)
+
+
+def test_calibrated_discs_are_read_in_their_own_colours(tmp_path: Path) -> None:
+    prompts: list[str] = []
+    board = _orange_set_calibrated(prompts)
+    assert prompts == ["drop one red disc into any column", "drop one yellow disc into any column"]
+    assert board.discs["R"].hue_deg > 330 or board.discs["R"].hue_deg < 20
+    assert 30 < board.discs["Y"].hue_deg < 40
+    board.save(tmp_path / "board.json")
+    stored = EmptyBoard.load(tmp_path / "board.json")
+    assert stored.discs == board.discs
+    game = render_frame("4453", ORANGE_SET, seed=42)
+    plain = _reader()
+    plain.empty_board = EmptyBoard.load(tmp_path / "board.json")
+    plain.empty_board.discs = {}
+    calibrated = _reader()
+    calibrated.empty_board = stored
+    assert plain.analyse(game).colour[[31, 37]].argmax(axis=1).tolist() != [2, 2]
+    reading = calibrated.read(game)
+    assert reading.status == "ok", reading.reason
+    assert list(reading.grid) == [".......", ".......", ".......", ".......",
+                                  "...Y...", "..YRR.."]
+
+
+def test_disc_calibration_names_what_went_wrong() -> None:
+    reader = _reader()
+    board = calibrate_empty_board(reader, _room("", FRAMES_NEEDED), now=WHEN)
+    with pytest.raises(VisionError, match="no yellow disc was seen"):
+        calibrate_discs(reader, _room("3", 4), board, lambda _: None)
+    swapped = _room("", 2) + _room(["......."] * 5 + ["..Y...."], 4)  # yellow first
+    swapped += _room(["......."] * 5 + ["..Y.R.."], 4)
+    with pytest.raises(VisionError, match="not a red"):
+        calibrate_discs(reader, swapped, board, lambda _: None)
+
+
 def test_a_moved_camera_is_noticed() -> None:
     board = calibrate_empty_board(_reader(), _frames("", RenderSpec(disc_depth=0.35)))
     moved = _reader().analyse(render_frame("", RenderSpec(yaw_deg=10, disc_depth=0.35))).fit
@@ -94,6 +146,29 @@ def test_calibrate_command_on_the_simulated_camera(tmp_path: Path,
     assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
     assert "stored the empty board" in capsys.readouterr().out
     assert EmptyBoard.load(out).known.all()
+
+
+def test_calibrate_discs_command_on_the_simulated_camera(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "board.json"
+    assert main(["calibrate", "--source", "sim", "--discs", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "now drop one red disc" in printed and "now drop one yellow disc" in printed
+    assert "stored the empty board and the disc colours" in printed
+    stored = EmptyBoard.load(out)
+    assert stored.known.all() and set(stored.discs) == {"R", "Y"}
+
+
+def test_a_bad_disc_colour_in_the_file_is_reported(tmp_path: Path) -> None:
+    board = EmptyBoard()
+    board.learn(np.zeros((42, 12)))
+    path = tmp_path / "board.json"
+    board.save(path)
+    data = json.loads(path.read_text())
+    data["discs"] = {"R": {"hue_deg": 400, "saturation": 0.8}}
+    path.write_text(json.dumps(data))
+    with pytest.raises(VisionError, match="hue_deg must be a number in"):
+        EmptyBoard.load(path)
 
 
 def test_selftest_tells_when_and_whether_the_view_moved(tmp_path: Path) -> None:

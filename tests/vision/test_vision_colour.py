@@ -195,3 +195,18 @@ def test_a_cell_covered_by_a_hand_is_unsure_for_the_colour_reader() -> None:
     probabilities = ColourCellReader().probabilities(crops)
     assert probabilities[1].max() < 0.5  # covered: neither empty nor a disc
     assert probabilities[0, 1] > 0.9 and np.all(probabilities[2:, 0] > 0.9)
+
+
+@pytest.mark.parametrize(("red", "yellow"), [(355.0, 45.0), (15.0, 30.0), (340.0, 60.0)])
+def test_calibrated_disc_bands_never_overlap_and_keep_their_saturation(red: float,
+                                                                       yellow: float) -> None:
+    from firmware_py.vision.disc_colours import DiscColour, disc_masks, hue_distance
+
+    discs = {"R": DiscColour(red, 0.8), "Y": DiscColour(yellow, 0.3)}
+    hue = np.arange(0.0, 360.0, 0.5)
+    red_mask, yellow_mask = disc_masks(hue, np.full_like(hue, 0.5), np.full_like(hue, 0.8),
+                                       discs)
+    assert not np.any(red_mask & yellow_mask)
+    assert red_mask.sum() == 0  # 0.5 < 0.7 * 0.8: too pale for this set's red
+    assert yellow_mask.any() and np.all(hue_distance(hue[yellow_mask], yellow) <= 15)
+    assert yellow_mask[np.searchsorted(hue, yellow)]

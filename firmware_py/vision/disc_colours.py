@@ -1,0 +1,122 @@
+"""What this installation's red and yellow discs look like (``c4pi calibrate --discs``).
+
+The colour reader names a pixel red or yellow by fixed bands of hue and
+saturation measured on common discs (:mod:`.colour_reader`). A set whose
+discs are paler, more orange or more pink than those is read by its own
+colours once they are calibrated: the owner drops one red disc, then one
+yellow disc, into the empty board; the cell each lands in (the lowest cell
+of a column that no longer looks as it did empty) gives that disc's hue and
+saturation in this room's light, normalised like every crop.
+
+The colour reader then also counts as that colour a pixel whose hue lies
+within :data:`HUE_MARGIN` of the disc's (never past half-way to the other
+disc's hue) at no less than :data:`SATURATION_SHARE` of the disc's own low
+saturation. The bands are kept with the empty board (:mod:`.empty_board`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from firmware_py.exc import VisionError
+
+HUE_MARGIN = 15.0  # degrees each side of a calibrated disc's hue
+SATURATION_SHARE = 0.7  # of the disc's 20th-percentile saturation
+MIN_DISC_SATURATION = 0.15  # a calibrated disc paler than this is no colour at all
+MIN_HUE_GAP = 10.0  # degrees between the two discs' hues
+BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
+VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
+RED_REGION = (300.0, 40.0)  # degrees, wrapping: where a red disc's hue may lie
+YELLOW_REGION = (30.0, 90.0)
+COLOURS = ("R", "Y")
+
+
+@dataclass(frozen=True)
+class DiscColour:
+    """One calibrated disc: its median hue (degrees) and low saturation (0-1)."""
+
+    hue_deg: float
+    saturation: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"hue_deg": round(self.hue_deg, 2), "saturation": round(self.saturation, 4)}
+
+    @classmethod
+    def from_dict(cls, data: object) -> DiscColour:
+        """A disc colour from :meth:`to_dict`'s output; ValueError names what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a disc colour must be an object, got {data!r}")
+        hue, saturation = data.get("hue_deg"), data.get("saturation")
+        if not isinstance(hue, int | float) or not 0 <= hue < 360:
+            raise ValueError(f"hue_deg must be a number in [0, 360), got {hue!r}")
+        if not isinstance(saturation, int | float) or not 0 < saturation <= 1:
+            raise ValueError(f"saturation must be a number in (0, 1], got {saturation!r}")
+        return cls(float(hue), float(saturation))
+
+
+def hue_distance(first: np.ndarray | float, second: float) -> np.ndarray:
+    """Circular distance in degrees between hues."""
+    gap = np.abs(np.asarray(first, np.float64) - second) % 360.0
+    return np.minimum(gap, 360.0 - gap)
+
+
+@functools.cache
+def _body_mask(side: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:side, 0:side] - (side - 1) / 2
+    return np.hypot(yy, xx) <= BODY_RADIUS * side / 32
+
+
+def measure_disc(crop: np.ndarray) -> DiscColour:
+    """The colour of the disc filling a normalised BGR crop (S, S, 3) uint8."""
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV_FULL)[_body_mask(crop.shape[0])]
+    hsv = hsv[hsv[:, 2] >= VALUE_FLOOR * 255].astype(np.float64)
+    if len(hsv) < 10:
+        raise VisionError("the disc is too dark to measure: light the board")
+    angles = np.deg2rad(hsv[:, 0] * (360.0 / 256.0))
+    weights = hsv[:, 1] + 1e-6
+    hue = np.rad2deg(np.arctan2((np.sin(angles) * weights).sum(),
+                                (np.cos(angles) * weights).sum())) % 360.0
+    return DiscColour(round(float(hue), 2), round(float(np.percentile(hsv[:, 1], 20) / 255.0), 4))
+
+
+def check_pair(red: DiscColour, yellow: DiscColour) -> None:
+    """VisionError unless ``red`` and ``yellow`` look like a red and a yellow disc."""
+    for name, colour, (low, high) in (("red", red, RED_REGION), ("yellow", yellow, YELLOW_REGION)):
+        inside = (colour.hue_deg >= low or colour.hue_deg < high) if low > high else (
+            low <= colour.hue_deg < high)
+        if not inside:
+            raise VisionError(f"the {name} disc's hue measured {colour.hue_deg:.0f} degrees, "
+                              f"not a {name} (expected {low:.0f}-{high:.0f}): was it the "
+                              f"other colour?")
+        if colour.saturation < MIN_DISC_SATURATION:
+            raise VisionError(f"the {name} disc measured almost grey (saturation "
+                              f"{colour.saturation:.2f}): check the light")
+    if hue_distance(red.hue_deg, yellow.hue_deg) < MIN_HUE_GAP:
+        raise VisionError("the red and the yellow disc have the same hue here: check the "
+                          "light and the discs")
+
+
+def disc_masks(hue: np.ndarray, saturation: np.ndarray, value: np.ndarray,
+               discs: dict[str, DiscColour]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Per calibrated colour (red, yellow; None if not calibrated), the pixels in its band.
+
+    ``hue`` in degrees, ``saturation`` and ``value`` 0-1, any shape.
+    """
+    margin = HUE_MARGIN
+    if len(discs) == 2:
+        gap = float(hue_distance(discs["R"].hue_deg, discs["Y"].hue_deg))
+        margin = min(HUE_MARGIN, gap / 2)
+    masks = []
+    for key in COLOURS:
+        colour = discs.get(key)
+        if colour is None:
+            masks.append(None)
+            continue
+        masks.append((hue_distance(hue, colour.hue_deg) < margin)
+                     & (saturation >= SATURATION_SHARE * colour.saturation)
+                     & (value >= VALUE_FLOOR))
+    return masks[0], masks[1]
