@@ -19,8 +19,12 @@ Sources, each on its own line (the data behind every figure):
   (never trained on).
 * ``render+empty``, ``scene+empty``: the same frames as ``render`` and
   ``scene``, read by an installation that has seen the same view's empty
-  board first (its empty board learnt as in the live appliance). The other
-  sources are read without any empty board.
+  board first (its empty board learnt as in the live appliance).
+* ``render+discs``: the same frames, read by an installation that ran
+  ``c4pi calibrate --discs`` in the same view (the empty board, then a red
+  disc in column 1 and a yellow in column 7); where calibration fails, the
+  empty board is learnt as in ``render+empty``. The other sources are read
+  without any empty board.
 
 Reported per source: board-exact (grid equals the truth, any status),
 accepted-exact (read ``ok``/``finished`` with the right grid), wrong-ok
@@ -89,19 +93,24 @@ def floating_grid(rng: np.random.Generator) -> list[str]:
     return ["".join(line) for line in lines]
 
 
-def render_source(count: int, seed_base: int, empty_first: bool = False):  # noqa: ANN201
-    """(truth grid, label status, frame[, empty board frame]) of held-out frames of our
-    2-D renderer; with ``empty_first`` also the same view of the empty board."""
+def render_source(count: int, seed_base: int, empty_first: bool = False,  # noqa: ANN201
+                  discs: bool = False):
+    """(truth grid, label status, frame[, setup frames]) of held-out frames of our 2-D
+    renderer; with ``empty_first`` also the same view of the empty board, with
+    ``discs`` also of it with a red disc in column 1 and then a yellow in column 7
+    (``c4pi calibrate --discs``)."""
     for index in range(count):
         seed = seed_base + index
         rng = np.random.default_rng(seed)
         board = random_board(rng)
         spec = RenderSpec.random(rng, max_tilt_deg=45.0)
         frame = render_frame(board, spec, seed=seed)
-        if empty_first:
-            yield board.grid_lines(), _status(board), frame, render_frame("", spec, seed=seed)
-        else:
-            yield board.grid_lines(), _status(board), frame
+        setup = []
+        if empty_first or discs:
+            setup.append(render_frame("", spec, seed=seed))
+        if discs:
+            setup += [render_frame("1", spec, seed=seed), render_frame("17", spec, seed=seed)]
+        yield board.grid_lines(), _status(board), frame, *setup
 
 
 def scene_source(count: int, seed_base: int, empty_first: bool = False):  # noqa: ANN201
@@ -146,19 +155,23 @@ def _status(board: Board) -> str:
 SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
            "real-dev": real_source,
            "render+empty": functools.partial(render_source, empty_first=True),
-           "scene+empty": functools.partial(scene_source, empty_first=True)}
+           "scene+empty": functools.partial(scene_source, empty_first=True),
+           "render+discs": functools.partial(render_source, discs=True)}
 
 
 def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
     """Accuracy (and time) of ``reader`` over (truth, status, frame) triples."""
     times, cpu_times, statuses = [], [], collections.Counter()
     count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
+    calibrated = 0
     reasons: collections.Counter = collections.Counter()
-    for truth, label_status, frame, *empty in frames:
+    for truth, label_status, frame, *setup in frames:
         count += 1
-        if empty:  # an installation that has seen this view's empty board first
+        if len(setup) == 1:  # an installation that has seen this view's empty board first
             reader.empty_board = EmptyBoard()
-            reader.read(empty[0])
+            reader.read(setup[0])
+        elif setup:  # one that ran `c4pi calibrate --discs` in this view
+            calibrated += calibrate_in_view(reader, *setup)
         start, cpu_start = time.perf_counter(), time.thread_time()
         reading = reader.read(frame)
         times.append(time.perf_counter() - start)
@@ -184,10 +197,31 @@ def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
         "accepted_exact": accepted_exact / max(count, 1), "wrong_ok": wrong_ok,
         "illegal_ok": illegal_ok, "cell_accuracy": cells_right / max(cells_total, 1),
         "statuses": dict(statuses), "rejected_reasons": dict(reasons.most_common(6)),
+        "calibrated_with_discs": calibrated,
         "ms_median": statistics.median(ms), "ms_p90": ms[int(0.9 * (len(ms) - 1))],
         "ms_max": ms[-1], "cpu_ms_median": statistics.median(cpu_ms),
         "cpu_ms_p90": cpu_ms[int(0.9 * (len(cpu_ms) - 1))],
     }
+
+
+def calibrate_in_view(reader: BoardReader, empty: np.ndarray, red: np.ndarray,
+                      both: np.ndarray) -> bool:
+    """Set ``reader`` up as `c4pi calibrate --discs` would; False where calibration failed
+    (the reader then keeps what it could learn, as the appliance would)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_discs, calibrate_empty_board
+
+    try:
+        reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED)
+    except VisionError:  # learnt at the new game instead
+        reader.empty_board = EmptyBoard()
+        reader.read(empty)
+        return False
+    try:
+        calibrate_discs(reader, [red] * 3 + [both] * 3, reader.empty_board, lambda _: None)
+    except VisionError:
+        return False
+    return True
 
 
 def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict:
@@ -334,7 +368,10 @@ def print_summary(result: dict) -> None:
               f"{line['accepted_exact']:>9.2%} {line['wrong_ok']:>8} {line['illegal_ok']:>10} "
               f"{line['cell_accuracy']:>8.3%}  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
     for name, line in result["sources"].items():
-        print(f"  {name}: statuses {line['statuses']}, rejected {line['rejected_reasons']}")
+        discs = (f", calibrated with discs {line['calibrated_with_discs']}"
+                 if line["calibrated_with_discs"] else "")
+        print(f"  {name}: statuses {line['statuses']}, rejected {line['rejected_reasons']}"
+              f"{discs}")
     print(f"  stage medians (ms, render frames): {result['stages_ms']}")
     if "side" in result:
         print(f"  one marker hidden: {result['hidden_marker']}")

@@ -35,6 +35,7 @@ from firmware_py.vision.reading import OK
 
 FRAMES_NEEDED = 5
 STEADY_FRAMES = 3  # frames a dropped calibration disc must stand alone, unchanged
+DOMINANCE = 1.5  # its hole changed this many times more than any other (a hand: many holes)
 STATE_DIR = Path("/var/lib/c4pi")
 FILE_NAME = "empty-board.json"
 MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
@@ -87,9 +88,10 @@ def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], board: Em
     """``board`` with its disc colours (:mod:`.disc_colours`) measured from ``frames``.
 
     ``prompt`` asks for one red disc, then one yellow disc; each counts once
-    it has stood alone in a column's lowest cell for :data:`STEADY_FRAMES`
-    frames (a hand over the board changes more cells). VisionError when the
-    frames run out first, or the discs do not look red and yellow.
+    the lowest cell of a column has changed from its empty look, far more
+    than any other cell (:data:`DOMINANCE`: a hand over the board changes
+    many), for :data:`STEADY_FRAMES` frames. VisionError when the frames run
+    out first, or the discs do not look red and yellow.
     """
     frames = iter(frames)
     taken: list[int] = []
@@ -119,12 +121,9 @@ def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: E
                 last, steady, why = None, 0, analysis.reading.reason or analysis.reading.status
                 continue
             crops = cell_crops(analysis.grid_image)
-            changed = set(np.flatnonzero(board.distances(cell_features(crops))
-                                         >= CHANGED_DISTANCE).tolist()) - set(taken)
-            cell = changed.pop() if len(changed) == 1 else None
-            if cell is None or cell not in _landing_cells(taken):
+            cell, why = _new_disc(board.distances(cell_features(crops)), taken)
+            if cell is None:
                 last, steady = None, 0
-                why = f"{len(changed) + (cell is not None)} cells changed"
                 continue
             steady = steady + 1 if cell == last else 1
             last = cell
@@ -133,6 +132,21 @@ def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: E
     finally:
         reader.empty_board = saved
     return None, why
+
+
+def _new_disc(distances: np.ndarray, taken: list[int]) -> tuple[int | None, str]:
+    """The landing cell that changed most, if it did by :data:`CHANGED_DISTANCE` and
+    :data:`DOMINANCE` times more than any other cell not taken; else (None, why)."""
+    change = np.where(np.isfinite(distances), distances, 0.0)
+    change[taken] = 0.0
+    landing = sorted(_landing_cells(taken))
+    cell = landing[int(np.argmax(change[landing]))]
+    others = np.delete(change, cell)
+    if change[cell] < CHANGED_DISTANCE:
+        return None, "no hole changed"
+    if change[cell] < DOMINANCE * others.max():
+        return None, f"{int(np.sum(change >= CHANGED_DISTANCE))} holes changed"
+    return cell, ""
 
 
 def _landing_cells(taken: list[int]) -> set[int]:

@@ -24,7 +24,7 @@ from firmware_py.vision.calibrate import (
 )
 from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reader import BoardReader
-from firmware_py.vision.render import RenderSpec, render_frame
+from firmware_py.vision.render import Hand, RenderSpec, render_frame
 from firmware_py.vision.render_spec import RED_COLOURS
 
 WHEN = dt.datetime(2026, 11, 24, 9, 30, tzinfo=dt.UTC)
@@ -121,6 +121,9 @@ def test_disc_calibration_names_what_went_wrong() -> None:
     board = calibrate_empty_board(reader, _room("", FRAMES_NEEDED), now=WHEN)
     with pytest.raises(VisionError, match="no yellow disc was seen"):
         calibrate_discs(reader, _room("3", 4), board, lambda _: None)
+    hand = replace(ORANGE_SET, hand=Hand(0.3, 0.75, 20.0, 0.14))  # over the lower left holes
+    with pytest.raises(VisionError, match="no red disc was seen"):
+        calibrate_discs(reader, [render_frame("", hand, seed=42)] * 6, board, lambda _: None)
     swapped = _room("", 2) + _room(["......."] * 5 + ["..Y...."], 4)  # yellow first
     swapped += _room(["......."] * 5 + ["..Y.R.."], 4)
     with pytest.raises(VisionError, match="not a red"):
