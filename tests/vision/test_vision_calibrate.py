@@ -183,8 +183,13 @@ def test_selftest_tells_when_and_whether_the_view_moved(tmp_path: Path) -> None:
     config = replace(config, camera=replace(config.camera, source="sim"),
                      vision=replace(config.vision, empty_board_file=str(out)))
     options = SelftestOptions(frames=5)
-    assert "sees the board as then" in check_calibration(config, options)
+    said = check_calibration(config, options)
+    assert "sees the board as then" in said and "disc colours" not in said
     data = json.loads(out.read_text())
+    data["discs"] = {"R": {"hue_deg": 355.0, "saturation": 0.8},
+                     "Y": {"hue_deg": 50.0, "saturation": 0.8}}
+    out.write_text(json.dumps(data))
+    assert "(with the disc colours)" in check_calibration(config, options)
     data["grid_corners"] = (np.array(data["grid_corners"]) + 25.0).tolist()
     out.write_text(json.dumps(data))
     with pytest.raises(Fail, match="moved 35 px"):
