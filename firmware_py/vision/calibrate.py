@@ -18,7 +18,6 @@ import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -98,10 +97,10 @@ def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], board: Em
     measured: dict[str, DiscColour] = {}
     for key, name in (("R", "red"), ("Y", "yellow")):
         prompt(f"drop one {name} disc into any column")
-        cell, crop = _steady_new_disc(reader, frames, board, taken)
-        if cell is None:
+        cell, crop, why = _steady_new_disc(reader, frames, board, taken)
+        if crop is None:
             raise VisionError(f"no {name} disc was seen standing alone in a column: drop one "
-                              f"and keep hands off the board ({crop})")
+                              f"and keep hands off the board ({why})")
         taken.append(cell)
         measured[key] = measure_disc(crop)
     check_pair(measured["R"], measured["Y"])
@@ -110,8 +109,9 @@ def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], board: Em
 
 
 def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: EmptyBoard,
-                     taken: list[int]) -> tuple[int | None, Any]:
-    """(cell, its crop) of the one new disc steady for STEADY_FRAMES frames, or (None, why)."""
+                     taken: list[int]) -> tuple[int, np.ndarray | None, str]:
+    """(cell, its crop, "") of the new disc steady for STEADY_FRAMES frames, or
+    (-1, None, why not) when the frames ran out."""
     saved, reader.empty_board = reader.empty_board, None
     last, steady, why = None, 0, "no frame"
     try:
@@ -128,10 +128,10 @@ def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: E
             steady = steady + 1 if cell == last else 1
             last = cell
             if steady >= STEADY_FRAMES:
-                return cell, crops[cell]
+                return cell, crops[cell], ""
     finally:
         reader.empty_board = saved
-    return None, why
+    return -1, None, why
 
 
 def _new_disc(distances: np.ndarray, taken: list[int]) -> tuple[int | None, str]:
