@@ -14,6 +14,7 @@ this set's disc colours (:mod:`.disc_colours`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -55,9 +56,8 @@ def empty_board_path(setting: str) -> Path:
 def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                           now: dt.datetime | None = None) -> EmptyBoard:
     """The empty board learnt from ``frames`` (VisionError when too few show it)."""
-    saved, reader.empty_board = reader.empty_board, None
     looks, corners, last_reason, seen = [], [], "no frame", 0
-    try:
+    with _without_empty_board(reader):
         for frame in frames:
             seen += 1
             analysis = reader.analyse(frame)
@@ -68,8 +68,6 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                     break
             else:
                 last_reason = _why_not(analysis)
-    finally:
-        reader.empty_board = saved
     if len(looks) < FRAMES_NEEDED:
         raise VisionError(f"the empty board was seen in {len(looks)} of {seen} frames, need "
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
@@ -112,9 +110,8 @@ def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: E
                      taken: list[int]) -> tuple[int, np.ndarray | None, str]:
     """(cell, its crop, "") of the new disc steady for STEADY_FRAMES frames, or
     (-1, None, why not) when the frames ran out."""
-    saved, reader.empty_board = reader.empty_board, None
     last, steady, why = None, 0, "no frame"
-    try:
+    with _without_empty_board(reader):
         for frame in frames:
             analysis = reader.analyse(frame)
             if analysis.grid_image is None:
@@ -129,9 +126,17 @@ def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: E
             last = cell
             if steady >= STEADY_FRAMES:
                 return cell, crops[cell], ""
+    return -1, None, why
+
+
+@contextlib.contextmanager
+def _without_empty_board(reader: BoardReader) -> Iterator[None]:
+    """Read frames as they are, neither using nor teaching the reader's empty board."""
+    saved, reader.empty_board = reader.empty_board, None
+    try:
+        yield
     finally:
         reader.empty_board = saved
-    return -1, None, why
 
 
 def _new_disc(distances: np.ndarray, taken: list[int]) -> tuple[int | None, str]:

@@ -43,7 +43,7 @@ import functools
 import cv2
 import numpy as np
 
-from firmware_py.vision.disc_colours import DiscColour, disc_masks
+from firmware_py.vision.disc_colours import DiscColour, disc_masks, in_hue_ranges
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 
 RED_HUES = ((0.0, 32.0), (315.0, 360.0))  # degrees: crimson to orange-red (~28)
@@ -60,13 +60,6 @@ CHANGED_DISTANCE = 24.0  # Lab units from the cell's empty look (EmptyBoard): so
 CHANGED_MIN_SATURATION = 0.25  # a disc seen where the hole has changed may be this pale
 UNSURE = (0.34, 0.33, 0.33)
 UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
-
-
-def _in_ranges(hue: np.ndarray, ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
-    found = np.zeros(hue.shape, bool)
-    for low, high in ranges:
-        found |= (hue >= low) & (hue < high)
-    return found
 
 
 @functools.cache
@@ -88,16 +81,17 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     count, side = crops.shape[0], crops.shape[1]
     hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
     hue = hsv[..., 0].astype(np.float32) * (360.0 / 256.0)
-    bright = (hsv[..., 1] >= min_saturation * 255) & (hsv[..., 2] >= MIN_VALUE * 255)
-    calibrated = disc_masks(hue, hsv[..., 1] / 255.0, hsv[..., 2] / 255.0, discs or {})
+    lit = hsv[..., 2] >= MIN_VALUE * 255
+    bright = (hsv[..., 1] >= min_saturation * 255) & lit
+    calibrated = (disc_masks(hue, hsv[..., 1] / 255.0, discs) if discs else (None, None))
     shares = np.empty((count, 2), np.float32)
     centre = (side - 1) // 2
     rows = np.array([centre + dy for dy in PROBE_OFFSETS])
     cols = np.array([centre + dx for dx in PROBE_OFFSETS])
     for index, ranges in enumerate((RED_HUES, YELLOW_HUES)):
-        mask = bright & _in_ranges(hue, ranges)
+        mask = bright & in_hue_ranges(hue, ranges)
         if calibrated[index] is not None:
-            mask |= calibrated[index]
+            mask |= calibrated[index] & lit
         mask = mask.astype(np.float32)
         filled = cv2.filter2D(mask, -1, _probe_kernel(), borderType=cv2.BORDER_CONSTANT)
         per_crop = filled.reshape(count, side, side)[:, rows][:, :, cols]
@@ -185,5 +179,5 @@ def _pale_disc_hues(empty_looks: np.ndarray) -> np.ndarray:
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV_FULL)[0].astype(np.float32)
     hue = hsv[:, 0] * (360.0 / 256.0)
     tinted = (hsv[:, 1] >= CHANGED_MIN_SATURATION * 255) & (hsv[:, 2] >= MIN_VALUE * 255)
-    return np.stack([tinted & _in_ranges(hue, RED_HUES),
-                     tinted & _in_ranges(hue, YELLOW_HUES)], axis=1)
+    return np.stack([tinted & in_hue_ranges(hue, RED_HUES),
+                     tinted & in_hue_ranges(hue, YELLOW_HUES)], axis=1)

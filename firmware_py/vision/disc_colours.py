@@ -30,8 +30,8 @@ MIN_DISC_SATURATION = 0.15  # a calibrated disc paler than this is no colour at 
 MIN_HUE_GAP = 10.0  # degrees between the two discs' hues
 BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
 VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
-RED_REGION = (300.0, 40.0)  # degrees, wrapping: where a red disc's hue may lie
-YELLOW_REGION = (30.0, 90.0)
+RED_REGION = ((300.0, 360.0), (0.0, 40.0))  # degrees: where a red disc's hue may lie
+YELLOW_REGION = ((30.0, 90.0),)
 COLOURS = ("R", "Y")
 
 
@@ -56,6 +56,16 @@ class DiscColour:
         if not isinstance(saturation, int | float) or not 0 < saturation <= 1:
             raise ValueError(f"saturation must be a number in (0, 1], got {saturation!r}")
         return cls(float(hue), float(saturation))
+
+
+def in_hue_ranges(hue: np.ndarray | float,
+                  ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
+    """Where ``hue`` (degrees) lies in one of the half-open ``ranges``."""
+    hue = np.asarray(hue)
+    found = np.zeros(hue.shape, bool)
+    for low, high in ranges:
+        found |= (hue >= low) & (hue < high)
+    return found
 
 
 def hue_distance(first: np.ndarray | float, second: float) -> np.ndarray:
@@ -85,13 +95,11 @@ def measure_disc(crop: np.ndarray) -> DiscColour:
 
 def check_pair(red: DiscColour, yellow: DiscColour) -> None:
     """VisionError unless ``red`` and ``yellow`` look like a red and a yellow disc."""
-    for name, colour, (low, high) in (("red", red, RED_REGION), ("yellow", yellow, YELLOW_REGION)):
-        inside = (colour.hue_deg >= low or colour.hue_deg < high) if low > high else (
-            low <= colour.hue_deg < high)
-        if not inside:
+    for name, colour, region in (("red", red, RED_REGION), ("yellow", yellow, YELLOW_REGION)):
+        if not in_hue_ranges(colour.hue_deg, region):
             raise VisionError(f"the {name} disc's hue measured {colour.hue_deg:.0f} degrees, "
-                              f"not a {name} (expected {low:.0f}-{high:.0f}): was it the "
-                              f"other colour?")
+                              f"not a {name} (expected {region[0][0]:.0f}-"
+                              f"{region[-1][1]:.0f}): was it the other colour?")
         if colour.saturation < MIN_DISC_SATURATION:
             raise VisionError(f"the {name} disc measured almost grey (saturation "
                               f"{colour.saturation:.2f}): check the light")
@@ -100,11 +108,12 @@ def check_pair(red: DiscColour, yellow: DiscColour) -> None:
                           "light and the discs")
 
 
-def disc_masks(hue: np.ndarray, saturation: np.ndarray, value: np.ndarray,
+def disc_masks(hue: np.ndarray, saturation: np.ndarray,
                discs: dict[str, DiscColour]) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Per calibrated colour (red, yellow; None if not calibrated), the pixels in its band.
 
-    ``hue`` in degrees, ``saturation`` and ``value`` 0-1, any shape.
+    ``hue`` in degrees, ``saturation`` 0-1, any shape (too dark a pixel is the
+    caller's to leave out).
     """
     margin = HUE_MARGIN
     if len(discs) == 2:
@@ -117,6 +126,5 @@ def disc_masks(hue: np.ndarray, saturation: np.ndarray, value: np.ndarray,
             masks.append(None)
             continue
         masks.append((hue_distance(hue, colour.hue_deg) < margin)
-                     & (saturation >= SATURATION_SHARE * colour.saturation)
-                     & (value >= VALUE_FLOOR))
+                     & (saturation >= SATURATION_SHARE * colour.saturation))
     return masks[0], masks[1]

@@ -204,8 +204,7 @@ def test_calibrated_disc_bands_never_overlap_and_keep_their_saturation(red: floa
 
     discs = {"R": DiscColour(red, 0.8), "Y": DiscColour(yellow, 0.3)}
     hue = np.arange(0.0, 360.0, 0.5)
-    red_mask, yellow_mask = disc_masks(hue, np.full_like(hue, 0.5), np.full_like(hue, 0.8),
-                                       discs)
+    red_mask, yellow_mask = disc_masks(hue, np.full_like(hue, 0.5), discs)
     assert not np.any(red_mask & yellow_mask)
     assert red_mask.sum() == 0  # 0.5 < 0.7 * 0.8: too pale for this set's red
     assert yellow_mask.any() and np.all(hue_distance(hue[yellow_mask], yellow) <= 15)
