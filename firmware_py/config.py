@@ -89,7 +89,7 @@ class VisionConfig:
     marker_size_pitch: float = _opt(0.8, lo=0.2, hi=0.99)
     calibration: list[float] = _opt([0.0] * 8, length=8)
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
-    min_cell_confidence: float = _opt(0.6, lo=0.0, hi=1.0)
+    min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # disputed cells are <= 0.5
     min_frontier_confidence: float = _opt(0.7, lo=0.0, hi=1.0)
     remember_empty_board: bool = _opt(True)
     disc_depth_pitch: float = _opt(0.35, lo=0.0, hi=1.0)

@@ -24,7 +24,8 @@ reader says empty. Nothing else is settled: a doubtful cell stays doubtful,
 and parity or fours never correct a board (a board played illegally must be
 reported ``invalid``, not turned into a legal board nobody played). The grid
 an ``invalid`` reading of disputed cells shows is the best guess that
-gravity allows (:func:`~firmware_py.vision.settle.most_probable_stacked`).
+gravity allows, with counts a game can leave where the readers' choices
+permit (:func:`~firmware_py.vision.settle.most_probable_position`).
 
 The board confidence is the minimum of the 42 cell confidences.
 """
@@ -41,7 +42,7 @@ from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
 from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.reading import FINISHED, INVALID, OK
-from firmware_py.vision.settle import most_probable_stacked, settle
+from firmware_py.vision.settle import most_probable_position, settle
 
 MAX_LISTED = 4
 
@@ -135,8 +136,8 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
     options = settle_options(np.ones_like(probs, bool) if choices is None else choices, disputed)
     settled = settle(labels, disputed, options)
     if settled is None or np.any(settled[disputed] != 0):
-        guess = most_probable_stacked(labels, disputed, options,
-                                      probs if best is None else best)
+        guess = most_probable_position(labels, disputed, options,
+                                       probs if best is None else best)
         guess_confidence = probs[np.arange(len(probs)), guess]
         return GridVerdict(INVALID, grid_from_labels(guess), None,
                            float(guess_confidence.min()),

@@ -12,7 +12,9 @@ Only gravity settles cells, never parity or the rule of fours: people do
 put a disc of the wrong colour or play twice, and a board the rules reject
 must be reported ``invalid``, not corrected into a legal board nobody
 played. The settled grid then goes through all the rules like any other
-(:mod:`firmware_py.vision.postprocess`).
+(:mod:`firmware_py.vision.postprocess`). Parity only ranks the readers' own
+choices for the grid an ``invalid`` reading shows
+(:func:`most_probable_position`).
 """
 
 from __future__ import annotations
@@ -70,21 +72,54 @@ def settle(labels: np.ndarray, open_cells: Sequence[int] | np.ndarray,
     return settled
 
 
-def most_probable_stacked(labels: np.ndarray, open_cells: Sequence[int] | np.ndarray,
-                          options: Mapping[int, Sequence[int]],
-                          probabilities: np.ndarray) -> np.ndarray:
-    """The labels with the open cells filled by the most probable stacked way per column.
+def most_probable_position(labels: np.ndarray, open_cells: Sequence[int] | np.ndarray,
+                           options: Mapping[int, Sequence[int]],
+                           probabilities: np.ndarray) -> np.ndarray:
+    """The labels with the open cells filled by the most probable grid a game can leave.
 
-    A column's ways are scored by the product of ``probabilities`` (42, 3) of
-    the values they give its open cells; a column with no stacked way (a
-    disc floats in it whatever the open cells hold) keeps its labels. This is
-    a best guess to show, never a reason to trust a reading.
+    Each column's stacked ways (:func:`gravity_readings`) are scored by the
+    product of ``probabilities`` (42, 3) of the values they give its open
+    cells. Of the combinations over all columns, the most probable one with
+    as many red discs as yellow, or one more (Red moves first), wins; where
+    no combination has such counts, each column takes its own most probable
+    way. A column with no stacked way (a disc floats in it whatever the open
+    cells hold) keeps its labels. This is a best guess to show, never a
+    reason to trust a reading: parity and gravity prefer among the readers'
+    own choices, they never make a reading ``ok``.
     """
     guess = np.asarray(labels, np.int64).ravel().copy()
     logs = np.log(np.asarray(probabilities, np.float64) + 1e-12)
-    for ways in gravity_readings(guess, open_cells, options):
-        if not ways:
-            continue
-        cells, values = max(ways, key=lambda way: float(logs[list(way[0]), list(way[1])].sum()))
+    # red minus yellow so far -> (log probability, the ways chosen so far)
+    best_by_balance: dict[int, tuple[float, list[tuple]]] = {0: (0.0, [])}
+    for column, ways in enumerate(gravity_readings(guess, open_cells, options)):
+        scored = [(_way_log(logs, way), _way_balance(guess, column, way), way)
+                  for way in ways or [((), ())]]
+        grown: dict[int, tuple[float, list[tuple]]] = {}
+        for balance, (log_so_far, chosen) in best_by_balance.items():
+            for log_way, balance_way, way in scored:
+                key, total = balance + balance_way, log_so_far + log_way
+                if key not in grown or grown[key][0] < total:
+                    grown[key] = (total, [*chosen, way])
+        best_by_balance = grown
+    legal = [best_by_balance[balance] for balance in (0, 1) if balance in best_by_balance]
+    if legal:
+        chosen = max(legal, key=lambda entry: entry[0])[1]
+    else:
+        chosen = [max(ways, key=lambda way: _way_log(logs, way))
+                  for ways in gravity_readings(guess, open_cells, options) if ways]
+    for cells, values in chosen:
         guess[list(cells)] = values
     return guess
+
+
+def _way_log(logs: np.ndarray, way: tuple) -> float:
+    cells, values = way
+    return float(logs[list(cells), list(values)].sum()) if cells else 0.0
+
+
+def _way_balance(labels: np.ndarray, column: int, way: tuple) -> int:
+    """Red minus yellow discs in ``column`` once ``way`` fills its open cells."""
+    trial = labels[column::WIDTH].copy()
+    cells, values = way
+    trial[[cell // WIDTH for cell in cells]] = values
+    return int(np.count_nonzero(trial == 1) - np.count_nonzero(trial == 2))

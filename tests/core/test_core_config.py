@@ -69,6 +69,8 @@ def test_int_accepted_for_float(tmp_path: Path) -> None:
         ("[camera]\ndistortion = [0.1, 'x']\n", "[camera] distortion", "expected a number"),
         ("[vision]\ncalibration = [0.0]\n", "[vision] calibration", "expected 8 values"),
         ("[vision]\nvote_agree = 6\n", "[vision] vote_agree", "must not exceed vote_window"),
+        ("[vision]\nmin_cell_confidence = 0.4\n", "[vision] min_cell_confidence",
+         "from 0.5 to 1.0, got 0.4"),
         ("[led]\nactivity = 'gpio'\n", "[led] gpio_pin", "must be set"),
         ("[led]\nadvantage_red_pin = 5\n", "[led] advantage_red_pin", "both advantage pins"),
         ("[serial]\nbaud = 9601\n", "[serial] baud", "one of"),

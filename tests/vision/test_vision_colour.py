@@ -189,6 +189,16 @@ def test_agreement_takes_the_least_sure_reader_and_names_disputes() -> None:
         agree(cnn, colour[:41])
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_a_disputed_cell_is_never_more_than_half_sure(seed: int) -> None:
+    # so with min_cell_confidence >= 0.5 (the config's bound) it never votes
+    rng = np.random.default_rng(seed)
+    cnn, colour = (rng.dirichlet((0.3, 0.3, 0.3), size=42) for _ in range(2))
+    result = agree(cnn, colour)
+    assert result.disputed.size > 0
+    assert result.consensus[result.disputed].max() <= 0.5
+
+
 def test_a_cell_covered_by_a_hand_is_unsure_for_the_colour_reader() -> None:
     skin = np.full((SIDE, SIDE, 3), (120, 160, 215), np.uint8)  # a palm over the whole cell
     crops = _crops(_hole((200, 200, 200), RED), skin)

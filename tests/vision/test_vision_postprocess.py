@@ -15,7 +15,7 @@ from firmware_py.vision.postprocess import (
     grid_from_labels,
     judge,
 )
-from firmware_py.vision.settle import most_probable_stacked, settle
+from firmware_py.vision.settle import most_probable_position, settle
 
 from .conftest import independent_grid, random_board
 
@@ -145,23 +145,50 @@ def test_gravity_settles_exactly_when_one_stacked_grid_remains(seed: int) -> Non
     assert tuple(board.grid_lines()) in expected  # the truth always obeys gravity
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_the_best_stacked_guess_is_the_most_probable_grid_gravity_allows(seed: int) -> None:
+def _parity_legal(grid: tuple[str, ...]) -> bool:
+    chars = "".join(grid)
+    return chars.count("R") - chars.count("Y") in (0, 1)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_guess_is_the_most_probable_grid_gravity_and_parity_allow(seed: int) -> None:
     rng = np.random.default_rng(100 + seed)
     labels = np.array([CLASSES.index(c) for c in "".join(random_board(rng).grid_lines())])
     doubtful = sorted(int(i) for i in rng.choice(42, size=int(rng.integers(1, 5)), replace=False))
     probs = rng.dirichlet((1.0, 1.0, 1.0), size=42)
     labels[doubtful] = probs[doubtful].argmax(axis=1)
-    candidates = _stacked_by_brute_force(labels, doubtful)
-    guess = most_probable_stacked(labels, doubtful, {c: (0, 1, 2) for c in doubtful}, probs)
+    candidates = _stacked_by_brute_force(labels, doubtful)  # the truth obeys gravity: never empty
+    legal = [grid for grid in candidates if _parity_legal(grid)] or candidates
+    guess = most_probable_position(labels, doubtful, {c: (0, 1, 2) for c in doubtful}, probs)
 
     def score(grid: tuple[str, ...]) -> float:
         chars = "".join(grid)
         return sum(np.log(probs[c, CLASSES.index(chars[c])]) for c in doubtful)
 
-    best = max(candidates, key=score)  # the truth obeys gravity: never empty
-    assert score(grid_from_labels(guess)) == pytest.approx(score(best))
-    assert not floating_discs(grid_from_labels(guess))
+    assert score(grid_from_labels(guess)) == pytest.approx(max(map(score, legal)))
+    assert grid_from_labels(guess) in legal
+
+
+def test_the_guess_keeps_a_disc_the_more_confident_reader_misses_when_parity_needs_it() -> None:
+    grid = independent_grid("4454")  # two red, two yellow; column 5 row 1 holds red
+    labels = np.array([CLASSES.index(c) for c in "".join(grid)])
+    probs = np.full((42, 3), 0.01)
+    probs[np.arange(42), labels] = 0.98
+    probs[39] = (0.6, 0.35, 0.05)  # the product prefers empty: one red, two yellow
+    labels[39] = 0
+    guess = most_probable_position(labels, [39], {39: (0, 1)}, probs)
+    assert grid_from_labels(guess) == tuple(grid)
+
+
+def test_the_guess_of_a_board_no_game_leaves_follows_the_readers() -> None:
+    # two red discs and nothing else: no choice at the doubtful cell makes it legal
+    grid = ["......."] * 5 + ["RR....."]
+    labels = np.array([CLASSES.index(c) for c in "".join(grid)])
+    probs = np.full((42, 3), 0.01)
+    probs[np.arange(42), labels] = 0.98
+    probs[37] = (0.35, 0.6, 0.05)  # column 3 row 1: the readers say red or empty
+    guess = most_probable_position(labels, [37], {37: (0, 1)}, probs)
+    assert grid_from_labels(guess)[5] == "RRR...."  # the likelier of the two
 
 
 def test_a_disputed_reading_shows_the_guess_gravity_allows_and_stays_invalid() -> None:
