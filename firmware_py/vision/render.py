@@ -48,6 +48,7 @@ from firmware_py.vision.sensor import add_noise, jpeg_round_trip
 __all__ = ["Hand", "RenderSpec", "camera_matrix", "grid_of", "plane_to_image", "render_frame"]
 
 HOLE_RADIUS = 0.4 * 80  # plane units
+DISC_RADIUS = 1.12 * HOLE_RADIUS  # a disc is larger than its hole, or it would fall out
 PLATE_DEPTH_PITCH = 0.15  # gap between front and back plate, seen through empty holes
 
 
@@ -204,7 +205,7 @@ def _board_face(grid: list[str], spec: RenderSpec,
             else:
                 colour = spec.red_colour if disc == RED else spec.yellow_colour
                 shift = _shift(disc_plane, centre)
-                _disc(face, centre, shift, np.asarray(colour, np.float32), rng)
+                _disc(face, centre, shift, np.asarray(colour, np.float32), board, rng)
     if spec.glare > 0:
         _glare(face, spec.glare, rng)
     alpha = cv2.subtract(255, cv2.bitwise_and(hole_mask, see_through))
@@ -261,9 +262,10 @@ def _empty_hole(face: np.ndarray, hole_mask: np.ndarray, see_through: np.ndarray
 
 
 def _disc(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, float],
-          colour: np.ndarray, rng: np.random.Generator) -> None:
-    """A disc behind its hole, seen ``shift`` away from it by parallax: shaded body,
-    embossed ring, dark rim; only what the hole shows of it is drawn."""
+          colour: np.ndarray, board: np.ndarray, rng: np.random.Generator) -> None:
+    """A disc behind its hole, seen ``shift`` away from it by parallax: shaded body
+    (larger than the hole), embossed ring, dark rim; only what the hole shows of it
+    is drawn, and the slot's shaded plastic where the disc does not reach."""
     colour = colour + rng.normal(0, 6, 3)
     sag = (rng.normal(0, 1.0), abs(rng.normal(0, 1.5)))  # discs rest low in the slot
     reach = int(HOLE_RADIUS + 3)
@@ -272,9 +274,10 @@ def _disc(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, flo
     local = (centre[0] - max(x0, 0), centre[1] - max(y0, 0))
     body = (local[0] + shift[0] + sag[0], local[1] + shift[1] + sag[1])
     drawn = window.copy()
-    _circle(drawn, local, HOLE_RADIUS, _bgr(colour * 0.45))
-    _circle(drawn, body, HOLE_RADIUS - 2.5, _bgr(colour))
-    ring = float(rng.uniform(0.55, 0.75)) * HOLE_RADIUS
+    _circle(drawn, local, HOLE_RADIUS, _bgr(board * 0.55))
+    _circle(drawn, body, DISC_RADIUS, _bgr(colour * 0.6))
+    _circle(drawn, body, DISC_RADIUS - 2.5, _bgr(colour))
+    ring = float(rng.uniform(0.5, 0.7)) * DISC_RADIUS
     cv2.circle(drawn, _fixed(body), int(ring * 16), _bgr(colour * 0.8),
                int(rng.integers(2, 4)), cv2.LINE_AA, 4)
     _circle(drawn, body, ring * 0.55, _bgr(colour * 1.08))

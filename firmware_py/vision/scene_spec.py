@@ -77,9 +77,9 @@ class SceneSpec:
     board_margin: tuple[float, float, float, float] = (0.15, 0.15, 0.15, 0.4)  # l, t, r, b
     corner_radius: float = 0.3
     plate_thickness: float = 0.12
-    hole_radius: float = 0.42
+    hole_radius: float = 0.38
     # discs
-    disc_radius: float = 0.4
+    disc_radius: float = 0.44  # larger than the hole: it holds the disc in
     disc_thickness: float = 0.18
     disc_depth: float = 0.2  # front face of the discs behind the board's front face
     disc_bevel: float = 0.04
@@ -222,8 +222,9 @@ def _random_spec(rng: np.random.Generator, max_tilt_deg: float) -> SceneSpec:
     board = _jitter(rng, _pick(rng, BOARD_COLOURS), 25) if rng.random() < 0.85 else _any_hue(
         rng, (60, 255), (40, 230))
     clear = 0.35 if board[0] > 150 and board[1] > 120 and board[2] < 150 else 0.08
-    hole = rng.uniform(0.36, 0.45)
-    disc_radius = float(np.clip(hole - rng.uniform(0.01, 0.05), 0.34, 0.44))
+    hole = rng.uniform(0.33, 0.42)
+    # a disc is larger than its hole (or it would fall out) and fits its slot
+    disc_radius = float(np.clip(hole * rng.uniform(1.08, 1.22), 0.37, 0.46))
     plate = rng.uniform(0.08, 0.15)
     flat = rng.random() < 0.2
     return SceneSpec(

@@ -65,7 +65,7 @@ def test_after_the_empty_board_positions_are_read_and_never_wrong_ok() -> None:
         wrong_ok += reading.status in ACCEPTED and not right
     assert wrong_ok == 0
     # tools/bench_vision.py (render+empty) measures it on 300 frames
-    assert exact >= 0.85 * frames and accepted >= 0.6 * frames, (exact, accepted)
+    assert exact >= 0.85 * frames and accepted >= 0.5 * frames, (exact, accepted)
 
 
 def test_three_markers_with_intrinsics(reader: BoardReader) -> None:

@@ -56,3 +56,22 @@ def test_board_disappears_when_not_visible() -> None:
     # The default blue plate dominates the centre only when the board is drawn.
     assert with_board[centre][..., 0].mean() > with_board[centre][..., 2].mean() + 50
     assert abs(float(without[centre].mean()) - float(without.mean())) < 25
+
+
+def test_a_disc_seen_head_on_fills_its_hole_like_a_real_one() -> None:
+    # Real discs are larger than their holes: seen straight on from afar, a hole
+    # shows only disc nearly to its rim (a smaller disc would show the slot).
+    from firmware_py.vision.geometry import apply_homography, cell_centres
+    from firmware_py.vision.render import plane_to_image
+
+    spec = RenderSpec(yaw_deg=0.0, pitch_deg=0.0, roll_deg=0.0, distance=3.0, disc_depth=0.2,
+                      fov_deg=30.0, clutter=0,
+                      light_gradient=0.0, shadow=0.0, glare=0.0, noise_sigma=0.0,
+                      red_colour=(30, 30, 220))
+    frame = render_frame(["RRRRRRR"] * 6, spec, seed=5)
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    rim = 0.8 * 0.4 * 80 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    for centre in cell_centres():
+        for x, y in apply_homography(plane_to_image(spec), centre + rim):
+            blue, green, red = (int(v) for v in frame[int(round(y)), int(round(x))])
+            assert red > 120 and red > 2 * max(blue, green), (centre, (blue, green, red))

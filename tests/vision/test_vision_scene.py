@@ -13,6 +13,7 @@ from firmware_py.cli import main
 from firmware_py.vision.geometry import MARKER_CENTRES, apply_homography, cell_centres
 from firmware_py.vision.markers import MarkerDetector
 from firmware_py.vision.scene import (
+    RIB_HALF,
     Light,
     SceneSpec,
     render_scene,
@@ -94,6 +95,21 @@ def test_disc_plane_centres_show_the_disc_colours_and_empty_holes_do_not() -> No
                 assert not _reddish(hsv), f"spec {index}: empty hole looks red {hsv}"
 
 
+def test_a_disc_seen_head_on_fills_its_hole_like_a_real_one() -> None:
+    # Real discs are larger than their holes; straight on, a hole shows only disc
+    # right to its rim, at any depth (a smaller disc would show the slot around it).
+    spec = SceneSpec(yaw_deg=0.0, pitch_deg=0.0, distance=1.6, hole_radius=0.38,
+                     disc_radius=0.44, disc_depth=0.4, disc_jitter=0.0, disc_gloss=0.1,
+                     disc_style="flat", shadows=False, lights=(Light((0.0, 0.0, -1.0)),),
+                     noise_sigma=0.0, **GREY_ROOM)
+    frame = render_scene(["RRRRRRR"] * 6, spec, seed=SEEDS + 35)
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    rim = 0.85 * 0.38 * 80 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    for centre in cell_centres():
+        for point in apply_homography(scene_plane_to_image(spec), centre + rim):
+            assert _reddish(_hsv_at(frame, point)), (centre, point, _hsv_at(frame, point))
+
+
 def _red_centroid(frame: np.ndarray, near: np.ndarray, reach: float) -> np.ndarray:
     """Centroid of the well-lit red pixels within ``reach`` px of ``near``."""
     hsv = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV).astype(int)
@@ -157,7 +173,9 @@ def test_random_specs_keep_the_board_in_frame_within_their_ranges() -> None:
         spec = SceneSpec.random(rng)
         assert board_in_frame(spec, margin=0.02)
         assert spec.tilt_deg <= 50.5 and 45 <= spec.fov_deg <= 75 and abs(spec.roll_deg) <= 8
-        assert spec.disc_radius < spec.hole_radius and spec.disc_depth >= spec.plate_thickness
+        # a real disc is larger than its hole (else it falls out) and fits its slot
+        assert spec.hole_radius < spec.disc_radius <= 0.5 - RIB_HALF
+        assert spec.disc_depth >= spec.plate_thickness
         assert all(0.75 <= gain <= 1.3 for gain in spec.white_balance)
 
 
