@@ -13,6 +13,10 @@ empty board of this installation) say the same. Per cell and class:
   a reader is at least :data:`SURE_DISC` sure of a disc (a disc the colour
   reader misses, pale or in shadow, is not explained away as a wall; the
   colour reader is never that sure, so a wall it sees high up still is).
+* ``settle_choices`` = ``choices``, without empty where the reader that
+  says empty is less than :data:`SURE_EMPTY` sure of it: gravity settles a
+  disputed disc away only when one reader is sure the hole is empty (a
+  disc jammed high in a column, seen by one reader, stays doubtful).
 * ``disputed`` = the cells whose two most probable classes differ.
 * ``best`` = the product of the two, normalised: the best guess of each cell's
   class, which decides the grid a reading reports (the more confident reader
@@ -31,6 +35,7 @@ from firmware_py.vision.postprocess import cell_name
 READER_NAMES = ("CNN", "colour")
 MAX_LISTED = 3
 SURE_DISC = 0.95
+SURE_EMPTY = 0.8
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class Agreement:
 
     consensus: np.ndarray
     choices: np.ndarray  # (42, 3) bool
+    settle_choices: np.ndarray  # (42, 3) bool
     best: np.ndarray
     disputed: np.ndarray  # cell indices
     reason: str  # "" when no cell is disputed
@@ -58,7 +64,11 @@ def agree(cnn: np.ndarray, colour: np.ndarray) -> Agreement:
     choices[np.arange(len(cnn)), colour_labels] = True
     sure_disc = np.maximum(cnn[:, 1:].max(axis=1), colour[:, 1:].max(axis=1)) >= SURE_DISC
     choices[sure_disc, 0] = False
-    return Agreement(np.minimum(cnn, colour), choices,
+    empty_claim = np.maximum(np.where(cnn_labels == 0, cnn[:, 0], 0.0),
+                             np.where(colour_labels == 0, colour[:, 0], 0.0))
+    settle_choices = choices.copy()
+    settle_choices[empty_claim < SURE_EMPTY, 0] = False
+    return Agreement(np.minimum(cnn, colour), choices, settle_choices,
                      product / product.sum(axis=1, keepdims=True), disputed,
                      _dispute_reason(disputed, cnn_labels, colour_labels))
 

@@ -108,12 +108,13 @@ def _uncertain(confidence: np.ndarray, cells: np.ndarray) -> str:
 def judge(probabilities: np.ndarray, min_cell_confidence: float,
           min_frontier_confidence: float = 0.0, *, choices: np.ndarray | None = None,
           best: np.ndarray | None = None, disputed: np.ndarray | None = None,
-          dispute_reason: str = "") -> GridVerdict:
+          dispute_reason: str = "", settle_choices: np.ndarray | None = None) -> GridVerdict:
     """Apply the rules of the module docstring to probabilities (42, 3).
 
     ``disputed`` cells (where two readers disagree, ``dispute_reason`` says
     how) make the reading ``invalid`` unless gravity settles each of them
-    empty, among its ``choices`` (the readers' top classes, (42, 3) bool).
+    empty, among its ``settle_choices`` (default ``choices``: the readers' top
+    classes, (42, 3) bool).
     ``best`` (default: ``probabilities``) picks each cell's label; its
     confidence is the ``probabilities`` of it.
     """
@@ -134,7 +135,9 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
         return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
     disputed = np.asarray(disputed, np.int64)
     options = settle_options(np.ones_like(probs, bool) if choices is None else choices, disputed)
-    settled = settle(labels, disputed, options)
+    strict = settle_choices if settle_choices is not None else choices
+    settled = settle(labels, disputed, options if strict is None
+                     else settle_options(strict, disputed))
     if settled is None or np.any(settled[disputed] != 0):
         guess = most_probable_position(labels, disputed, options,
                                        probs if best is None else best)

@@ -155,7 +155,8 @@ class BoardReader:
         verdict = judge(agreement.consensus, self.min_cell_confidence,
                         self.min_frontier_confidence, choices=agreement.choices,
                         best=agreement.best, disputed=agreement.disputed,
-                        dispute_reason=agreement.reason)
+                        dispute_reason=agreement.reason,
+                        settle_choices=agreement.settle_choices)
         reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
                           confidence=verdict.confidence,
                           cell_confidence=verdict.cell_confidence, markers=fit.markers,

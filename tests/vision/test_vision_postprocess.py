@@ -258,3 +258,23 @@ def test_a_doubtful_column_top_is_invalid_but_elsewhere_only_the_loose_bound_app
     inner = probabilities(grid)
     inner[6] = (0.7, 0.2, 0.1)  # column 7 row 6: empty, not a frontier cell
     assert judge(inner, 0.6, 0.85).status == "ok"
+
+
+@pytest.mark.parametrize(("cnn_empty", "status"), [(0.7, "invalid"), (0.9, "ok")])
+def test_gravity_explains_a_high_disc_away_only_when_a_reader_is_sure_the_hole_is_empty(
+        cnn_empty: float, status: str) -> None:
+    # column 6 row 5, above an empty cell: the colour reader sees yellow (0.93). A wall
+    # seen through the hole, if the CNN is sure it is empty; a jammed disc may be there
+    # if it is not (side set of tools/bench_vision.py: read ok and wrong before).
+    from firmware_py.vision.agree import agree
+
+    grid = independent_grid("45")
+    cnn, colour = probabilities(grid, 0.97), probabilities(grid, 0.93)
+    cnn[12] = (cnn_empty, 0.01, 0.99 - cnn_empty)
+    colour[12] = (0.035, 0.035, 0.93)
+    agreement = agree(cnn, colour)
+    verdict = judge(agreement.consensus, 0.6, 0.7, choices=agreement.choices,
+                    best=agreement.best, disputed=agreement.disputed,
+                    dispute_reason=agreement.reason, settle_choices=agreement.settle_choices)
+    assert verdict.status == status, verdict.reason
+    assert verdict.grid == tuple(grid) or status == "invalid"
