@@ -90,8 +90,9 @@ def most_probable_position(labels: np.ndarray, open_cells: Sequence[int] | np.nd
     guess = np.asarray(labels, np.int64).ravel().copy()
     logs = np.log(np.asarray(probabilities, np.float64) + 1e-12)
     # red minus yellow so far -> (log probability, the ways chosen so far)
+    columns = gravity_readings(guess, open_cells, options)
     best_by_balance: dict[int, tuple[float, list[tuple]]] = {0: (0.0, [])}
-    for column, ways in enumerate(gravity_readings(guess, open_cells, options)):
+    for column, ways in enumerate(columns):
         scored = [(_way_log(logs, way), _way_balance(guess, column, way), way)
                   for way in ways or [((), ())]]
         grown: dict[int, tuple[float, list[tuple]]] = {}
@@ -105,8 +106,7 @@ def most_probable_position(labels: np.ndarray, open_cells: Sequence[int] | np.nd
     if legal:
         chosen = max(legal, key=lambda entry: entry[0])[1]
     else:
-        chosen = [max(ways, key=lambda way: _way_log(logs, way))
-                  for ways in gravity_readings(guess, open_cells, options) if ways]
+        chosen = [max(ways, key=lambda way: _way_log(logs, way)) for ways in columns if ways]
     for cells, values in chosen:
         guess[list(cells)] = values
     return guess

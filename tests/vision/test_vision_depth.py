@@ -124,23 +124,18 @@ def _read_views(generator: str, low: float, high: float, count: int,
                 seed: int) -> dict[float, list[int]]:
     """(exact, accepted exact, confident wrong) of ``generator`` frames tilted
     ``low``-``high`` degrees, read with and without the depth correction."""
-    from bench_depth import oblique_frames  # tools/ is on pytest's path
+    from bench_depth import oblique_frames, read_all  # tools/ is on pytest's path
 
     from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
 
-    readers = {depth: BoardReader.from_config(
-        VisionConfig(remember_empty_board=False, disc_depth_pitch=depth), CameraConfig())
-        for depth in (0.0, 0.35)}
-    counts = {depth: [0, 0, 0] for depth in readers}
-    for truth, frame, _ in oblique_frames(generator, count, seed, low, high):
-        for depth, reader in readers.items():
-            reading = reader.read(frame)
-            right = reading.grid is not None and list(reading.grid) == truth
-            accepted = reading.status in ("ok", "finished")
-            counts[depth][0] += right
-            counts[depth][1] += right and accepted
-            counts[depth][2] += accepted and not right
+    frames = list(oblique_frames(generator, count, seed, low, high))
+    counts = {}
+    for depth in (0.0, 0.35):
+        reader = BoardReader.from_config(
+            VisionConfig(remember_empty_board=False, disc_depth_pitch=depth), CameraConfig())
+        read = read_all(reader, frames, empty_first=False)
+        counts[depth] = [read["board-exact"], read["accepted-exact"], read["wrong-ok"]]
     return counts
 
 
