@@ -42,6 +42,7 @@ from firmware_py.vision.reader import DEFAULT_DISC_DEPTH  # noqa: E402
 HARD_NEGATIVE_SHARE = 0.15
 TEXTURE_SHARE = 0.15  # empty crops given a room texture in the hole
 NO_BOARD_SHARE = 0.03
+CELLS_PER_FRAME = 42  # the crops of one frame, in order; augmentation keeps frames whole
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 GENERATORS = ("render", "scene")
 # Rooms that fooled the first model: beige, cream, wood and grey-yellow backdrops
@@ -173,26 +174,37 @@ def make_dataset(generator: str, first_seed: int, count: int,
 
 def augment(crops: np.ndarray, targets: np.ndarray,
             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Model input (HSV float32) of augmented BGR crops; occluded ones get uniform targets.
+    """Model input (HSV float32) of augmented BGR crops, whole frames of 42 cells in
+    order; occluded cells get uniform targets.
 
     What is left after the normalisation: a residual colour cast, exposure,
-    contrast, gamma, noise, blur, flips, small rotations and shifts (a disc
-    behind the face is seen off-centre), glare, fingers over the cell, and
-    room textures through empty holes.
+    contrast, gamma and hue error (each the same over a frame, as a camera makes
+    them: the network compares a cell with the frame's others), and per cell
+    noise, blur, flips, small rotations and shifts (a disc behind the face is
+    seen off-centre), glare, fingers over the cell, and room textures through
+    empty holes.
     """
     out = crops.astype(np.float32)
     n = len(out)
-    gain = rng.normal(1.0, 0.06, (n, 1, 1, 3)) * np.exp(rng.normal(0, 0.15, (n, 1, 1, 1)))
-    mean = out.mean(axis=(1, 2, 3), keepdims=True)
-    out = ((out - mean) * rng.uniform(0.75, 1.25, (n, 1, 1, 1)) + mean) * gain
-    gamma = np.exp(rng.normal(0, 0.15, (n, 1, 1, 1)))
+    frames = n // CELLS_PER_FRAME
+
+    def per_frame(values: np.ndarray) -> np.ndarray:
+        return np.repeat(values, CELLS_PER_FRAME, axis=0)
+
+    gain = per_frame(rng.normal(1.0, 0.06, (frames, 1, 1, 3))
+                     * np.exp(rng.normal(0, 0.15, (frames, 1, 1, 1))))
+    mean = per_frame(out.reshape(frames, -1).mean(axis=1).reshape(frames, 1, 1, 1))
+    out = ((out - mean) * per_frame(rng.uniform(0.75, 1.25, (frames, 1, 1, 1))) + mean) * gain
+    gamma = per_frame(np.exp(rng.normal(0, 0.15, (frames, 1, 1, 1))))
     out = 255.0 * (np.clip(out, 0, 255) / 255.0) ** gamma
-    out += rng.uniform(0, 5, (n, 1, 1, 1)) * rng.standard_normal(out.shape, dtype=np.float32)
+    out += per_frame(rng.uniform(0, 5, (frames, 1, 1, 1))) * rng.standard_normal(
+        out.shape, dtype=np.float32)
     out = np.clip(out, 0, 255).astype(np.uint8)
     targets = targets.copy()
     empty = targets[:, 0] > 0.5
+    textured = per_frame(rng.random(frames) < 2 * TEXTURE_SHARE)
     for i in range(n):
-        if empty[i] and rng.random() < TEXTURE_SHARE:
+        if empty[i] and textured[i] and rng.random() < 0.5:
             _room_texture(out[i], rng)
         out[i] = _geometric(out[i], rng)
         roll = rng.random()
@@ -201,7 +213,7 @@ def augment(crops: np.ndarray, targets: np.ndarray,
             targets[i] = UNIFORM
         elif roll < 0.14:
             _glare(out[i], rng)
-    return _hue_nudge(out, rng), targets
+    return _hue_nudge(out, per_frame(rng.uniform(-5, 5, (frames, 1, 1)))), targets
 
 
 def _room_texture(crop: np.ndarray, rng: np.random.Generator) -> None:
@@ -276,10 +288,9 @@ def _glare(crop: np.ndarray, rng: np.random.Generator) -> None:
     crop[:] = np.clip(crop + layer[..., None], 0, 255).astype(np.uint8)
 
 
-def _hue_nudge(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Model input (HSV) with each crop's hue shifted by up to +-5 (of 180)."""
+def _hue_nudge(crops: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Model input (HSV) with each crop's hue shifted by ``shift`` (of 180)."""
     hsv = to_model_input(crops)
-    shift = rng.uniform(-5, 5, (len(crops), 1, 1))
     hsv[..., 0] = np.mod(hsv[..., 0] + shift, 180.0)
     return hsv
 
@@ -292,7 +303,7 @@ def augment_to_uint8(job: tuple[np.ndarray, np.ndarray, int]) -> tuple[np.ndarra
 
 
 def augment_parallel(crops: np.ndarray, targets: np.ndarray, seed: int, workers: int,
-                     chunk: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+                     chunk: int = 98 * CELLS_PER_FRAME) -> tuple[np.ndarray, np.ndarray]:
     """One augmented copy of the whole set, computed by ``workers`` processes."""
     jobs = [(crops[i:i + chunk], targets[i:i + chunk], seed * 1000 + i // chunk)
             for i in range(0, len(crops), chunk)]

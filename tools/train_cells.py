@@ -26,8 +26,11 @@ gives the trainer's logits on a stored batch, and converts it to a float32
 Data and augmentation: ``tools/cells_data.py``. Network
 (``tools/train_cells_torch.py``): the HSV input scaled by 1/255, four 3x3
 convolutions (16, 32, 48, 64 channels; the first three with stride 2) each
-with batch normalisation and ReLU, global average pooling and a dense layer to
-the 3 logits (empty, red, yellow).
+with batch normalisation and ReLU, global average pooling to 64 features per
+cell, each cell's features beside the mean and maximum over its frame's 42
+cells, a dense layer of 96 with ReLU and a dense layer to the 3 logits (empty,
+red, yellow). Training batches are whole frames (``--batch`` is rounded down
+to a multiple of 42) and the validation share is of frames.
 """
 
 from __future__ import annotations
@@ -48,10 +51,16 @@ STRIDES = (2, 2, 2, 1)
 BN_EPSILON = 1e-3
 INPUT_SHAPE = (42, 32, 32, 3)
 CLASS_COUNT = 3
+CONTEXT_UNITS = 96  # the layer that sees each cell beside its frame's mean and max
 
 
 def build_keras(tf, batch: int | None):  # noqa: ANN001, ANN201 (TensorFlow is optional)
-    """The Keras network (layer names match the weight file of the trainer)."""
+    """The Keras network (layer names match the weight file of the trainer).
+
+    The batch is one frame's 42 cells: after the convolutions each cell's
+    features meet the frame's mean and maximum features, so a cell is read
+    beside the others (a disc-coloured wall fills every empty hole alike).
+    """
     layers = tf.keras.layers
     inputs = tf.keras.Input(shape=INPUT_SHAPE[1:], batch_size=batch)
     x = layers.Rescaling(1.0 / 255.0)(inputs)
@@ -60,7 +69,12 @@ def build_keras(tf, batch: int | None):  # noqa: ANN001, ANN201 (TensorFlow is o
                           name=f"conv{index}")(x)
         x = layers.BatchNormalization(epsilon=BN_EPSILON, name=f"bn{index}")(x)
         x = layers.ReLU()(x)
-    x = layers.GlobalAveragePooling2D()(x)
+    cells = layers.GlobalAveragePooling2D()(x)
+    frame = layers.Lambda(lambda e: tf.concat(
+        [e, tf.broadcast_to(tf.reduce_mean(e, axis=0, keepdims=True), tf.shape(e)),
+         tf.broadcast_to(tf.reduce_max(e, axis=0, keepdims=True), tf.shape(e))], axis=1),
+        output_shape=(3 * CHANNELS[-1],), name="frame_context")(cells)
+    x = layers.Dense(CONTEXT_UNITS, activation="relu", name="context")(frame)
     outputs = layers.Dense(CLASS_COUNT, name="dense")(x)
     return tf.keras.Model(inputs, outputs)
 
@@ -83,7 +97,8 @@ def load_weights(model, weights) -> None:  # noqa: ANN001
         model.get_layer(f"conv{index}").set_weights([weights[f"conv{index}/kernel"]])
         model.get_layer(f"bn{index}").set_weights(
             [weights[f"bn{index}/{name}"] for name in ("gamma", "beta", "mean", "var")])
-    model.get_layer("dense").set_weights([weights["dense/kernel"], weights["dense/bias"]])
+    for name in ("context", "dense"):
+        model.get_layer(name).set_weights([weights[f"{name}/kernel"], weights[f"{name}/bias"]])
 
 
 def export_weights(path: Path, out: Path) -> None:

@@ -2,7 +2,8 @@
 
 Trains exactly the network of ``train_cells.build_keras`` (TensorFlow's "same"
 padding of the stride-2 convolutions is reproduced by padding one pixel at the
-bottom and right) and writes its weights, in Keras layout, to an ``.npz`` file
+bottom and right; a batch is whole frames of 42 cells, as the network reads each
+cell beside its frame's others) and writes its weights, in Keras layout, to an ``.npz`` file
 together with a check batch and its logits; ``train_cells.py export`` turns
 that file into the ``.tflite``. Needs torch, numpy and OpenCV only.
 """
@@ -14,8 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cells_data import augment_parallel
-from train_cells import BN_EPSILON, CHANNELS, CLASS_COUNT, STRIDES, report
+from cells_data import CELLS_PER_FRAME, augment_parallel
+from train_cells import BN_EPSILON, CHANNELS, CLASS_COUNT, CONTEXT_UNITS, STRIDES, report
 
 from firmware_py.vision.cells import to_model_input
 
@@ -35,15 +36,21 @@ def build_torch():  # noqa: ANN201 (torch is optional)
                 for cin, cout, stride in zip(inputs, CHANNELS, STRIDES, strict=True))
             self.norms = nn.ModuleList(nn.BatchNorm2d(c, eps=BN_EPSILON, momentum=0.01)
                                        for c in CHANNELS)
-            self.dense = nn.Linear(CHANNELS[-1], CLASS_COUNT)
+            self.context = nn.Linear(3 * CHANNELS[-1], CONTEXT_UNITS)
+            self.dense = nn.Linear(CONTEXT_UNITS, CLASS_COUNT)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
+            """Logits of whole frames: x is (frames * 42, 32, 32, 3), frame by frame."""
             x = x.permute(0, 3, 1, 2) / 255.0
             for conv, norm, stride in zip(self.convs, self.norms, STRIDES, strict=True):
                 if stride == 2:
                     x = functional.pad(x, (0, 1, 0, 1))
                 x = functional.relu(norm(conv(x)))
-            return self.dense(x.mean(dim=(2, 3)))
+            cells = x.mean(dim=(2, 3)).reshape(-1, CELLS_PER_FRAME, CHANNELS[-1])
+            frame = torch.cat([cells.mean(dim=1, keepdim=True).expand_as(cells),
+                               cells.amax(dim=1, keepdim=True).expand_as(cells)], dim=2)
+            features = functional.relu(self.context(torch.cat([cells, frame], dim=2)))
+            return self.dense(features).reshape(-1, CLASS_COUNT)
 
     return CellNet()
 
@@ -63,10 +70,11 @@ def train_torch(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.workers))
     crops, targets = load_cells(args.data)
-    order = np.random.default_rng(args.seed).permutation(len(crops))
-    cut = int(len(crops) * args.validation_share)
-    val_crops, val_targets = crops[order[:cut]], targets[order[:cut]]
-    crops, targets = crops[order[cut:]], targets[order[cut:]]
+    frames = len(crops) // CELLS_PER_FRAME
+    order = np.random.default_rng(args.seed).permutation(frames)
+    cut = int(frames * args.validation_share)
+    val_crops, val_targets = frame_cells(crops, order[:cut]), frame_cells(targets, order[:cut])
+    crops, targets = frame_cells(crops, order[cut:]), frame_cells(targets, order[cut:])
     val_x = torch.from_numpy(to_model_input(val_crops))
     model = build_torch()
     if args.init:
@@ -75,7 +83,8 @@ def train_torch(args: argparse.Namespace) -> None:
               f"{evaluate(model, val_x, val_targets):.5f}", flush=True)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters; "
           f"{len(crops)} training cells, {len(val_crops)} validation", flush=True)
-    steps = args.epochs * (len(crops) // args.batch)
+    batch = max(1, args.batch // CELLS_PER_FRAME) * CELLS_PER_FRAME  # whole frames
+    steps = args.epochs * (len(crops) // batch)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps,
                                                    pct_start=0.15)
@@ -85,10 +94,10 @@ def train_torch(args: argparse.Namespace) -> None:
         x = torch.from_numpy(x)
         y = torch.from_numpy(y) * 0.98 + 0.02 / CLASS_COUNT
         model.train()
-        shuffled = torch.randperm(len(x))
+        shuffled = frame_cells(np.arange(len(x)), torch.randperm(len(x) // CELLS_PER_FRAME).numpy())
         total = 0.0
-        for first in range(0, len(shuffled) - args.batch + 1, args.batch):
-            index = shuffled[first:first + args.batch]
+        for first in range(0, len(shuffled) - batch + 1, batch):
+            index = torch.from_numpy(shuffled[first:first + batch])
             logits = model(x[index].float())
             loss = -(y[index] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
             optimiser.zero_grad()
@@ -98,10 +107,17 @@ def train_torch(args: argparse.Namespace) -> None:
             total += float(loss.detach())
         accuracy = evaluate(model, val_x, val_targets)
         print(f"epoch {epoch + 1}/{args.epochs} {time.time() - start:.0f} s loss "
-              f"{total / (len(shuffled) // args.batch):.4f} val accuracy {accuracy:.5f}",
-              flush=True)
+              f"{total / (len(shuffled) // batch):.4f} val accuracy {accuracy:.5f}, frames "
+              f"exact {frames_exact(predict(model, val_x), val_targets):.4f}", flush=True)
     report(predict(model, val_x), val_targets)
-    save_weights(model, val_x[:42], Path(args.weights_out))
+    save_weights(model, val_x[:CELLS_PER_FRAME], Path(args.weights_out))
+
+
+def frame_cells(cells: np.ndarray, frame_order: np.ndarray) -> np.ndarray:
+    """The cells of the frames ``frame_order`` (indices of whole frames of 42), in that order."""
+    index = (np.asarray(frame_order)[:, None] * CELLS_PER_FRAME
+             + np.arange(CELLS_PER_FRAME)).ravel()
+    return cells[index]
 
 
 def load_weights(model, weights) -> None:  # noqa: ANN001
@@ -115,8 +131,14 @@ def load_weights(model, weights) -> None:  # noqa: ANN001
             norm.bias.copy_(torch.from_numpy(weights[f"bn{index}/beta"]))
             norm.running_mean.copy_(torch.from_numpy(weights[f"bn{index}/mean"]))
             norm.running_var.copy_(torch.from_numpy(weights[f"bn{index}/var"]))
-        model.dense.weight.copy_(torch.from_numpy(weights["dense/kernel"]).T)
-        model.dense.bias.copy_(torch.from_numpy(weights["dense/bias"]))
+        if "context/kernel" not in weights:  # a weight file of the per-cell network
+            print("  a per-cell network's weights: the context and dense layers start fresh",
+                  flush=True)
+            return
+        for name in ("context", "dense"):
+            layer = getattr(model, name)
+            layer.weight.copy_(torch.from_numpy(weights[f"{name}/kernel"]).T)
+            layer.bias.copy_(torch.from_numpy(weights[f"{name}/bias"]))
 
 
 def predict(model, x):  # noqa: ANN001, ANN201
@@ -124,7 +146,14 @@ def predict(model, x):  # noqa: ANN001, ANN201
 
     model.eval()
     with torch.no_grad():
-        return torch.cat([model(x[i:i + 4096]) for i in range(0, len(x), 4096)]).numpy()
+        step = 98 * CELLS_PER_FRAME
+        return torch.cat([model(x[i:i + step]) for i in range(0, len(x), step)]).numpy()
+
+
+def frames_exact(logits: np.ndarray, targets: np.ndarray) -> float:
+    """Share of whole frames with every cell right (occluded cells count as right)."""
+    right = (logits.argmax(axis=1) == targets.argmax(axis=1)) | (targets.max(axis=1) < 0.5)
+    return float(right.reshape(-1, CELLS_PER_FRAME).all(axis=1).mean())
 
 
 def evaluate(model, x, targets: np.ndarray) -> float:  # noqa: ANN001
@@ -142,8 +171,10 @@ def save_weights(model, check_x, out: Path) -> None:  # noqa: ANN001
         arrays[f"bn{index}/beta"] = norm.bias.detach().numpy()
         arrays[f"bn{index}/mean"] = norm.running_mean.detach().numpy()
         arrays[f"bn{index}/var"] = norm.running_var.detach().numpy()
-    arrays["dense/kernel"] = model.dense.weight.detach().T.numpy()
-    arrays["dense/bias"] = model.dense.bias.detach().numpy()
+    for name in ("context", "dense"):
+        layer = getattr(model, name)
+        arrays[f"{name}/kernel"] = layer.weight.detach().T.numpy()
+        arrays[f"{name}/bias"] = layer.bias.detach().numpy()
     arrays["check/x"] = check_x.numpy().astype(np.float32)
     arrays["check/logits"] = predict(model, check_x).astype(np.float32)
     np.savez(out, **arrays)

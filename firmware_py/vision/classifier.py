@@ -1,8 +1,11 @@
 """The cell classifier: a small CNN in TFLite giving empty/red/yellow logits.
 
-The model takes the 42 cell crops as one batch, float32 [42, 32, 32, 3] in the
-HSV encoding of :func:`firmware_py.vision.cells.to_model_input`, and returns
-float32 logits [42, 3] in the order of :data:`CLASSES`. It runs through
+The model takes the 42 cell crops of one frame as one batch, float32
+[42, 32, 32, 3] in the HSV encoding of :func:`firmware_py.vision.cells.to_model_input`,
+and returns float32 logits [42, 3] in the order of :data:`CLASSES`. It reads
+each cell beside the frame's others (their mean and maximum features), as a
+person compares a hole with the rest of the board: a batch must be one frame's
+cells, and reordering them only reorders the logits. It runs through
 ``ai_edge_litert`` (the maintained successor of tflite-runtime), or
 ``tflite_runtime`` where only that is installed. TensorFlow is needed only to
 train the model (``tools/train_cells.py``), never at run time.
@@ -82,7 +85,7 @@ class TFLiteCellClassifier:
                              f"expected {(BATCH, len(CLASSES))}")
 
     def logits(self, batch: np.ndarray) -> np.ndarray:
-        """Logits (42, 3) for a float32 batch (42, 32, 32, 3)."""
+        """Logits (42, 3) for a float32 batch (42, 32, 32, 3): one frame's cells."""
         if batch.shape != INPUT_SHAPE:
             raise ValueError(f"expected a batch of shape {INPUT_SHAPE}, got {batch.shape}")
         self._interpreter.set_tensor(self._input["index"], np.asarray(batch, np.float32))

@@ -24,6 +24,19 @@ def test_bundled_model_is_small_and_loads() -> None:
     assert logits.shape == (42, 3) and np.all(np.isfinite(logits))
 
 
+def test_cells_are_read_beside_their_frame() -> None:
+    """Each cell's logits depend on the frame's other cells, not on their order."""
+    rng = np.random.default_rng(5)
+    batch = rng.uniform(0, 255, INPUT_SHAPE).astype(np.float32)
+    classifier = TFLiteCellClassifier()
+    logits = classifier.logits(batch)
+    order = rng.permutation(INPUT_SHAPE[0])
+    np.testing.assert_allclose(classifier.logits(batch[order]), logits[order], atol=1e-4)
+    others_changed = batch.copy()
+    others_changed[1:] = rng.uniform(0, 255, others_changed[1:].shape)
+    assert np.abs(classifier.logits(others_changed)[0] - logits[0]).max() > 1e-3
+
+
 def test_runtime_is_ai_edge_litert_or_tflite_runtime() -> None:
     interpreter = load_interpreter_class()
     assert interpreter.__module__.split(".")[0] in ("ai_edge_litert", "tflite_runtime")
