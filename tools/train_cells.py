@@ -141,7 +141,8 @@ def main() -> int:
     train.add_argument("data", nargs="+", help=".npz files of the data command")
     train.add_argument("--validation-share", type=float, default=0.05)
     train.add_argument("--epochs", type=int, default=12)
-    train.add_argument("--batch", type=int, default=256)
+    train.add_argument("--batch", type=int, default=672,
+                       help="cells per batch, rounded down to whole frames of 42")
     train.add_argument("--lr", type=float, default=3e-3)
     train.add_argument("--workers", type=int, default=1)
     train.add_argument("--seed", type=int, default=1)
