@@ -40,7 +40,8 @@ from firmware_py.vision.geometry import CROP_SIDE  # noqa: E402
 from firmware_py.vision.reader import DEFAULT_DISC_DEPTH  # noqa: E402
 
 HARD_NEGATIVE_SHARE = 0.15
-TEXTURE_SHARE = 0.15  # empty crops given a room texture in the hole
+TEXTURED_FRAME_SHARE = 0.3  # frames whose room shows a texture through the empty holes
+TEXTURED_HOLE_SHARE = 0.5  # of those frames' empty holes
 NO_BOARD_SHARE = 0.03
 CELLS_PER_FRAME = 42  # the crops of one frame, in order; augmentation keeps frames whole
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
@@ -202,9 +203,9 @@ def augment(crops: np.ndarray, targets: np.ndarray,
     out = np.clip(out, 0, 255).astype(np.uint8)
     targets = targets.copy()
     empty = targets[:, 0] > 0.5
-    textured = per_frame(rng.random(frames) < 2 * TEXTURE_SHARE)
+    textured = per_frame(rng.random(frames) < TEXTURED_FRAME_SHARE)
     for i in range(n):
-        if empty[i] and textured[i] and rng.random() < 0.5:
+        if empty[i] and textured[i] and rng.random() < TEXTURED_HOLE_SHARE:
             _room_texture(out[i], rng)
         out[i] = _geometric(out[i], rng)
         roll = rng.random()

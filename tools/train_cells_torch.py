@@ -79,8 +79,10 @@ def train_torch(args: argparse.Namespace) -> None:
     model = build_torch()
     if args.init:
         load_weights(model, np.load(args.init))
+    val_logits = predict(model, val_x)
+    if args.init:
         print(f"initialised from {args.init}: validation accuracy "
-              f"{evaluate(model, val_x, val_targets):.5f}", flush=True)
+              f"{cell_accuracy(val_logits, val_targets):.5f}", flush=True)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters; "
           f"{len(crops)} training cells, {len(val_crops)} validation", flush=True)
     batch = max(1, args.batch // CELLS_PER_FRAME) * CELLS_PER_FRAME  # whole frames
@@ -105,11 +107,12 @@ def train_torch(args: argparse.Namespace) -> None:
             optimiser.step()
             schedule.step()
             total += float(loss.detach())
-        accuracy = evaluate(model, val_x, val_targets)
+        val_logits = predict(model, val_x)
         print(f"epoch {epoch + 1}/{args.epochs} {time.time() - start:.0f} s loss "
-              f"{total / (len(shuffled) // batch):.4f} val accuracy {accuracy:.5f}, frames "
-              f"exact {frames_exact(predict(model, val_x), val_targets):.4f}", flush=True)
-    report(predict(model, val_x), val_targets)
+              f"{total / (len(shuffled) // batch):.4f} val accuracy "
+              f"{cell_accuracy(val_logits, val_targets):.5f}, frames exact "
+              f"{frames_exact(val_logits, val_targets):.4f}", flush=True)
+    report(val_logits, val_targets)
     save_weights(model, val_x[:CELLS_PER_FRAME], Path(args.weights_out))
 
 
@@ -156,8 +159,8 @@ def frames_exact(logits: np.ndarray, targets: np.ndarray) -> float:
     return float(right.reshape(-1, CELLS_PER_FRAME).all(axis=1).mean())
 
 
-def evaluate(model, x, targets: np.ndarray) -> float:  # noqa: ANN001
-    logits = predict(model, x)
+def cell_accuracy(logits: np.ndarray, targets: np.ndarray) -> float:
+    """Share of the labelled (not occluded) cells read right."""
     known = targets.max(axis=1) > 0.5
     return float((logits.argmax(axis=1) == targets.argmax(axis=1))[known].mean())
 

@@ -135,10 +135,8 @@ def judge(probabilities: np.ndarray, min_cell_confidence: float,
         return _rules(verdict, confidence, min_cell_confidence, min_frontier_confidence)
     disputed = np.asarray(disputed, np.int64)
     options = settle_options(np.ones_like(probs, bool) if choices is None else choices, disputed)
-    if settle_choices is not None:
-        settled = settle(labels, disputed, settle_options(settle_choices, disputed))
-    else:
-        settled = settle(labels, disputed, options)
+    settle_from = options if settle_choices is None else settle_options(settle_choices, disputed)
+    settled = settle(labels, disputed, settle_from)
     if settled is None or np.any(settled[disputed] != 0):
         guess = most_probable_position(labels, disputed, options,
                                        probs if best is None else best)
