@@ -19,14 +19,12 @@ all. For each crop:
    is unsure.
 
 The lowest hole of a column read empty, when a disc hue fills it at the
-pale saturation :data:`PALE_DISC_SATURATION` and it looks unlike the empty
-hole above it, may hold a washed-out disc (glare, a pale plastic, an
-over-exposed camera; both readers have called such a disc empty at once):
-the reader is unsure of it, unless this installation's empty board says
-the hole looked so when empty (below). A disc missed lower in a column
-would leave the discs above it floating, which the rules reject; a missed
-top disc would leave a legal, wrong board. A pale wall fills a hole and
-the one above it alike.
+pale saturation :data:`PALE_DISC_SATURATION`, may hold a washed-out disc
+(glare, a pale plastic, an over-exposed camera; both readers have called
+such a disc empty at once): the reader is unsure of it, unless this
+installation's empty board says the hole looked so when empty (below). A
+disc missed lower in a column would leave the discs above it floating,
+which the rules reject; a missed top disc would leave a legal, wrong board.
 
 A cell whose corners (outside the hole, where the board's plastic shows)
 differ in chromaticity from the board's plastic — the median over all cells —
@@ -169,44 +167,23 @@ class ColourCellReader:
 def pale_disc_cells(crops: np.ndarray, probabilities: np.ndarray,
                     discs: dict[str, DiscColour] | None = None) -> np.ndarray:
     """(42,) True where a column's lowest cell not read as a disc may hold a
-    washed-out disc: a disc hue fills it at :data:`PALE_DISC_SATURATION`, and
-    it does not look like the empty hole above it (by :data:`CHANGED_DISTANCE`:
-    a pale wall fills both alike).
+    washed-out disc: a disc hue fills it at :data:`PALE_DISC_SATURATION`.
 
     Only that cell matters: a disc missed lower down leaves the discs above
     it floating, which the rules reject; a missed top disc leaves a legal,
     wrong board.
     """
-    labels = probabilities.argmax(axis=1)
-    cells = _lowest_free_cells(labels)
-    if cells.any():
-        pale = colour_shares(crops[cells], PALE_DISC_SATURATION, discs).max(axis=1)
-        cells[cells] = pale >= DISC_SHARE
-    return cells & ~_like_the_hole_above(crops, cells, labels)
-
-
-def _lowest_free_cells(labels: np.ndarray) -> np.ndarray:
-    """(42,) True at each column's lowest cell not labelled a disc (top row first)."""
-    grid = labels.reshape(HEIGHT, WIDTH)
-    columns = np.flatnonzero((grid == 0).any(axis=0))
-    rows = HEIGHT - 1 - np.argmax(grid[::-1, columns] == 0, axis=0)
-    cells = np.zeros((HEIGHT, WIDTH), bool)
-    cells[rows, columns] = True
-    return cells.ravel()
-
-
-def _like_the_hole_above(crops: np.ndarray, cells: np.ndarray,
-                         labels: np.ndarray) -> np.ndarray:
-    """(42,) True at ``cells`` whose hole above is labelled empty and looks alike."""
-    like = np.zeros(len(crops), bool)
-    below = np.flatnonzero(cells)
-    below = below[below >= WIDTH]
-    below = below[labels[below - WIDTH] == 0]
-    if below.size:
-        features = cell_features(np.concatenate([crops[below], crops[below - WIDTH]]))
-        gaps = np.linalg.norm(features[:below.size] - features[below.size:], axis=1)
-        like[below] = gaps < CHANGED_DISTANCE
-    return like
+    labels = probabilities.argmax(axis=1).reshape(HEIGHT, WIDTH)  # top row first
+    lowest_free = HEIGHT - 1 - np.argmax(labels[::-1] == 0, axis=0)  # per column
+    candidates = np.zeros((HEIGHT, WIDTH), bool)
+    columns = np.flatnonzero((labels == 0).any(axis=0))
+    candidates[lowest_free[columns], columns] = True
+    candidates = candidates.ravel()
+    if not candidates.any():  # a full board
+        return candidates
+    pale = colour_shares(crops[candidates], PALE_DISC_SATURATION, discs).max(axis=1)
+    candidates[candidates] = pale >= DISC_SHARE
+    return candidates
 
 
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
