@@ -18,14 +18,6 @@ all. For each crop:
    :data:`EMPTY_SHARE` for both colours is empty, and in between the reader
    is unsure.
 
-The lowest hole of a column read empty, when a disc hue fills it at the
-pale saturation :data:`PALE_DISC_SATURATION`, may hold a washed-out disc
-(glare, a pale plastic, an over-exposed camera; both readers have called
-such a disc empty at once): the reader is unsure of it, unless this
-installation's empty board says the hole looked so when empty (below). A
-disc missed lower in a column would leave the discs above it floating,
-which the rules reject; a missed top disc would leave a legal, wrong board.
-
 A cell whose corners (outside the hole, where the board's plastic shows)
 differ in chromaticity from the board's plastic — the median over all cells —
 by more than :data:`COVERED_CHROMA` is covered (a hand, a sleeve): the
@@ -51,7 +43,6 @@ import functools
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
 from firmware_py.vision.disc_colours import VALUE_FLOOR, DiscColour, disc_masks, in_hue_ranges
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 
@@ -67,7 +58,6 @@ SOFTNESS = 0.04
 COVERED_CHROMA = 25.0  # Lab a*b* distance: real boards <= 15, hands 25-70
 CHANGED_DISTANCE = 24.0  # Lab units from the cell's empty look (EmptyBoard): something is there
 CHANGED_MIN_SATURATION = 0.25  # a disc seen where the hole has changed may be this pale
-PALE_DISC_SATURATION = 0.35  # a column's top free hole this full of a disc hue: unsure
 UNSURE = (0.34, 0.33, 0.33)
 UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
 
@@ -151,7 +141,7 @@ class ColourCellReader:
         discs = empty_board.discs if empty_board is not None else None
         probabilities = shares_to_probabilities(colour_shares(crops, discs=discs))
         covered = covered_cells(crops)
-        probabilities[covered | pale_disc_cells(crops, probabilities, discs)] = UNSURE
+        probabilities[covered] = UNSURE
         if empty_board is None or not empty_board.known.any():
             return probabilities
         if features is None:
@@ -162,28 +152,6 @@ class ColourCellReader:
             probabilities[changed] = _changed_cell_probabilities(
                 crops[changed], probabilities[changed], empty_board.features[changed], discs)
         return empty_board.adjust(probabilities, features)
-
-
-def pale_disc_cells(crops: np.ndarray, probabilities: np.ndarray,
-                    discs: dict[str, DiscColour] | None = None) -> np.ndarray:
-    """(42,) True where a column's lowest cell not read as a disc may hold a
-    washed-out disc: a disc hue fills it at :data:`PALE_DISC_SATURATION`.
-
-    Only that cell matters: a disc missed lower down leaves the discs above
-    it floating, which the rules reject; a missed top disc leaves a legal,
-    wrong board.
-    """
-    labels = probabilities.argmax(axis=1).reshape(HEIGHT, WIDTH)  # top row first
-    lowest_free = HEIGHT - 1 - np.argmax(labels[::-1] == 0, axis=0)  # per column
-    candidates = np.zeros((HEIGHT, WIDTH), bool)
-    columns = np.flatnonzero((labels == 0).any(axis=0))
-    candidates[lowest_free[columns], columns] = True
-    candidates = candidates.ravel()
-    if not candidates.any():  # a full board
-        return candidates
-    pale = colour_shares(crops[candidates], PALE_DISC_SATURATION, discs).max(axis=1)
-    candidates[candidates] = pale >= DISC_SHARE
-    return candidates
 
 
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,

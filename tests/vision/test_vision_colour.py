@@ -129,30 +129,6 @@ def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
     assert np.all(probabilities[3:, 0] > 0.9)
 
 
-def test_a_washed_out_disc_on_top_of_a_column_is_never_a_sure_empty_hole() -> None:
-    # a red disc washed pink by glare (saturation 0.4): both readers once called it empty
-    washed, grey = (150, 140, 235), (200, 200, 200)
-    crops = _crops()
-    crops[35] = _hole(grey, washed, radius=14.5)  # column 1's lowest hole
-    crops[29] = _hole(washed)  # column 2, row 2: a pink wall above an empty hole
-    crops[36] = _hole(washed)  # column 2's lowest hole: a pink wall, or a disc
-    reader = ColourCellReader()
-    probabilities = reader.probabilities(crops)
-    assert np.all(probabilities[[35, 36], 0] < 0.5)  # unsure: a disc, or a pink wall
-    # higher up a missed disc would float above the hole below: the rules reject it
-    assert probabilities[29, 0] > 0.9
-    assert np.all(np.delete(probabilities[:, 0], [35, 36]) > 0.9)
-    empty = _crops()
-    empty[[29, 36]] = _hole(washed)
-    board = EmptyBoard()
-    board.learn(cell_features(empty))
-    with_board = reader.probabilities(crops, board)
-    assert with_board[35].argmax() == 1  # the hole showed grey empty: a pale red disc
-    assert with_board[36].argmax() == 0 and with_board[36, 0] > 0.9  # it showed pink empty
-    full = np.stack([_hole(grey, RED if index % 2 else YELLOW) for index in range(42)])
-    assert np.all(reader.probabilities(full)[:, 1:].max(axis=1) > 0.9)  # no free hole
-
-
 def test_a_wood_wall_seen_anew_is_not_a_pale_disc() -> None:
     # the hole showed a beige wall empty; the camera moved: a warmer wood now fills it
     beige, wood = (150, 190, 215), (90, 160, 200)  # saturation 0.30 and 0.55, hue 37-38
