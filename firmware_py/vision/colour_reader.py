@@ -154,6 +154,11 @@ class ColourCellReader:
         return empty_board.adjust(probabilities, features)
 
 
+def abstained(probabilities: np.ndarray) -> np.ndarray:
+    """(42,) True where the reader gave no opinion (:data:`UNSURE`: a covered cell)."""
+    return np.all(np.isclose(probabilities, UNSURE, atol=1e-6), axis=1)
+
+
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
                                 empty_looks: np.ndarray,
                                 discs: dict[str, DiscColour] | None) -> np.ndarray:

@@ -5,8 +5,8 @@ red wall, a yellow cushion, spare discs. In one frame that can look like a
 disc; a person settles it by remembering the empty board. The appliance sees
 each game start on an empty board, so it can do the same:
 
-* :meth:`EmptyBoard.learn` stores every cell's appearance from a frame read
-  as the empty board (both readers agreeing);
+* :meth:`EmptyBoard.learn` stores the cells' appearance from a frame read
+  as the empty board (:func:`~firmware_py.vision.reader.remember`);
 * :meth:`EmptyBoard.refresh` follows slow changes (light, a moved camera)
   from cells read empty with confidence, by an exponential moving average;
 * :meth:`EmptyBoard.adjust` turns a reader's probabilities for a cell that
@@ -84,10 +84,13 @@ class EmptyBoard:
         self.grid_corners: np.ndarray | None = None  # (4, 2) frame px of the grid then
         self.discs: dict[str, DiscColour] = {}  # "R", "Y": calibrated disc colours, if any
 
-    def learn(self, features: np.ndarray) -> None:
-        """Take every cell's appearance from a frame of the empty board."""
-        self.features = _checked(features).astype(np.float64).copy()
-        self.known[:] = True
+    def learn(self, features: np.ndarray, cells: np.ndarray | None = None) -> None:
+        """Take the appearance of ``cells`` (42 bools; default: every cell) from a
+        frame of the empty board; other cells keep what they had."""
+        features = _checked(features)
+        cells = np.ones(CELLS, bool) if cells is None else np.asarray(cells, bool)
+        self.features[cells] = features[cells]
+        self.known |= cells
 
     def refresh(self, features: np.ndarray, empty_cells: np.ndarray) -> None:
         """Move known cells read empty towards their new look; learn unknown ones."""

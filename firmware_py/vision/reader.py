@@ -12,7 +12,8 @@ One straight line of named stages (see ``docs/vision.md``):
    :class:`~.empty_board.EmptyBoard`);
 6. **agree** (:mod:`.agree`): a cell is sure only when both readers are;
 7. **judge** (:mod:`.postprocess`): gravity, parity, fours → the status;
-8. **remember**: an ``ok`` reading teaches the empty board its empty cells.
+8. **remember**: an ``ok`` reading teaches the empty board its empty cells;
+   an empty board the readers dispute higher up is learnt by gravity.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from firmware_py.board import HEIGHT, WIDTH
 from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.exc import VisionError
 from firmware_py.vision.agree import Agreement, agree
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.colour import colour_reference
-from firmware_py.vision.colour_reader import ColourCellReader
+from firmware_py.vision.colour_reader import ColourCellReader, abstained
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
@@ -85,7 +87,8 @@ class BoardReader:
     reading: an empty board is learnt whole, other readings refresh the cells
     read empty with at least :data:`REMEMBER_CONFIDENCE`. An empty board the
     readers cannot agree on because the room shows disc colours through some
-    holes is learnt too (:func:`shows_a_coloured_wall`), so that the next
+    holes is learnt too (:func:`shows_a_coloured_wall`, :func:`stands_empty`:
+    every cell but those the colour reader cannot see), so that the next
     frames agree.
     """
 
@@ -179,8 +182,8 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
              cnn: np.ndarray, colour: np.ndarray) -> None:
     """Teach ``empty_board`` from one reading (see :class:`BoardReader`)."""
     if reading.status != OK:
-        if shows_a_coloured_wall(cnn, colour):
-            empty_board.learn(features)
+        if shows_a_coloured_wall(cnn, colour) or stands_empty(cnn, colour):
+            empty_board.learn(features, ~abstained(colour))
         return
     empty = np.array([cell == "." for line in reading.grid or () for cell in line])
     if empty.all():
@@ -188,6 +191,22 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
         return
     sure = np.asarray(reading.cell_confidence) >= REMEMBER_CONFIDENCE
     empty_board.refresh(features, empty & sure)
+
+
+def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:
+    """The empty board, by gravity: both readers are sure (:data:`REMEMBER_CONFIDENCE`)
+    that every hole of the bottom row is empty, and no cell is a disc to both.
+
+    No disc can stand above an empty bottom row, so whatever one reader takes
+    for a disc higher up is the room behind the board (a red wall, a yellow
+    cushion): its look is learnt as that cell's empty look. A misplaced grid
+    over a game would show discs both readers agree on, and is not learnt.
+    """
+    bottom = slice((HEIGHT - 1) * WIDTH, HEIGHT * WIDTH)
+    cnn_labels, colour_labels = cnn.argmax(axis=1), colour.argmax(axis=1)
+    return (bool(np.all(cnn[bottom, 0] >= REMEMBER_CONFIDENCE))
+            and bool(np.all(colour[bottom, 0] >= REMEMBER_CONFIDENCE))
+            and not np.any((cnn_labels > 0) & (cnn_labels == colour_labels)))
 
 
 def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
