@@ -1,0 +1,62 @@
+"""What the reader teaches the empty board (reader.remember), on readers' outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from firmware_py.vision.colour_reader import UNSURE
+from firmware_py.vision.empty_board import EmptyBoard
+from firmware_py.vision.reader import remember, stands_empty
+from firmware_py.vision.reading import INVALID, Reading
+
+EMPTY, RED, YELLOW = (0.96, 0.02, 0.02), (0.03, 0.95, 0.02), (0.03, 0.02, 0.95)
+BOTTOM = list(range(35, 42))
+
+
+def _readers(cnn_cells: dict[int, tuple] | None = None,
+             colour_cells: dict[int, tuple] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(CNN, colour) probabilities: every cell surely empty but those given."""
+    cnn, colour = np.tile(EMPTY, (42, 1)), np.tile(EMPTY, (42, 1))
+    for probabilities, cells in ((cnn, cnn_cells), (colour, colour_cells)):
+        for cell, value in (cells or {}).items():
+            probabilities[cell] = value
+    return cnn, colour
+
+
+def test_a_disc_seen_above_an_empty_bottom_row_is_the_room() -> None:
+    # the CNN takes a red wall in column 3, row 4 for a disc: it would float
+    cnn, colour = _readers({16: RED})
+    assert stands_empty(cnn, colour)
+    cnn, colour = _readers({16: RED}, {17: YELLOW, 3: RED})  # disputes higher up, any number
+    assert stands_empty(cnn, colour)
+
+
+def test_the_empty_board_needs_a_bottom_row_both_readers_are_sure_of() -> None:
+    for cell in BOTTOM:
+        for cnn_cells, colour_cells in (({cell: RED}, {}), ({}, {cell: YELLOW}),
+                                        ({cell: (0.85, 0.1, 0.05)}, {}), ({}, {cell: UNSURE})):
+            assert not stands_empty(*_readers(cnn_cells, colour_cells)), (cell, cnn_cells)
+
+
+def test_a_disc_both_readers_see_is_never_the_room() -> None:
+    # a grid misplaced over a game (the bottom row on the table) shows discs both see
+    assert not stands_empty(*_readers({20: RED}, {20: RED}))
+    assert not stands_empty(*_readers({20: YELLOW, 13: RED}, {20: YELLOW}))
+
+
+def test_the_board_standing_empty_is_learnt_but_for_the_cells_the_colour_reader_cannot_see(
+        ) -> None:
+    board = EmptyBoard()
+    old = np.full((42, 12), 7.0)
+    board.learn(old, np.arange(42) == 10)
+    features = np.random.default_rng(1).uniform(0, 255, (42, 12))
+    cnn, colour = _readers({16: RED}, {10: UNSURE, 11: UNSURE})  # a hand over two holes
+    remember(board, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    assert board.known.sum() == 41 and not board.known[11]
+    assert np.array_equal(board.features[10], old[10])  # kept what it had
+    assert np.array_equal(np.delete(board.features, [10, 11], axis=0),
+                          np.delete(features, [10, 11], axis=0))
+    untaught = EmptyBoard()
+    cnn, colour = _readers({16: RED, 37: RED})  # a disc in the bottom row to one reader
+    remember(untaught, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    assert not untaught.known.any()
