@@ -13,8 +13,9 @@ each game start on an empty board, so it can do the same:
   still looks as it looked empty (closer than :data:`SAME_DISTANCE`) into
   "empty" (both readers': a flat red wall can fool the CNN as well). A disc
   looks like the room behind it only in front of a wall of its own colour;
-  one disc missed so breaks parity and is rejected, never read as a legal
-  board;
+  a disc missed so lower in a column leaves discs floating, and the rules
+  reject it, but a missed disc on top of its column, of the colour that
+  moved last, leaves a legal, wrong board (a known gap, ``docs/vision.md``);
 * :meth:`EmptyBoard.save` / :meth:`EmptyBoard.load` keep it on disk (JSON),
   with when ``c4pi calibrate`` took it, where the grid's corners were in
   the frame then (to tell later whether the camera moved) and, after
