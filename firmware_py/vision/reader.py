@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from firmware_py.board import WIDTH
 from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.exc import VisionError
 from firmware_py.vision.agree import Agreement, agree
@@ -202,10 +202,9 @@ def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:
     cushion): its look is learnt as that cell's empty look. A misplaced grid
     over a game would show discs both readers agree on, and is not learnt.
     """
-    bottom = slice((HEIGHT - 1) * WIDTH, HEIGHT * WIDTH)
     cnn_labels, colour_labels = cnn.argmax(axis=1), colour.argmax(axis=1)
-    return (bool(np.all(cnn[bottom, 0] >= REMEMBER_CONFIDENCE))
-            and bool(np.all(colour[bottom, 0] >= REMEMBER_CONFIDENCE))
+    return (bool(np.all(cnn[-WIDTH:, 0] >= REMEMBER_CONFIDENCE))  # cells run top row first
+            and bool(np.all(colour[-WIDTH:, 0] >= REMEMBER_CONFIDENCE))
             and not np.any((cnn_labels > 0) & (cnn_labels == colour_labels)))
 
 
