@@ -3,8 +3,10 @@
 The reader keeps each cell's empty look (:mod:`.empty_board`), learnt at
 every new game. Calibrating takes it on purpose, in the room's light: the
 board is read over several frames; a frame counts when both readers agree
-it is empty, or when the room shows one disc colour through the holes (no
-game looks like that, :func:`~.reader.shows_a_coloured_wall`). The looks of
+it is empty, when the room shows one disc colour through the holes (no
+game looks like that, :func:`~.reader.shows_a_coloured_wall`), or when the
+board stands empty by gravity (:func:`~.reader.stands_empty`) and every
+hole is seen (a hand over a hole would be learnt as its look). The looks of
 :data:`FRAMES_NEEDED` such frames are averaged and stored with the time and
 where the grid's corners were in the frame, so that ``c4pi selftest`` can
 tell when it was done and whether the camera has moved since. Optionally
@@ -25,12 +27,12 @@ import numpy as np
 from firmware_py.board import HEIGHT, WIDTH
 from firmware_py.exc import VisionError
 from firmware_py.vision.cells import cell_crops
-from firmware_py.vision.colour_reader import CHANGED_DISTANCE
+from firmware_py.vision.colour_reader import CHANGED_DISTANCE, abstained
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS
-from firmware_py.vision.reader import BoardReader, shows_a_coloured_wall
+from firmware_py.vision.reader import BoardReader, shows_a_coloured_wall, stands_empty
 from firmware_py.vision.reading import OK
 
 FRAMES_NEEDED = 5
@@ -167,7 +169,9 @@ def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001
         return False
     if reading.status == OK and all(set(line) == {"."} for line in reading.grid or ("R",)):
         return True
-    return shows_a_coloured_wall(analysis.cnn, analysis.colour)
+    if shows_a_coloured_wall(analysis.cnn, analysis.colour):
+        return True
+    return stands_empty(analysis.cnn, analysis.colour) and not abstained(analysis.colour).any()
 
 
 def _why_not(analysis) -> str:  # noqa: ANN001

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from firmware_py.board import Board
 from firmware_py.cli import main
 from firmware_py.config import CameraConfig, VisionConfig, load_config
 from firmware_py.exc import VisionError
@@ -22,8 +23,10 @@ from firmware_py.vision.calibrate import (
     camera_shift_px,
     empty_board_path,
 )
+from firmware_py.vision.colour_reader import UNSURE
 from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reader import BoardReader
+from firmware_py.vision.reading import INVALID, Reading
 from firmware_py.vision.render import Hand, RenderSpec, render_frame
 from firmware_py.vision.render_spec import RED_COLOURS
 
@@ -53,6 +56,54 @@ def test_the_empty_board_is_learnt_with_its_time_and_grid() -> None:
 def test_a_board_with_discs_is_not_taken_for_the_empty_board() -> None:
     with pytest.raises(VisionError, match=f"seen in 0 of 8 frames, need {FRAMES_NEEDED}"):
         calibrate_empty_board(_reader(), _frames("4453", RenderSpec(disc_depth=0.35)))
+
+
+# a room whose reds and pinks show through some upper holes: the readers dispute them
+PINK_ROOM = RenderSpec(yaw_deg=13.0, pitch_deg=-2.5, roll_deg=5.0, offset=(0.2, 0.05),
+                       fov_deg=55.6, distance=2.29, board_colour=(43, 35, 56),
+                       red_colour=(47, 14, 183), yellow_colour=(92, 247, 247),
+                       background_colour=(105, 126, 196), clutter=5, light_gain=0.74,
+                       light_gradient=0.12, noise_sigma=5.6, blur_sigma=1.65, disc_depth=0.24)
+
+
+def test_a_board_standing_empty_by_gravity_is_calibrated() -> None:
+    reader = _reader()
+    frame = render_frame("", PINK_ROOM, seed=20011)
+    assert reader.analyse(frame).reading.status == INVALID  # one reader sees discs up high
+    board = calibrate_empty_board(reader, [frame] * FRAMES_NEEDED)
+    assert board.known.all()
+    reader.empty_board = board
+    for position in ("", "4453"):
+        reading = reader.read(render_frame(position, PINK_ROOM, seed=20011))
+        assert reading.status == "ok", (position, reading.reason)
+        assert list(reading.grid) == Board.from_moves(position).grid_lines()
+
+
+class _ScriptedReader:
+    """A reader whose analyses are scripted: one real frame's, with given probabilities."""
+
+    def __init__(self, cnn: np.ndarray, colour: np.ndarray) -> None:
+        self.empty_board: EmptyBoard | None = None
+        real = _reader().analyse(render_frame("", RenderSpec(disc_depth=0.35), seed=0))
+        self.analysis = replace(real, reading=Reading(INVALID, reason="the readers disagree"),
+                                cnn=cnn, colour=colour)
+
+    def analyse(self, frame: np.ndarray):  # noqa: ANN201
+        return self.analysis
+
+
+def test_a_board_standing_empty_counts_only_when_every_hole_is_seen() -> None:
+    empty = np.tile((0.96, 0.02, 0.02), (42, 1))
+    cnn, colour = empty.copy(), empty.copy()
+    cnn[16] = (0.03, 0.95, 0.02)  # a red wall behind one upper hole, to the CNN
+    board = calibrate_empty_board(_ScriptedReader(cnn, colour), [None] * FRAMES_NEEDED)
+    assert board.known.all()
+    colour[9] = UNSURE  # a hand over a hole
+    with pytest.raises(VisionError, match="seen in 0 of 5 frames"):
+        calibrate_empty_board(_ScriptedReader(cnn, colour), [None] * FRAMES_NEEDED)
+    colour[9], colour[38] = empty[9], (0.03, 0.95, 0.02)  # a disc at the bottom, to one reader
+    with pytest.raises(VisionError, match="seen in 0 of 5 frames"):
+        calibrate_empty_board(_ScriptedReader(cnn, colour), [None] * FRAMES_NEEDED)
 
 
 def test_the_reader_uses_what_calibration_stored(tmp_path: Path) -> None:
