@@ -57,7 +57,7 @@ EMPTY_SHARE = 0.6
 SOFTNESS = 0.04
 COVERED_CHROMA = 25.0  # Lab a*b* distance: real boards <= 15, hands 25-70
 CHANGED_DISTANCE = 24.0  # Lab units from the cell's empty look (EmptyBoard): something is there
-CHANGED_MIN_SATURATION = 0.12  # a disc seen where the hole has changed may be this pale
+CHANGED_MIN_SATURATION = 0.25  # a disc seen where the hole has changed may be this pale
 UNSURE = (0.34, 0.33, 0.33)
 UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
 

@@ -129,20 +129,6 @@ def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
     assert np.all(probabilities[3:, 0] > 0.9)
 
 
-def test_a_disc_washed_almost_white_is_read_where_the_hole_no_longer_looks_empty() -> None:
-    # glare washes a yellow disc to saturation 0.19 (hue 53 deg); a near-white sheen
-    # (saturation 0.06) over the hole is no disc
-    washed, sheen = (195, 235, 240), (225, 235, 240)
-    board = EmptyBoard()
-    board.learn(cell_features(_crops(_hole((150, 160, 60)))))  # a teal room behind the holes
-    now = _crops(_hole((200, 200, 200), washed, radius=14.5), _hole(sheen))
-    reader = ColourCellReader()
-    assert reader.probabilities(now)[0].argmax() == 0  # far too pale for colour alone
-    probabilities = reader.probabilities(now, board)
-    assert probabilities[0].argmax() == 2
-    assert probabilities[1].argmax() != 2 and probabilities[1, 2] < 0.5
-
-
 def test_a_wood_wall_seen_anew_is_not_a_pale_disc() -> None:
     # the hole showed a beige wall empty; the camera moved: a warmer wood now fills it
     beige, wood = (150, 190, 215), (90, 160, 200)  # saturation 0.30 and 0.55, hue 37-38

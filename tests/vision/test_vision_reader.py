@@ -214,18 +214,3 @@ def random_board_grid(moves: str) -> list[str]:
     from firmware_py.board import Board
 
     return Board.from_moves(moves).grid_lines()
-
-
-def test_a_disc_washed_almost_white_on_top_of_its_column_is_never_a_confident_wrong_board(
-        ) -> None:
-    """Frame 30,713 of bench_vision's render+empty: a yellow disc on top of its column,
-    washed almost white by glare, in a hole the empty board knew as teal. Both
-    readers took it for empty and the board, one move short, was read ``ok``."""
-    from bench_vision import render_source  # tools/ is on pytest's path
-
-    truth, _, frame, empty_view = next(iter(render_source(1, 30_713, empty_first=True)))
-    reader = BoardReader.from_config(VisionConfig(), CameraConfig())
-    reader.read(empty_view)  # the installation saw this view's empty board first
-    assert reader.empty_board is not None and reader.empty_board.known.all()
-    reading = reader.read(frame)
-    assert reading.status not in ACCEPTED or list(reading.grid) == truth, reading
