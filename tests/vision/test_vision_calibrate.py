@@ -80,30 +80,31 @@ def test_a_board_standing_empty_by_gravity_is_calibrated() -> None:
 
 
 class _ScriptedReader:
-    """A reader whose analyses are scripted: one real frame's, with given probabilities."""
+    """A reader whose every analysis is ``analysis`` with the given probabilities."""
 
-    def __init__(self, cnn: np.ndarray, colour: np.ndarray) -> None:
+    def __init__(self, analysis, cnn: np.ndarray, colour: np.ndarray) -> None:  # noqa: ANN001
         self.empty_board: EmptyBoard | None = None
-        real = _reader().analyse(render_frame("", RenderSpec(disc_depth=0.35), seed=0))
-        self.analysis = replace(real, reading=Reading(INVALID, reason="the readers disagree"),
-                                cnn=cnn, colour=colour)
+        self.analysis = replace(analysis, cnn=cnn, colour=colour,
+                                reading=Reading(INVALID, reason="the readers disagree"))
 
     def analyse(self, frame: np.ndarray):  # noqa: ANN201
         return self.analysis
 
 
 def test_a_board_standing_empty_counts_only_when_every_hole_is_seen() -> None:
+    real = _reader().analyse(render_frame("", RenderSpec(disc_depth=0.35), seed=0))
+    frames = [None] * FRAMES_NEEDED
+    refused = f"seen in 0 of {FRAMES_NEEDED} frames"
     empty = np.tile((0.96, 0.02, 0.02), (42, 1))
     cnn, colour = empty.copy(), empty.copy()
     cnn[16] = (0.03, 0.95, 0.02)  # a red wall behind one upper hole, to the CNN
-    board = calibrate_empty_board(_ScriptedReader(cnn, colour), [None] * FRAMES_NEEDED)
-    assert board.known.all()
+    assert calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames).known.all()
     colour[9] = UNSURE  # a hand over a hole
-    with pytest.raises(VisionError, match="seen in 0 of 5 frames"):
-        calibrate_empty_board(_ScriptedReader(cnn, colour), [None] * FRAMES_NEEDED)
+    with pytest.raises(VisionError, match=refused):
+        calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames)
     colour[9], colour[38] = empty[9], (0.03, 0.95, 0.02)  # a disc at the bottom, to one reader
-    with pytest.raises(VisionError, match="seen in 0 of 5 frames"):
-        calibrate_empty_board(_ScriptedReader(cnn, colour), [None] * FRAMES_NEEDED)
+    with pytest.raises(VisionError, match=refused):
+        calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames)
 
 
 def test_the_reader_uses_what_calibration_stored(tmp_path: Path) -> None:
