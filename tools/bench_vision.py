@@ -23,7 +23,10 @@ Sources, each on its own line (the data behind every figure):
 * ``render+discs``: the same frames, read by an installation that ran
   ``c4pi calibrate --discs`` in the same view (the empty board, then a red
   disc in column 1 and a yellow in column 7); where calibration fails, the
-  empty board is learnt as in ``render+empty``. The other sources are read
+  empty board is learnt as in ``render+empty``.
+* ``render+calibrated``, ``scene+calibrated``: the same frames, read by an
+  installation whose owner ran ``c4pi calibrate --force`` in the same view
+  (the empty board learnt whatever the readers say of it). The other sources are read
   without any empty board.
 
 Reported per source: board-exact (grid equals the truth, any status),
@@ -156,18 +159,25 @@ SOURCES = {"render": render_source, "scene": scene_source, "composite": composit
            "real-dev": real_source,
            "render+empty": functools.partial(render_source, empty_first=True),
            "scene+empty": functools.partial(scene_source, empty_first=True),
-           "render+discs": functools.partial(render_source, discs=True)}
+           "render+discs": functools.partial(render_source, discs=True),
+           "render+calibrated": functools.partial(render_source, empty_first=True),
+           "scene+calibrated": functools.partial(scene_source, empty_first=True)}
+OWNER_CALIBRATED = {"render+calibrated", "scene+calibrated"}
 
 
-def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
-    """Accuracy (and time) of ``reader`` over (truth, status, frame) triples."""
+def bench_source(reader: BoardReader, frames, owner_calibrated: bool = False) -> dict:  # noqa: ANN001
+    """Accuracy (and time) of ``reader`` over (truth, status, frame) triples; a fourth,
+    the view's empty board, is learnt first (by ``c4pi calibrate --force`` where
+    ``owner_calibrated``)."""
     times, cpu_times, statuses = [], [], collections.Counter()
     count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
     calibrated = 0
     reasons: collections.Counter = collections.Counter()
     for truth, label_status, frame, *setup in frames:
         count += 1
-        if len(setup) == 1:  # an installation that has seen this view's empty board first
+        if len(setup) == 1 and owner_calibrated:
+            calibrated += owner_calibration(reader, setup[0])
+        elif len(setup) == 1:  # an installation that has seen this view's empty board first
             reader.empty_board = EmptyBoard()
             reader.read(setup[0])
         elif setup:  # one that ran `c4pi calibrate --discs` in this view
@@ -197,11 +207,27 @@ def bench_source(reader: BoardReader, frames) -> dict:  # noqa: ANN001
         "accepted_exact": accepted_exact / max(count, 1), "wrong_ok": wrong_ok,
         "illegal_ok": illegal_ok, "cell_accuracy": cells_right / max(cells_total, 1),
         "statuses": dict(statuses), "rejected_reasons": dict(reasons.most_common(6)),
-        "calibrated_with_discs": calibrated,
+        "calibrated": calibrated,
         "ms_median": statistics.median(ms), "ms_p90": ms[int(0.9 * (len(ms) - 1))],
         "ms_max": ms[-1], "cpu_ms_median": statistics.median(cpu_ms),
         "cpu_ms_p90": cpu_ms[int(0.9 * (len(cpu_ms) - 1))],
     }
+
+
+def owner_calibration(reader: BoardReader, empty: np.ndarray) -> bool:
+    """Set ``reader`` up as `c4pi calibrate --force` would; False where it failed (a
+    hole not seen: the empty board is then learnt at the new game)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
+
+    try:
+        reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED,
+                                                   owner_says_empty=True)
+    except VisionError:
+        reader.empty_board = EmptyBoard()
+        reader.read(empty)
+        return False
+    return True
 
 
 def calibrate_in_view(reader: BoardReader, empty: np.ndarray, red: np.ndarray,
@@ -343,8 +369,8 @@ def main() -> int:
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result: dict = {"setup": pinned, "sources": {}}
     for name in args.sources:
-        result["sources"][name] = bench_source(reader, SOURCES[name](args.frames,
-                                                                     args.seed_base))
+        frames = SOURCES[name](args.frames, args.seed_base)
+        result["sources"][name] = bench_source(reader, frames, name in OWNER_CALIBRATED)
     result["stages_ms"] = stage_times(reader, args.timing_frames, args.seed_base)
     if not args.no_side:
         side = max(1, args.frames // 10)
@@ -368,10 +394,9 @@ def print_summary(result: dict) -> None:
               f"{line['accepted_exact']:>9.2%} {line['wrong_ok']:>8} {line['illegal_ok']:>10} "
               f"{line['cell_accuracy']:>8.3%}  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
     for name, line in result["sources"].items():
-        discs = (f", calibrated with discs {line['calibrated_with_discs']}"
-                 if line["calibrated_with_discs"] else "")
+        calibrated = f", calibrated {line['calibrated']}" if line["calibrated"] else ""
         print(f"  {name}: statuses {line['statuses']}, rejected {line['rejected_reasons']}"
-              f"{discs}")
+              f"{calibrated}")
     print(f"  stage medians (ms, render frames): {result['stages_ms']}")
     if "side" in result:
         print(f"  one marker hidden: {result['hidden_marker']}")

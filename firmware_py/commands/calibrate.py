@@ -33,6 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="then measure this set's discs: when asked, drop one red disc, "
                              "then one yellow disc, into any column (for discs paler or more "
                              "orange or pink than common ones)")
+    parser.add_argument("--force", action="store_true",
+                        help="the board is empty: learn what every hole shows even where the "
+                             "readers take the room behind the board (a red wall, a yellow "
+                             "cushion) for a disc. Only with every disc out: a disc left in "
+                             "would later be read as an empty hole")
     parser.set_defaults(func=run)
 
 
@@ -42,7 +47,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     path = empty_board_path(args.out or config.vision.empty_board_file)
     try:
-        board = _calibrate(args.source or config.camera.source, config, args.discs)
+        board = _calibrate(args.source or config.camera.source, config, args.discs,
+                           force=args.force)
     except CameraError as error:
         print(f"c4pi calibrate: {error}", file=sys.stderr)
         return EX_NOINPUT
@@ -61,7 +67,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def _calibrate(name: str, config: Config, discs: bool) -> Any:
+def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -> Any:
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
     from firmware_py.vision.calibrate import calibrate_discs, calibrate_empty_board
@@ -80,7 +86,7 @@ def _calibrate(name: str, config: Config, discs: bool) -> Any:
                     return
                 yield frame.image
 
-        board = calibrate_empty_board(reader, frames(MAX_FRAMES))
+        board = calibrate_empty_board(reader, frames(MAX_FRAMES), owner_says_empty=force)
         if discs:
             max_frames = int(DISC_WAIT_S * max(config.camera.fps, 1))
             calibrate_discs(reader, frames(max_frames), board,

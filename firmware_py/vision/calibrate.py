@@ -6,7 +6,11 @@ board is read over several frames; a frame counts when both readers agree
 it is empty, when the room shows one disc colour through the holes (no
 game looks like that, :func:`~.reader.shows_a_coloured_wall`), or when the
 board stands empty by gravity (:func:`~.reader.stands_empty`) and every
-hole is seen (a hand over a hole would be learnt as its look). The looks of
+hole is seen (a hand over a hole would be learnt as its look). Where the
+room shows disc colours through holes of the bottom row, nothing in one
+frame tells a red cushion from a red disc; then the owner's word decides
+(``c4pi calibrate --force``, ``owner_says_empty``): every frame in which
+every hole is seen counts. The looks of
 :data:`FRAMES_NEEDED` such frames are averaged and stored with the time and
 where the grid's corners were in the frame, so that ``c4pi selftest`` can
 tell when it was done and whether the camera has moved since. Optionally
@@ -41,6 +45,8 @@ DOMINANCE = 1.5  # its hole changed this many times more than any other (a hand:
 STATE_DIR = Path("/var/lib/c4pi")
 FILE_NAME = "empty-board.json"
 MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
+FORCE_HINT = ("; if every disc is out and what looks like one is the room behind the board "
+              "(a red or yellow wall, a cushion), run it again with --force")
 
 
 def empty_board_path(setting: str) -> Path:
@@ -56,24 +62,31 @@ def empty_board_path(setting: str) -> Path:
 
 
 def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
-                          now: dt.datetime | None = None) -> EmptyBoard:
-    """The empty board learnt from ``frames`` (VisionError when too few show it)."""
-    looks, corners, last_reason, seen = [], [], "no frame", 0
+                          now: dt.datetime | None = None, *,
+                          owner_says_empty: bool = False) -> EmptyBoard:
+    """The empty board learnt from ``frames`` (VisionError when too few show it).
+
+    With ``owner_says_empty`` the readers are not asked whether the board is
+    empty, only whether every hole is seen: the owner has taken every disc out.
+    """
+    looks, corners, last_reason, hint, seen = [], [], "no frame", "", 0
+    counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
     with _without_empty_board(reader):
         for frame in frames:
             seen += 1
             analysis = reader.analyse(frame)
-            if _shows_the_empty_board(analysis):
+            if counts(analysis):
                 looks.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
                 if len(looks) == FRAMES_NEEDED:
                     break
             else:
                 last_reason = _why_not(analysis)
+                hint = FORCE_HINT if _every_hole_seen(analysis) else ""
     if len(looks) < FRAMES_NEEDED:
         raise VisionError(f"the empty board was seen in {len(looks)} of {seen} frames, need "
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
-                          f"(c4pi snapshot --annotate); last frame: {last_reason}")
+                          f"(c4pi snapshot --annotate); last frame: {last_reason}{hint}")
     board = EmptyBoard()
     board.learn(np.mean(looks, axis=0))
     board.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(
@@ -161,6 +174,12 @@ def _landing_cells(taken: list[int]) -> set[int]:
     bottom = {(HEIGHT - 1) * WIDTH + column for column in range(WIDTH)}
     above = {cell - WIDTH for cell in taken if cell >= WIDTH}
     return (bottom | above) - set(taken)
+
+
+def _every_hole_seen(analysis) -> bool:  # noqa: ANN001
+    """The grid was found and no hole is covered (by a hand, say)."""
+    return (analysis.grid_image is not None and analysis.colour is not None
+            and not abstained(analysis.colour).any())
 
 
 def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001

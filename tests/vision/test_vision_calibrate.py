@@ -79,6 +79,29 @@ def test_a_board_standing_empty_by_gravity_is_calibrated() -> None:
         assert list(reading.grid) == Board.from_moves(position).grid_lines()
 
 
+# a pink wall seen through holes of the bottom row: in some frames, discs to one reader
+PINK_WALL_LOW = RenderSpec(fov_deg=70.3, distance=1.85, yaw_deg=-17.0, pitch_deg=27.7,
+                           roll_deg=6.9, offset=(0.065, 0.049), board_colour=(166, 131, 72),
+                           red_colour=(48, 27, 166), yellow_colour=(13, 210, 247),
+                           background_colour=(137, 134, 215), clutter=5, light_gain=0.55,
+                           light_gradient=0.45, noise_sigma=6.1, disc_depth=0.32)
+
+
+def test_the_owners_word_settles_a_room_that_shows_disc_colours_low() -> None:
+    reader = _reader()
+    # five frames in which the readers dispute the wall (in about a third of them)
+    frames = [render_frame("", PINK_WALL_LOW, seed=seed) for seed in (6, 7, 10, 12, 15)]
+    with pytest.raises(VisionError, match="the readers disagree: .*run it again with --force"):
+        calibrate_empty_board(reader, frames)
+    board = calibrate_empty_board(reader, frames, owner_says_empty=True)
+    assert board.known.all()
+    reader.empty_board = board
+    for position in ("", "4453", "112233"):
+        reading = reader.read(render_frame(position, PINK_WALL_LOW, seed=20))
+        assert reading.status == "ok", (position, reading.reason)
+        assert list(reading.grid) == Board.from_moves(position).grid_lines()
+
+
 class _ScriptedReader:
     """A reader whose every analysis is ``analysis`` with the given probabilities."""
 
@@ -102,9 +125,14 @@ def test_a_board_standing_empty_counts_only_when_every_hole_is_seen() -> None:
     colour[9] = UNSURE  # a hand over a hole
     with pytest.raises(VisionError, match=refused):
         calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames)
+    with pytest.raises(VisionError, match=refused):  # the owner's word does not see holes
+        calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames, owner_says_empty=True)
     colour[9], colour[38] = empty[9], (0.03, 0.95, 0.02)  # a disc at the bottom, to one reader
     with pytest.raises(VisionError, match=refused):
         calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames)
+    # the owner says it is the room behind the board
+    assert calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames,
+                                 owner_says_empty=True).known.all()
 
 
 def test_the_reader_uses_what_calibration_stored(tmp_path: Path) -> None:
@@ -199,6 +227,14 @@ def test_calibrate_command_on_the_simulated_camera(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "board.json"
     assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    assert "stored the empty board" in capsys.readouterr().out
+    assert EmptyBoard.load(out).known.all()
+
+
+def test_calibrate_force_command_on_the_simulated_camera(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "board.json"
+    assert main(["calibrate", "--source", "sim", "--force", "--out", str(out)]) == 0
     assert "stored the empty board" in capsys.readouterr().out
     assert EmptyBoard.load(out).known.all()
 
