@@ -27,9 +27,10 @@ With an :class:`~firmware_py.vision.empty_board.EmptyBoard` of this
 installation, a cell that still looks as it looked empty is read empty
 whatever its colour (a red wall seen through the hole); a cell that no
 longer does (by :data:`CHANGED_DISTANCE`) holds something, and is read as a
-disc when a disc hue fills its probe at the lower saturation
-:data:`CHANGED_MIN_SATURATION` (a pale, washed-out or shaded disc that
-colour alone would call empty).
+disc when a disc hue fills :data:`CHANGED_DISC_SHARE` of its probe at the
+lower saturation :data:`CHANGED_MIN_SATURATION` and value
+:data:`CHANGED_MIN_VALUE` (a pale, washed-out, shaded or dimly lit disc
+that colour alone would call empty).
 
 Its mistakes are not the CNN's: it knows nothing of shapes, textures or the
 renderer's style, and the CNN knows nothing of hue thresholds. The reader
@@ -58,6 +59,8 @@ SOFTNESS = 0.04
 COVERED_CHROMA = 25.0  # Lab a*b* distance: real boards <= 15, hands 25-70
 CHANGED_DISTANCE = 24.0  # Lab units from the cell's empty look (EmptyBoard): something is there
 CHANGED_MIN_SATURATION = 0.25  # a disc seen where the hole has changed may be this pale
+CHANGED_MIN_VALUE = 0.1  # ... or this dark (a dim room: the disc's body near the floor)
+CHANGED_DISC_SHARE = 0.45  # ... and fill only this much of the probe (dark rims, highlights)
 UNSURE = (0.34, 0.33, 0.33)
 UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outweigh it
 
@@ -71,7 +74,8 @@ def _probe_kernel() -> np.ndarray:
 
 
 def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
-                  discs: dict[str, DiscColour] | None = None) -> np.ndarray:
+                  discs: dict[str, DiscColour] | None = None,
+                  min_value: float = MIN_VALUE) -> np.ndarray:
     """(N, 2) best share of red and of yellow pixels in a disc-sized probe of each crop.
 
     A pixel counts when its saturation is at least ``min_saturation`` (0-1),
@@ -81,7 +85,7 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     count, side = crops.shape[0], crops.shape[1]
     hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
     hue = hsv[..., 0].astype(np.float32) * (360.0 / 256.0)
-    lit = hsv[..., 2] >= MIN_VALUE * 255
+    lit = hsv[..., 2] >= min_value * 255
     bright = (hsv[..., 1] >= min_saturation * 255) & lit
     calibrated = (disc_masks(hue, hsv[..., 1] / 255.0, discs) if discs else (None, None))
     shares = np.empty((count, 2), np.float32)
@@ -164,13 +168,16 @@ def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
                                 discs: dict[str, DiscColour] | None) -> np.ndarray:
     """Cells no longer as they looked empty: a disc when filled with a paler disc hue.
 
-    Something now stands in such a hole. Filled with a disc's hue at a
-    saturation of at least :data:`CHANGED_MIN_SATURATION` (a pale or washed-out
-    disc), it is read as that disc, unless the hole showed that hue empty
-    (a wood or beige wall, seen again after the camera or the light moved);
-    otherwise the reading stands.
+    Something now stands in such a hole. Filled with a disc's hue (at least
+    :data:`CHANGED_DISC_SHARE` of the probe, at a saturation of at least
+    :data:`CHANGED_MIN_SATURATION` and a value of :data:`CHANGED_MIN_VALUE`:
+    a pale, washed-out or dim disc), it is read as that disc, unless the hole
+    showed that hue empty (a wood or beige wall, seen again after the camera or
+    the light moved); otherwise the reading stands. The shares are scaled so
+    that :data:`CHANGED_DISC_SHARE` takes the place of :data:`DISC_SHARE`.
     """
-    shares = colour_shares(crops, CHANGED_MIN_SATURATION, discs)
+    shares = colour_shares(crops, CHANGED_MIN_SATURATION, discs, CHANGED_MIN_VALUE)
+    shares = np.minimum(shares * (DISC_SHARE / CHANGED_DISC_SHARE), 1.0)
     loose = shares_to_probabilities(np.where(_pale_disc_hues(empty_looks), 0.0, shares))
     disc = loose[:, 1:].max(axis=1) > probabilities[:, 1:].max(axis=1)
     return np.where(disc[:, None], loose, probabilities)
@@ -183,6 +190,7 @@ def _pale_disc_hues(empty_looks: np.ndarray) -> np.ndarray:
     bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV_FULL)[0].astype(np.float32)
     hue = hsv[:, 0] * (360.0 / 256.0)
-    tinted = (hsv[:, 1] >= CHANGED_MIN_SATURATION * 255) & (hsv[:, 2] >= MIN_VALUE * 255)
+    tinted = ((hsv[:, 1] >= CHANGED_MIN_SATURATION * 255)
+              & (hsv[:, 2] >= CHANGED_MIN_VALUE * 255))
     return np.stack([tinted & in_hue_ranges(hue, RED_HUES),
                      tinted & in_hue_ranges(hue, YELLOW_HUES)], axis=1)

@@ -129,6 +129,21 @@ def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
     assert np.all(probabilities[3:, 0] > 0.9)
 
 
+def test_a_dark_disc_in_a_dim_room_is_read_where_the_hole_no_longer_looks_empty() -> None:
+    dark_red, dark_shadow = (10, 10, 48), (40, 40, 45)  # value 0.19: below what carries hue
+    empty = _crops()
+    now = _crops(_hole((200, 200, 200), dark_red, radius=14.5), _hole(dark_shadow),
+                 _hole((200, 200, 200), dark_red, radius=6.0))  # a glimpse: a third of the probe
+    reader = ColourCellReader()
+    assert reader.probabilities(now)[0].argmax() == 0  # too dark for colour alone
+    board = EmptyBoard()
+    board.learn(cell_features(empty))
+    probabilities = reader.probabilities(now, board)
+    assert probabilities[0].argmax() == 1 and probabilities[0, 1] > 0.9
+    assert probabilities[1, 1] < 0.5 and probabilities[1, 2] < 0.5  # a shadow is no disc
+    assert probabilities[2, 1] < 0.5  # too little of the hole
+
+
 def test_a_wood_wall_seen_anew_is_not_a_pale_disc() -> None:
     # the hole showed a beige wall empty; the camera moved: a warmer wood now fills it
     beige, wood = (150, 190, 215), (90, 160, 200)  # saturation 0.30 and 0.55, hue 37-38
