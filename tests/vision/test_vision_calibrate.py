@@ -89,7 +89,7 @@ PINK_WALL_LOW = RenderSpec(fov_deg=70.3, distance=1.85, yaw_deg=-17.0, pitch_deg
 
 def test_the_owners_word_settles_a_room_that_shows_disc_colours_low() -> None:
     reader = _reader()
-    # five frames in which the readers dispute the wall (in about a third of them)
+    # the readers dispute the wall in about a third of this view's frames: five of those
     frames = [render_frame("", PINK_WALL_LOW, seed=seed) for seed in (6, 7, 10, 12, 15)]
     with pytest.raises(VisionError, match="the readers disagree: .*run it again with --force"):
         calibrate_empty_board(reader, frames)
