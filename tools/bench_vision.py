@@ -162,26 +162,20 @@ SOURCES = {"render": render_source, "scene": scene_source, "composite": composit
            "render+discs": functools.partial(render_source, discs=True),
            "render+calibrated": functools.partial(render_source, empty_first=True),
            "scene+calibrated": functools.partial(scene_source, empty_first=True)}
-OWNER_CALIBRATED = {"render+calibrated", "scene+calibrated"}
 
 
-def bench_source(reader: BoardReader, frames, owner_calibrated: bool = False) -> dict:  # noqa: ANN001
-    """Accuracy (and time) of ``reader`` over (truth, status, frame) triples; a fourth,
-    the view's empty board, is learnt first (by ``c4pi calibrate --force`` where
-    ``owner_calibrated``)."""
+def bench_source(reader: BoardReader, frames, setup=None) -> dict:  # noqa: ANN001
+    """Accuracy (and time) of ``reader`` over (truth, status, frame, *setup frames);
+    ``setup(reader, *setup frames)`` sets the installation up first (:data:`SETUPS`)
+    and says whether it calibrated."""
     times, cpu_times, statuses = [], [], collections.Counter()
     count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
     calibrated = 0
     reasons: collections.Counter = collections.Counter()
-    for truth, label_status, frame, *setup in frames:
+    for truth, label_status, frame, *setup_frames in frames:
         count += 1
-        if len(setup) == 1 and owner_calibrated:
-            calibrated += owner_calibration(reader, setup[0])
-        elif len(setup) == 1:  # an installation that has seen this view's empty board first
-            reader.empty_board = EmptyBoard()
-            reader.read(setup[0])
-        elif setup:  # one that ran `c4pi calibrate --discs` in this view
-            calibrated += calibrate_in_view(reader, *setup)
+        if setup is not None:
+            calibrated += setup(reader, *setup_frames)
         start, cpu_start = time.perf_counter(), time.thread_time()
         reading = reader.read(frame)
         times.append(time.perf_counter() - start)
@@ -214,6 +208,14 @@ def bench_source(reader: BoardReader, frames, owner_calibrated: bool = False) ->
     }
 
 
+def learn_in_view(reader: BoardReader, empty: np.ndarray) -> bool:
+    """An installation that has seen this view's empty board at a new game (never
+    calibrated: False)."""
+    reader.empty_board = EmptyBoard()
+    reader.read(empty)
+    return False
+
+
 def owner_calibration(reader: BoardReader, empty: np.ndarray) -> bool:
     """Set ``reader`` up as `c4pi calibrate --force` would; False where it failed (a
     hole not seen: the empty board is then learnt at the new game)."""
@@ -224,9 +226,7 @@ def owner_calibration(reader: BoardReader, empty: np.ndarray) -> bool:
         reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED,
                                                    owner_says_empty=True)
     except VisionError:
-        reader.empty_board = EmptyBoard()
-        reader.read(empty)
-        return False
+        return learn_in_view(reader, empty)
     return True
 
 
@@ -240,14 +240,17 @@ def calibrate_in_view(reader: BoardReader, empty: np.ndarray, red: np.ndarray,
     try:
         reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED)
     except VisionError:  # learnt at the new game instead
-        reader.empty_board = EmptyBoard()
-        reader.read(empty)
-        return False
+        return learn_in_view(reader, empty)
     try:
         calibrate_discs(reader, [red] * 3 + [both] * 3, reader.empty_board, lambda _: None)
     except VisionError:
         return False
     return True
+
+
+SETUPS = {"render+empty": learn_in_view, "scene+empty": learn_in_view,
+          "render+discs": calibrate_in_view, "render+calibrated": owner_calibration,
+          "scene+calibrated": owner_calibration}
 
 
 def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict:
@@ -370,7 +373,7 @@ def main() -> int:
     result: dict = {"setup": pinned, "sources": {}}
     for name in args.sources:
         frames = SOURCES[name](args.frames, args.seed_base)
-        result["sources"][name] = bench_source(reader, frames, name in OWNER_CALIBRATED)
+        result["sources"][name] = bench_source(reader, frames, SETUPS.get(name))
     result["stages_ms"] = stage_times(reader, args.timing_frames, args.seed_base)
     if not args.no_side:
         side = max(1, args.frames // 10)

@@ -190,7 +190,7 @@ def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001
         return True
     if shows_a_coloured_wall(analysis.cnn, analysis.colour):
         return True
-    return stands_empty(analysis.cnn, analysis.colour) and not abstained(analysis.colour).any()
+    return stands_empty(analysis.cnn, analysis.colour) and _every_hole_seen(analysis)
 
 
 def _why_not(analysis) -> str:  # noqa: ANN001
