@@ -8,13 +8,24 @@ leaving the view:
   voting window): must be 0; also positions never committed;
 * the delay from a disc landing to its answer being available, in frames and
   milliseconds on the game's timeline (solves take their real time, measured);
+* what the screen showed: of the frames showing a solved board, those whose
+  board was not on the table in the voting window (a wrong board on screen),
+  and the positions of the game ever shown solved;
 * the per-frame loop rate (reader + pipeline) at 1280x720 on one core.
+
+``--views random`` films each game from its own random view of our renderer
+(``RenderSpec.random``, oblique up to 45 degrees, any board, disc and
+background colours, light, glare, blur; view seeds from ``--view-seed-base``,
+held out of training) instead of the one fixed pose of ``c4pi demo``. The
+reader starts each game knowing nothing of the view and learns its empty
+board as the appliance does (no stored ``c4pi calibrate`` file is loaded).
 
 Examples::
 
     .venv/bin/python tools/bench_pipeline.py                 # rendered frames, real reader
     .venv/bin/python tools/bench_pipeline.py --fake-vision --games 200   # pipeline only
     .venv/bin/python tools/bench_pipeline.py --loop-only --loop-frames 200
+    .venv/bin/python tools/bench_pipeline.py --views random --games 20 --loop-frames 0
 
 The machine's load matters: numbers from a shared machine are pessimistic.
 """
@@ -32,10 +43,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from firmware_py.board import Board  # noqa: E402
 from firmware_py.config import load_config  # noqa: E402
+from firmware_py.pipeline.events import FINISHED, SOLVED, View  # noqa: E402
 from firmware_py.pipeline.fakes import FakeSolver, SceneReader  # noqa: E402
 from firmware_py.pipeline.reducer import PipelineParams  # noqa: E402
 from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline  # noqa: E402
@@ -46,6 +60,9 @@ from firmware_py.sources.sim_script import (  # noqa: E402
     game_script,
     random_moves,
 )
+from firmware_py.vision.render_spec import RenderSpec  # noqa: E402
+
+SHOWN_STATES = (SOLVED, FINISHED)
 
 
 @dataclass
@@ -58,6 +75,10 @@ class GameStats:
     delays_ms: list = field(default_factory=list)
     instant: int = 0  # answer shown on the frame that committed the board
     solves: int = 0
+    shown_frames: int = 0  # frames showing a solved or finished board
+    shown_wrong: list = field(default_factory=list)  # those showing a board not on the table
+    positions: int = 0  # the game's positions (the empty board and each landing)
+    positions_shown: int = 0  # of those, ever shown solved or finished
 
 
 def one_core() -> None:
@@ -82,7 +103,7 @@ def make_reader(args: argparse.Namespace, camera: SimulatedCamera) -> Any:
         return None
     from firmware_py.pipeline.assemble import make_reader as from_config
 
-    return from_config(load_config(args.config), camera)
+    return from_config(load_config(args.config), camera, stored_empty_board=False)
 
 
 def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
@@ -91,7 +112,7 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
     moves = random_moves(rng)
     actions = game_script(moves, rng, pass_p=args.hands, flicker_p=args.flicker,
                           away_p=args.away)
-    camera = SimulatedCamera(actions, spec=default_spec(args.size), fps=args.fps, seed=index)
+    camera = SimulatedCamera(actions, spec=game_view(index, args), fps=args.fps, seed=index)
     reader = make_reader(args, camera)
     scene_reader = SceneReader(seed=index)
     params = PipelineParams()
@@ -101,6 +122,8 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
     commits: list[tuple[int, Board]] = []
     solved: dict[tuple[str, ...], float] = {}
     frame_no = [0]
+    shown: list[View] = [View()]
+    views: list[View] = []
     port = DeferredPort(solver)
     started = port.start
 
@@ -112,8 +135,7 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
     pipeline = Pipeline(
         params, port,
         on_commit=lambda board, kind, t: commits.append((frame_no[0], board)),
-        on_show=lambda view, t: view.grid is not None and view.state in ("solved", "finished")
-        and solved.setdefault(view.grid, t))
+        on_show=lambda view, t: _on_show(view, t, shown, solved))
     for index, scene, image in _frames(camera, actions, args, reader is None):
         frame_no[0] = index
         truths.append(scene.truth)
@@ -121,9 +143,44 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
             landings.append((index, scene.truth))
         reading = scene_reader.read_scene(scene) if reader is None else reader.read(image)
         pipeline.feed(reading, index / args.fps)
+        views.append(shown[0])
     stats.frames = len(truths)
     _score(stats, params, truths, landings, commits, solved, args.fps)
+    _score_screen(stats, params, truths, views)
     return stats
+
+
+def game_view(index: int, args: argparse.Namespace) -> Any:
+    """The camera's view of game ``index``: the demo's fixed pose, or a random one."""
+    if args.views == "fixed":
+        return default_spec(args.size)
+    rng = np.random.default_rng(args.view_seed_base + args.seed * 1000 + index)
+    return RenderSpec.random(rng, max_tilt_deg=45.0, size=args.size)
+
+
+def _on_show(view: View, t: float, shown: list[View], solved: dict) -> None:
+    shown[0] = view
+    if view.grid is not None and view.state in SHOWN_STATES:
+        solved.setdefault(view.grid, t)
+
+
+def _score_screen(stats: GameStats, params: PipelineParams, truths: list[Board],
+                  views: list[View]) -> None:
+    """Frames showing a solved board, those showing one not on the table in the
+    voting window, and the game's positions ever shown."""
+    window = params.voter.window
+    ever_shown = set()
+    for frame, view in enumerate(views):
+        if view.grid is None or view.state not in SHOWN_STATES:
+            continue
+        stats.shown_frames += 1
+        ever_shown.add(tuple(view.grid))
+        recent = {tuple(t.grid_lines()) for t in truths[max(0, frame - window + 1):frame + 1]}
+        if tuple(view.grid) not in recent:
+            stats.shown_wrong.append((frame, list(view.grid)))
+    positions = {tuple(t.grid_lines()) for t in truths}
+    stats.positions = len(positions)
+    stats.positions_shown = len(positions & ever_shown)
 
 
 def _frames(camera: SimulatedCamera, actions: list, args: argparse.Namespace,
@@ -219,6 +276,12 @@ def summarise(games: list[GameStats]) -> dict[str, Any]:
         "answer_on_commit_frame": sum(g.instant for g in games),
         "solves": sum(g.solves for g in games),
         "delay_frames": _stats(frames), "delay_ms": _stats(ms),
+        "frames_showing_solved": sum(g.shown_frames for g in games),
+        "frames_showing_wrong": sum(len(g.shown_wrong) for g in games),
+        "showing_wrong_examples": [w for g in games for w in g.shown_wrong][:3],
+        "positions": sum(g.positions for g in games),
+        "positions_shown": sum(g.positions_shown for g in games),
+        "games_all_shown": sum(g.positions_shown == g.positions for g in games),
     }
 
 
@@ -241,6 +304,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hands", type=float, default=0.4, help="P(hand passes) per move")
     parser.add_argument("--flicker", type=float, default=0.4, help="P(flicker) per move")
     parser.add_argument("--away", type=float, default=0.15, help="P(board leaves) per move")
+    parser.add_argument("--views", choices=("fixed", "random"), default="fixed",
+                        help="the demo's fixed pose, or a random view per game (fixed)")
+    parser.add_argument("--view-seed-base", type=int, default=40000,
+                        help="first random view's seed (40000; training uses >= 1,000,000)")
     parser.add_argument("--fake-vision", action="store_true",
                         help="read scenes with the fallible SceneReader instead of rendering")
     parser.add_argument("--fake-solver", action="store_true", help="answers from FakeSolver")
@@ -275,8 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for key, value in results.items():
             print(f"{key}: {json.dumps(value)}")
-    wrong = results.get("games", {}).get("wrong_commits", 0)
-    return 1 if wrong else 0
+    games = results.get("games", {})
+    return 1 if games.get("wrong_commits", 0) or games.get("frames_showing_wrong", 0) else 0
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ class BoardReader:
     read empty with at least :data:`REMEMBER_CONFIDENCE`. An empty board the
     readers cannot agree on because the room shows disc colours through some
     holes is learnt too (:func:`shows_a_coloured_wall`, :func:`stands_empty`:
-    every cell but those the colour reader cannot see), so that the next
+    every cell but those the colour reader cannot see and the known holes
+    both readers see a disc in, :func:`dropped_discs`), so that the next
     frames agree.
     """
 
@@ -183,7 +184,8 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
     """Teach ``empty_board`` from one reading (see :class:`BoardReader`)."""
     if reading.status != OK:
         if shows_a_coloured_wall(cnn, colour) or stands_empty(cnn, colour):
-            empty_board.learn(features, ~abstained(colour))
+            seen = ~abstained(colour) & ~dropped_discs(empty_board, cnn, colour)
+            empty_board.learn(features, seen)
         return
     empty = np.array([cell == "." for line in reading.grid or () for cell in line])
     if empty.all():
@@ -191,6 +193,18 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
         return
     sure = np.asarray(reading.cell_confidence) >= REMEMBER_CONFIDENCE
     empty_board.refresh(features, empty & sure)
+
+
+def dropped_discs(empty_board: EmptyBoard, cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """(42,) True where a hole the empty board knows holds a disc to both readers.
+
+    Such a hole no longer looks as it did empty (else both would read it
+    empty): a disc was dropped there, and a board that looks like a wall of
+    one colour around it (the first red disc beside a red wall glimpsed in
+    two holes) must not teach its look as the empty one.
+    """
+    cnn_labels = cnn.argmax(axis=1)
+    return empty_board.known & (cnn_labels > 0) & (cnn_labels == colour.argmax(axis=1))
 
 
 def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:

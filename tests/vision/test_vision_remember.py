@@ -60,3 +60,21 @@ def test_the_board_standing_empty_is_learnt_but_for_the_cells_the_colour_reader_
     cnn, colour = _readers({16: RED, 37: RED})  # a disc in the bottom row to one reader
     remember(untaught, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
     assert not untaught.known.any()
+
+
+def test_a_disc_dropped_beside_a_red_wall_is_not_learnt_as_the_room() -> None:
+    # the empty board is known; Red's first disc stands in column 1 (both readers
+    # see it) and a red wall shows through two holes higher up (colour only): three
+    # reds and no yellow look like a wall of one colour, but the disc is no wall
+    board = EmptyBoard()
+    known = np.full((42, 12), 7.0)
+    board.learn(known)
+    cnn, colour = _readers({35: RED}, {35: RED, 16: RED, 17: RED})
+    features = np.random.default_rng(2).uniform(0, 255, (42, 12))
+    remember(board, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    assert np.array_equal(board.features[35], known[35])  # still the empty hole's look
+    assert np.array_equal(board.features[16], features[16])  # the wall is learnt
+    assert np.array_equal(board.features[17], features[17])
+    fresh = EmptyBoard()  # nothing known yet: a flat wall may fool both readers
+    remember(fresh, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    assert fresh.known.all()
