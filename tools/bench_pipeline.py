@@ -18,7 +18,9 @@ leaving the view:
 background colours, light, glare, blur; view seeds from ``--view-seed-base``,
 held out of training) instead of the one fixed pose of ``c4pi demo``. The
 reader starts each game knowing nothing of the view and learns its empty
-board as the appliance does (no stored ``c4pi calibrate`` file is loaded).
+board as the appliance does (no stored ``c4pi calibrate`` file is loaded);
+with ``--calibrate`` the owner has run ``c4pi calibrate`` in the view first
+(README setup step 2; with ``--force`` where the plain one gives up).
 
 Examples::
 
@@ -26,6 +28,7 @@ Examples::
     .venv/bin/python tools/bench_pipeline.py --fake-vision --games 200   # pipeline only
     .venv/bin/python tools/bench_pipeline.py --loop-only --loop-frames 200
     .venv/bin/python tools/bench_pipeline.py --views random --games 20 --loop-frames 0
+    .venv/bin/python tools/bench_pipeline.py --views random --calibrate --games 20 --loop-frames 0
 
 The machine's load matters: numbers from a shared machine are pessimistic.
 """
@@ -114,6 +117,8 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
                           away_p=args.away)
     camera = SimulatedCamera(actions, spec=game_view(index, args), fps=args.fps, seed=index)
     reader = make_reader(args, camera)
+    if reader is not None and args.calibrate:
+        calibrate_in_view(reader, camera)
     scene_reader = SceneReader(seed=index)
     params = PipelineParams()
     stats = GameStats()
@@ -156,6 +161,23 @@ def game_view(index: int, args: argparse.Namespace) -> Any:
         return default_spec(args.size)
     rng = np.random.default_rng(args.view_seed_base + args.seed * 1000 + index)
     return RenderSpec.random(rng, max_tilt_deg=45.0, size=args.size)
+
+
+def calibrate_in_view(reader: Any, camera: SimulatedCamera) -> None:
+    """``c4pi calibrate`` on the camera's view of the empty board, then ``--force``
+    where it gives up (the owner has taken every disc out); where both give up
+    (a hole not seen) the reader learns the empty board at the new game."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
+    from firmware_py.vision.render import render_frame
+
+    frames = [render_frame("", camera.spec, seed=camera.seed)] * FRAMES_NEEDED
+    for force in (False, True):
+        try:
+            reader.empty_board = calibrate_empty_board(reader, frames, owner_says_empty=force)
+            return
+        except VisionError:
+            continue
 
 
 def _on_show(view: View, t: float, shown: list[View], solved: dict) -> None:
@@ -308,6 +330,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the demo's fixed pose, or a random view per game (fixed)")
     parser.add_argument("--view-seed-base", type=int, default=40000,
                         help="first random view's seed (40000; training uses >= 1,000,000)")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="the owner ran c4pi calibrate (--force) in each game's view first")
     parser.add_argument("--fake-vision", action="store_true",
                         help="read scenes with the fallible SceneReader instead of rendering")
     parser.add_argument("--fake-solver", action="store_true", help="answers from FakeSolver")
