@@ -1,0 +1,35 @@
+"""tools/bench_pipeline.py's screen score: wrong boards shown and positions shown."""
+
+from __future__ import annotations
+
+import bench_pipeline as bp  # tools/ is on pytest's path
+
+from firmware_py.board import Board
+from firmware_py.pipeline.events import SOLVED, TRANSITIONAL, View
+from firmware_py.pipeline.reducer import PipelineParams
+
+
+def _view(moves: str, state: str = SOLVED) -> View:
+    return View(state, tuple(Board.from_moves(moves).grid_lines()))
+
+
+def test_a_board_shown_after_it_left_the_table_is_counted_wrong() -> None:
+    params = PipelineParams()
+    window = params.voter.window
+    truths = [Board.from_moves("")] * 10 + [Board.from_moves("4")] * (window + 5)
+    lag = window - 1  # the empty board shown while the voter still sees it: not wrong
+    views = [_view("")] * (10 + lag) + [_view("", TRANSITIONAL)] + [_view("")] * 2 \
+        + [_view("4")] * (len(truths) - 13 - lag)
+    stats = bp.GameStats()
+    bp._score_screen(stats, params, truths, views)
+    assert stats.shown_frames == len(truths) - 1  # the transitional frame shows nothing
+    assert [frame for frame, _ in stats.shown_wrong] == [11 + lag, 12 + lag]
+    assert (stats.positions, stats.positions_shown) == (2, 2)
+
+
+def test_a_position_never_shown_is_counted() -> None:
+    truths = [Board.from_moves(moves) for moves in ("", "4", "44")]
+    stats = bp.GameStats()
+    bp._score_screen(stats, PipelineParams(), truths, [View(), _view(""), _view("")])
+    assert (stats.positions, stats.positions_shown) == (3, 1)
+    assert stats.shown_frames == 2
