@@ -56,6 +56,7 @@ from firmware_py.pipeline.events import FINISHED, SOLVED, View  # noqa: E402
 from firmware_py.pipeline.fakes import FakeSolver, SceneReader  # noqa: E402
 from firmware_py.pipeline.reducer import PipelineParams  # noqa: E402
 from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline  # noqa: E402
+from firmware_py.pipeline.voter import grid_of  # noqa: E402
 from firmware_py.sources.sim import SimulatedCamera, default_spec  # noqa: E402
 from firmware_py.sources.sim_script import (  # noqa: E402
     LANDED,
@@ -190,19 +191,24 @@ def _score_screen(stats: GameStats, params: PipelineParams, truths: list[Board],
                   views: list[View]) -> None:
     """Frames showing a solved board, those showing one not on the table in the
     voting window, and the game's positions ever shown."""
-    window = params.voter.window
     ever_shown = set()
     for frame, view in enumerate(views):
         if view.grid is None or view.state not in SHOWN_STATES:
             continue
         stats.shown_frames += 1
         ever_shown.add(tuple(view.grid))
-        recent = {tuple(t.grid_lines()) for t in truths[max(0, frame - window + 1):frame + 1]}
-        if tuple(view.grid) not in recent:
+        if not _on_table(tuple(view.grid), truths, frame, params):
             stats.shown_wrong.append((frame, list(view.grid)))
-    positions = {tuple(t.grid_lines()) for t in truths}
+    positions = {grid_of(truth) for truth in truths}
     stats.positions = len(positions)
     stats.positions_shown = len(positions & ever_shown)
+
+
+def _on_table(grid: tuple[str, ...], truths: list[Board], frame: int,
+              params: PipelineParams) -> bool:
+    """Whether ``grid`` stood on the table in the voting window that ends at ``frame``."""
+    window = truths[max(0, frame - params.voter.window + 1):frame + 1]
+    return any(grid == grid_of(truth) for truth in window)
 
 
 def _frames(camera: SimulatedCamera, actions: list, args: argparse.Namespace,
@@ -220,13 +226,11 @@ def _frames(camera: SimulatedCamera, actions: list, args: argparse.Namespace,
 def _score(stats: GameStats, params: PipelineParams, truths: list[Board],
            landings: list[tuple[int, Board]], commits: list[tuple[int, Board]],
            solved: dict[tuple[str, ...], float], fps: float) -> None:
-    window = params.voter.window
     committed = set()
     for frame, board in commits:
         grid = tuple(board.grid_lines())
         committed.add(grid)
-        recent = {tuple(t.grid_lines()) for t in truths[max(0, frame - window + 1):frame + 1]}
-        if grid not in recent:
+        if not _on_table(grid, truths, frame, params):
             stats.wrong.append((frame, board.grid_lines()))
     stats.commits = len(commits)
     commit_frame = {tuple(b.grid_lines()): f for f, b in commits}
