@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_py.config import Config
+from firmware_py.vision.remedy import remedy
 
 EX_NOINPUT = 66
 LIVE_SETTLE_FRAMES = 10  # a live camera's exposure and white balance settle first
@@ -96,4 +97,6 @@ def annotated(image: Any, config: Config, source: Any) -> tuple[Any, str]:
         summary += f", confidence {reading.confidence:.2f}"
     if reading.reason:
         summary += f" ({reading.reason})"
+    if advice := remedy(reading.status, reading.reason):
+        summary += f"; what to do: {advice}"
     return annotate(image, analysis, config.vision.min_cell_confidence), summary

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from firmware_py.board import COLOUR_NAMES, Board
 from firmware_py.hud.game import GameLog, MoveMark, review
 from firmware_py.scores import outcome
+from firmware_py.vision.remedy import remedy
 
 log = logging.getLogger(__name__)
 
@@ -268,6 +269,7 @@ def _reading_json(reading: Any, analysis: Any) -> dict[str, Any] | None:
     return {"status": reading.status,
             "grid": list(reading.grid) if reading.grid is not None else None,
             "reason": reading.reason or "",
+            "remedy": remedy(reading.status, reading.reason or ""),
             "markers": sorted(int(m) for m in markers) if markers else None,
             "marker_count": int(reading.markers)}
 

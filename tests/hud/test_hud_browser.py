@@ -21,6 +21,7 @@ import pytest
 from cython_solver import Solver
 from firmware_py.board import COLOUR_NAMES, Board
 from firmware_py.config import load_config
+from firmware_py.vision.remedy import remedy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTEFACTS = ROOT / "build" / "test-artefacts" / "hud"
@@ -37,7 +38,9 @@ return {seq: Number(document.body.dataset.seq || 0), state: text("state"),
         verdict: text("verdict"), link: !document.getElementById("link").hidden,
         wins: document.querySelectorAll("#board .cell.win").length,
         marks: [...document.querySelectorAll("#game .mark")].map(m => m.textContent),
-        camera: document.getElementById("camera").naturalWidth};
+        camera: document.getElementById("camera").naturalWidth,
+        reading: text("reading-status"), reason: text("reading-reason"),
+        remedy: text("reading-remedy")};
 """
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed "
@@ -154,6 +157,11 @@ def test_the_demo_page_follows_the_game_and_survives_a_restart(browser, config_f
             seen_solved += 1
             browser.save_screenshot(str(ARTEFACTS / f"2-solved-{seen_solved}.png"))
         assert seen_solved == 3
+        screen = wait_until(browser, lambda s: s["reason"] and not s["reading"].startswith(
+            ("camera reads: ok", "camera reads: finished")), 30, "a rejected reading")
+        status = screen["reading"].split()[2]  # "camera reads: STATUS (markers ...)"
+        assert screen["remedy"] == remedy(status, screen["reason"]) != "", screen
+        browser.save_screenshot(str(ARTEFACTS / "2-rejected-reading.png"))
         picture = browser.find_element("id", "camera")
         first = picture.screenshot_as_png
         time.sleep(1.0)

@@ -64,6 +64,9 @@ def test_snapshot_writes_the_annotated_frame(tmp_path: Path, capsys: pytest.Capt
     assert f"{4 - len(hidden)} marker(s)" in printed
     if len(hidden) == 4:
         assert "no-board" in printed
+        assert "what to do: Show all four markers" in printed
+    else:
+        assert "what to do" not in printed
 
 
 def test_snapshot_without_annotation_is_the_frame_itself(tmp_path: Path) -> None:

@@ -56,6 +56,7 @@ function drawReading(reading) {
                                   : ` (${reading.marker_count} markers)`;
   $("reading-status").textContent = `camera reads: ${reading.status}${markers}`;
   $("reading-reason").textContent = reading.reason;
+  $("reading-remedy").textContent = reading.remedy || "";
 }
 
 function drawHealth(health) {

@@ -1,0 +1,56 @@
+"""What the owner can do about a frame the reader did not accept.
+
+A reading's ``reason`` says what the reader saw (:class:`~.reading.Reading`);
+:func:`remedy` turns it into one line of advice, the same as the README's
+"When it does not work", for the screen and ``c4pi snapshot``. The first
+rule whose words the reason holds decides; a reason no rule knows gets no
+advice ("").
+"""
+
+from __future__ import annotations
+
+import re
+
+from firmware_py.vision.reading import FINISHED, OK
+
+ACCEPTED = (OK, FINISHED)
+ROOM_SHOWS = re.compile(r"\(CNN empty, colour (red|yellow)\)")
+COLOUR_MISSES = re.compile(r"\(CNN (red|yellow), colour empty\)")
+HUES_DIFFER = re.compile(r"\(CNN (red|yellow), colour (red|yellow)\)")
+
+CALIBRATE_ROOM = ("Something behind the board shows a disc colour through a hole: take "
+                  "the discs out and run c4pi calibrate, or hang a plain cloth behind the "
+                  "board.")
+RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"marker\(s\) visible|locate the grid too loosely|admit no plane fit"),
+     "Show all four markers to the camera, flat and uncovered (c4pi snapshot --annotate "
+     "shows which it finds)."),
+    (re.compile(r"reprojection error"),
+     "The markers are not where the sheet puts them: check each is flat, on its own "
+     "corner, and the [vision] marker_size_pitch."),
+    (re.compile(r"too small in the frame"), "Move the camera closer to the board."),
+    (re.compile(r"too dark, or washed out"),
+     "Light the board evenly from the front; no lamp or window behind it or in view."),
+    (ROOM_SHOWS, CALIBRATE_ROOM),
+    (COLOUR_MISSES,
+     "If it names your discs of one colour, run c4pi calibrate --discs; if empty holes, "
+     "take the discs out and run c4pi calibrate."),
+    (HUES_DIFFER, "Light the board with white light; c4pi calibrate --discs learns your "
+                  "discs' colours."),
+    (re.compile(r"uncertain cells"),
+     "A hand, glare or a shadow is over those holes: light the board from the front."),
+    (re.compile(r"parity|floating disc|both Red and Yellow"),
+     "The board does not show a legal position: check the discs (one of the wrong colour, "
+     "a player who moved twice) or what shows through the holes (c4pi calibrate)."),
+)
+
+
+def remedy(status: str, reason: str) -> str:
+    """One line of advice for a reading's ``status`` and ``reason`` ("" for an
+    accepted reading, or when no rule applies)."""
+    if status in ACCEPTED:
+        return ""
+    for pattern, advice in RULES:
+        if pattern.search(reason or ""):
+            return advice
+    return ""

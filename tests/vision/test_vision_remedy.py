@@ -1,0 +1,57 @@
+"""The advice shown beside a rejected reading, for reasons the reader's own stages give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from firmware_py.vision.agree import agree
+from firmware_py.vision.fit import BoardLocator
+from firmware_py.vision.postprocess import judge
+from firmware_py.vision.reading import FINISHED, INVALID, NO_BOARD, OK
+from firmware_py.vision.remedy import remedy
+
+EMPTY, RED, YELLOW = (0.96, 0.02, 0.02), (0.03, 0.95, 0.02), (0.03, 0.02, 0.95)
+DOUBTFUL_RED, DOUBTFUL_YELLOW = (0.1, 0.85, 0.05), (0.1, 0.05, 0.85)
+A1, B1, C1, D1, A2 = 35, 36, 37, 38, 28  # cells run top row first
+
+
+def verdict(cnn_cells: dict[int, tuple], colour_cells: dict[int, tuple]) -> tuple[str, str]:
+    """(status, reason) of the reader's agree + judge stages on two readers' cells
+    (every cell not given surely empty to that reader)."""
+    cnn, colour = np.tile(EMPTY, (42, 1)), np.tile(EMPTY, (42, 1))
+    for probabilities, cells in ((cnn, cnn_cells), (colour, colour_cells)):
+        for cell, value in cells.items():
+            probabilities[cell] = value
+    agreement = agree(cnn, colour)
+    result = judge(agreement.consensus, 0.6, 0.7, choices=agreement.choices,
+                   best=agreement.best, disputed=agreement.disputed,
+                   dispute_reason=agreement.reason, settle_choices=agreement.settle_choices)
+    return result.status, result.reason
+
+
+def test_no_markers_asks_for_the_markers() -> None:
+    fit = BoardLocator().locate({}, (640, 480))
+    assert "markers" in remedy(NO_BOARD, fit.reason)
+
+
+@pytest.mark.parametrize(("cnn", "colour", "advice", "not_advice"), [
+    ({}, {A1: DOUBTFUL_RED}, "c4pi calibrate", "--discs"),  # a red wall through a1
+    ({A1: DOUBTFUL_YELLOW}, {}, "c4pi calibrate --discs", "cloth"),  # a pale disc
+    ({A1: DOUBTFUL_RED}, {A1: DOUBTFUL_YELLOW}, "white light", "cloth"),  # tinted light
+    ({A1: (0.5, 0.45, 0.05)}, {A1: (0.5, 0.45, 0.05)}, "shadow", "calibrate"),
+    ({A1: RED, B1: RED}, {A1: RED, B1: RED}, "legal position", "markers"),  # parity
+    ({A2: RED}, {A2: RED}, "legal position", "markers"),  # floating
+])
+def test_each_rejected_reading_gets_its_advice(cnn, colour, advice, not_advice) -> None:
+    status, reason = verdict(cnn, colour)
+    assert status == INVALID, reason
+    assert advice in remedy(status, reason) and not_advice not in remedy(status, reason), reason
+
+
+def test_accepted_readings_get_no_advice() -> None:
+    four = {A1: RED, B1: RED, C1: RED, D1: RED, A2: YELLOW, 29: YELLOW, 30: YELLOW}
+    assert verdict(four, four)[0] == FINISHED
+    assert remedy(*verdict(four, four)) == ""
+    assert verdict({}, {}) == (OK, "") and remedy(OK, "") == ""
+    assert remedy(INVALID, "something no rule knows") == ""
