@@ -14,13 +14,6 @@ import re
 from firmware_py.vision.reading import FINISHED, OK
 
 ACCEPTED = (OK, FINISHED)
-ROOM_SHOWS = re.compile(r"\(CNN empty, colour (red|yellow)\)")
-COLOUR_MISSES = re.compile(r"\(CNN (red|yellow), colour empty\)")
-HUES_DIFFER = re.compile(r"\(CNN (red|yellow), colour (red|yellow)\)")
-
-CALIBRATE_ROOM = ("Something behind the board shows a disc colour through a hole: take "
-                  "the discs out and run c4pi calibrate, or hang a plain cloth behind the "
-                  "board.")
 RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"marker\(s\) visible|locate the grid too loosely|admit no plane fit"),
      "Show all four markers to the camera, flat and uncovered (c4pi snapshot --annotate "
@@ -31,12 +24,14 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"too small in the frame"), "Move the camera closer to the board."),
     (re.compile(r"too dark, or washed out"),
      "Light the board evenly from the front; no lamp or window behind it or in view."),
-    (ROOM_SHOWS, CALIBRATE_ROOM),
-    (COLOUR_MISSES,
+    (re.compile(r"\(CNN empty, colour (red|yellow)\)"),
+     "Something behind the board shows a disc colour through a hole: take the discs out "
+     "and run c4pi calibrate, or hang a plain cloth behind the board."),
+    (re.compile(r"\(CNN (red|yellow), colour empty\)"),
      "If it names your discs of one colour, run c4pi calibrate --discs; if empty holes, "
      "take the discs out and run c4pi calibrate."),
-    (HUES_DIFFER, "Light the board with white light; c4pi calibrate --discs learns your "
-                  "discs' colours."),
+    (re.compile(r"\(CNN (red|yellow), colour (red|yellow)\)"),
+     "Light the board with white light; c4pi calibrate --discs learns your discs' colours."),
     (re.compile(r"uncertain cells"),
      "A hand, glare or a shadow is over those holes: light the board from the front."),
     (re.compile(r"parity|floating disc|both Red and Yellow"),
