@@ -15,10 +15,11 @@ leaving the view:
 
 ``--views random`` films each game from its own random view of our renderer
 (``RenderSpec.random``, oblique up to 45 degrees, any board, disc and
-background colours, light, glare, blur; view seeds from ``--view-seed-base``,
-held out of training) instead of the one fixed pose of ``c4pi demo``. The
-reader starts each game knowing nothing of the view and learns its empty
-board as the appliance does (no stored ``c4pi calibrate`` file is loaded);
+background colours, light, glare, blur; view seed ``--view-seed-base`` +
+1000 x ``--seed`` + the game's index, held out of training) instead of the
+one fixed pose of ``c4pi demo``. The reader starts each game knowing nothing
+of the view and learns its empty board as the appliance does (no stored
+``c4pi calibrate`` file is loaded);
 with ``--calibrate`` the owner has run ``c4pi calibrate`` in the view first
 (README setup step 2; with ``--force`` where the plain one gives up).
 
@@ -333,7 +334,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--views", choices=("fixed", "random"), default="fixed",
                         help="the demo's fixed pose, or a random view per game (fixed)")
     parser.add_argument("--view-seed-base", type=int, default=40000,
-                        help="first random view's seed (40000; training uses >= 1,000,000)")
+                        help="random views: game i of --seed s is view base + 1000 s + i "
+                             "(40000: views 41,000+ with the default seed; training uses "
+                             ">= 1,000,000)")
     parser.add_argument("--calibrate", action="store_true",
                         help="the owner ran c4pi calibrate (--force) in each game's view first")
     parser.add_argument("--fake-vision", action="store_true",

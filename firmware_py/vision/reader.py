@@ -203,8 +203,13 @@ def dropped_discs(empty_board: EmptyBoard, cnn: np.ndarray, colour: np.ndarray) 
     one colour around it (the first red disc beside a red wall glimpsed in
     two holes) must not teach its look as the empty one.
     """
+    return empty_board.known & both_see_a_disc(cnn, colour)
+
+
+def both_see_a_disc(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """(42,) True where both readers' most probable class is the same disc colour."""
     cnn_labels = cnn.argmax(axis=1)
-    return empty_board.known & (cnn_labels > 0) & (cnn_labels == colour.argmax(axis=1))
+    return (cnn_labels > 0) & (cnn_labels == colour.argmax(axis=1))
 
 
 def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:
@@ -216,10 +221,9 @@ def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:
     cushion): its look is learnt as that cell's empty look. A misplaced grid
     over a game would show discs both readers agree on, and is not learnt.
     """
-    cnn_labels, colour_labels = cnn.argmax(axis=1), colour.argmax(axis=1)
     return (bool(np.all(cnn[-WIDTH:, 0] >= REMEMBER_CONFIDENCE))  # cells run top row first
             and bool(np.all(colour[-WIDTH:, 0] >= REMEMBER_CONFIDENCE))
-            and not np.any((cnn_labels > 0) & (cnn_labels == colour_labels)))
+            and not both_see_a_disc(cnn, colour).any())
 
 
 def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
