@@ -42,7 +42,9 @@ class SystemdNotifier:
         return bool(self._address)
 
     def notify(self, message: str) -> None:
-        """Send one datagram; errors are logged, never raised."""
+        """Send one datagram without waiting; errors (a full queue too: the
+        manager is not reading) are logged, never raised, and the message is
+        dropped, so that the loop that notifies never blocks."""
         if not self._address:
             return
         address = self._address
@@ -51,7 +53,7 @@ class SystemdNotifier:
         try:
             if self._socket is None:
                 self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            self._socket.sendto(message.encode(), address)
+            self._socket.sendto(message.encode(), socket.MSG_DONTWAIT, address)
         except OSError as error:
             log.warning("cannot notify systemd at %s: %s", self._address, error)
 

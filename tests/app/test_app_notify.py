@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,23 @@ def test_notifier_unreachable_socket_only_logs(tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
     SystemdNotifier(str(tmp_path / "missing.sock")).notify("READY=1")
     assert "cannot notify systemd" in caplog.text
+
+
+def test_a_manager_that_stops_reading_never_blocks_the_notifier(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = str(tmp_path / "notify.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(path)  # never read: its queue fills (net.unix.max_dgram_qlen, often 10)
+    notifier = SystemdNotifier(path)
+    sender = threading.Thread(target=lambda: [notifier.notify(f"STATUS={n}")
+                                              for n in range(2000)], daemon=True)
+    sender.start()
+    sender.join(timeout=30)
+    assert not sender.is_alive(), "notify blocked on a full queue"
+    assert "cannot notify systemd" in caplog.text  # the rest were dropped, and said so
+    assert server.recv(100) == b"STATUS=0"  # the first ones arrived
+    notifier.close()
+    server.close()
 
 
 def test_watchdog_interval(monkeypatch: pytest.MonkeyPatch) -> None:
