@@ -321,7 +321,7 @@ install_kiosk() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
       || die "apt-get install ${missing[*]}"
   fi
-  install_template tools/kiosk/c4pi-kiosk "$KIOSK_LAUNCHER" 0755
+  install_template tools/device/kiosk/c4pi-kiosk "$KIOSK_LAUNCHER" 0755
   echo "   desktop user: $user ($home)"
   add_autostart_line "$user" "$home/.config/labwc/autostart" "$KIOSK_LAUNCHER &"
   add_wayfire_autostart "$user" "$home/.config/wayfire.ini"

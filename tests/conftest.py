@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_data import missing_reason, shared_dir  # tools/ is on pytest's path
+
+from tools.shared_data import missing_reason, shared_dir
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make the README's annotated snapshots of a good and a poor camera set-up.
 
-    .venv/bin/python tools/readme_snapshots.py        # writes docs/img/snapshot-*.png
+    .venv/bin/python -m tools.readme_snapshots        # writes docs/img/snapshot-*.png
 
 Both are frames of the built-in renderer, read and annotated as
 ``c4pi snapshot --annotate`` does (default config, no empty board stored).
@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import cv2
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from firmware_py.config import load_config  # noqa: E402
-from firmware_py.vision.overlay import annotate  # noqa: E402
-from firmware_py.vision.reader import BoardReader  # noqa: E402
-from firmware_py.vision.render import RenderSpec, render_frame  # noqa: E402
-from firmware_py.vision.render_spec import RED_COLOURS  # noqa: E402
+from firmware_py.config import load_config
+from firmware_py.simtable.render import RenderSpec, render_frame
+from firmware_py.simtable.render_spec import RED_COLOURS
+from firmware_py.vision.overlay import annotate
+from firmware_py.vision.reader import BoardReader
+from tools.shared_data import REPO
 
 GOOD = RenderSpec(yaw_deg=12, pitch_deg=-14, roll_deg=2, distance=1.35, clutter=4,
                   disc_depth=0.35)
@@ -36,7 +33,7 @@ WIDTH = 960  # the pictures are scaled to this width
 def main() -> int:
     vision = replace(load_config(None).vision, remember_empty_board=False)
     reader = BoardReader.from_config(vision, None)
-    out = ROOT / "docs" / "img"
+    out = REPO / "docs" / "img"
     out.mkdir(parents=True, exist_ok=True)
     for name, spec in (("good", GOOD), ("bad", POOR)):
         frame = render_frame(MOVES, spec, seed=5)

@@ -179,8 +179,8 @@ class Appliance:
 
     def _make_opponent(self) -> Any:
         from firmware_py.board import other
-        from firmware_py.levels import level
-        from firmware_py.opponent import Opponent, worker_thinker
+        from firmware_py.play.levels import level
+        from firmware_py.play.opponent import Opponent, worker_thinker
         from firmware_py.worker import VISION_PRIORITY
 
         play = self.config.play
@@ -209,7 +209,7 @@ class Appliance:
             return None
 
     def _start_serial(self) -> None:
-        from firmware_py.levels import level
+        from firmware_py.play.levels import level
         from firmware_py.serial_link.service import SerialService
 
         serial = self.config.serial

@@ -29,8 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from cython_solver import Solver
-    from firmware_py.levels import level
-    from firmware_py.play import PlaySession
+    from firmware_py.play.levels import level
+    from firmware_py.play.session import PlaySession
 
     try:
         chosen = level(args.level)

@@ -88,12 +88,12 @@ def _render(args: argparse.Namespace, config: Config, position: object) -> tuple
     import numpy as np
 
     if args.generator == "scene":
-        from firmware_py.vision.scene import SceneSpec, render_scene, scene_camera_matrix
+        from firmware_py.simtable.scene import SceneSpec, render_scene, scene_camera_matrix
 
         spec_type, draw, camera = SceneSpec, render_scene, scene_camera_matrix
         changes = _scene_overrides(args, config)
     else:
-        from firmware_py.vision.render import RenderSpec, camera_matrix, render_frame
+        from firmware_py.simtable.render import RenderSpec, camera_matrix, render_frame
 
         spec_type, draw, camera = RenderSpec, render_frame, camera_matrix
         changes = _overrides(args, config)

@@ -84,7 +84,7 @@ class _Appliance:
         return self.wire.service_path
 
     def serve(self, device: str, baud: int) -> None:
-        from firmware_py.levels import level
+        from firmware_py.play.levels import level
         from firmware_py.serial_link.service import SerialService
         from firmware_py.serial_link.transport import pyserial_opener
         from firmware_py.worker import SolverWorker

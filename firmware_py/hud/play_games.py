@@ -21,8 +21,8 @@ from typing import Any
 
 from firmware_py.board import Board
 from firmware_py.exc import PlayError
-from firmware_py.levels import LEVELS, level
-from firmware_py.play import PlaySession, Scorer
+from firmware_py.play.levels import LEVELS, level
+from firmware_py.play.session import PlaySession, Scorer
 
 MAX_GAMES = 16
 IDLE_S = 3600.0

@@ -75,8 +75,8 @@ def check_book(config: Config, options: SelftestOptions) -> str:
 
 def check_model(config: Config, options: SelftestOptions) -> str:
     """The classifier loads and reads rendered frames of known positions exactly."""
+    from firmware_py.simtable.render import RenderSpec, render_frame
     from firmware_py.vision.reader import BoardReader
-    from firmware_py.vision.render import RenderSpec, render_frame
 
     reader = BoardReader.from_config(config.vision, None)
     samples = ("", "4453", "44444453221")

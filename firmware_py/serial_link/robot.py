@@ -1,6 +1,6 @@
 """The robot's side of the link, in Python: what an Arduino sketch does, for tests and bench work.
 
-Used by ``c4pi client``, the end-to-end tests and ``tools/bench_serial.py``.
+Used by ``c4pi client``, the end-to-end tests and ``tools/bench/serial_link.py``.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from firmware_py.board import Board
 from firmware_py.exc import SerialPortError, SolverError
-from firmware_py.levels import PERFECT, Level, choose
+from firmware_py.play.levels import PERFECT, Level, choose
 from firmware_py.serial_link.protocol import Accepted, Event, FrameParser, encode_answer
 from firmware_py.serial_link.transport import Port, PortOpener
 from firmware_py.worker import SERIAL_PRIORITY, SolverWorker

@@ -2,5 +2,5 @@
 
 :func:`firmware_py.sources.factory.open_source` turns a source name (``[camera]
 source`` or the ``watch`` argument) into a
-:class:`~firmware_py.sources.base.FrameSource`.
+:class:`~firmware_py.frames.FrameSource`.
 """

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import FrameSource, Intrinsics
+from firmware_py.frames import FrameSource, Intrinsics
 from firmware_py.sources.folder import ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
 from firmware_py.sources.picamera import PiCameraSource
@@ -52,8 +52,8 @@ def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
                moves: str | None = None, seed: int | None = None) -> FrameSource:
     """The simulated camera at the configured frame size."""
     from firmware_py.board import Board
-    from firmware_py.sources.sim import SimulatedCamera, default_spec
-    from firmware_py.sources.sim_script import endless_games, game_script
+    from firmware_py.simtable.camera import SimulatedCamera, default_spec
+    from firmware_py.simtable.script import endless_games, game_script
 
     rng = random.Random(seed)
     if moves is not None:
@@ -69,8 +69,8 @@ def sim_opponent_source(camera: Any, asked_for: Any, appliance: str, *,
                         fps: float | None = None, fast: bool = False, seed: int | None = None,
                         mistakes: tuple[int, ...] = (), games: int | None = None) -> FrameSource:
     """The simulated camera with a person playing against the kiosk opponent."""
-    from firmware_py.sources.sim import SimulatedCamera, default_spec
-    from firmware_py.sources.sim_opponent import opponent_games
+    from firmware_py.simtable.camera import SimulatedCamera, default_spec
+    from firmware_py.simtable.opponent import opponent_games
 
     actions = opponent_games(random.Random(seed), asked_for, appliance, mistakes=mistakes,
                              games=games)

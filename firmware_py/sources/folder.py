@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp",
                             ".ppm", ".pgm", ".pnm"})

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from firmware_py.sources.base import Intrinsics
+from firmware_py.frames import Intrinsics
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 from firmware_py.sources.pi_intrinsics import from_picamera2
 
 log = logging.getLogger(__name__)

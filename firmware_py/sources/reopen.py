@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import Frame, FrameSource, Intrinsics
+from firmware_py.frames import Frame, FrameSource, Intrinsics
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ person compares a hole with the rest of the board: a batch must be one frame's
 cells, and reordering them only reorders the logits. It runs through
 ``ai_edge_litert`` (the maintained successor of tflite-runtime), or
 ``tflite_runtime`` where only that is installed. TensorFlow is needed only to
-train the model (``tools/train_cells.py``), never at run time.
+train the model (``tools/train/train_cells.py``), never at run time.
 """
 
 from __future__ import annotations

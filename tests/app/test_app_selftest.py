@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from shared_data import missing_reason, solver_sets_dir
 
 from firmware_py.config import Config, resolve_path
 from firmware_py.selftest import checks
+from tools.shared_data import missing_reason, solver_sets_dir
 
 BOOK = resolve_path(Config().solver.book)
 needs_book = pytest.mark.skipif(not BOOK.is_file(), reason="opening book not built "

@@ -113,7 +113,7 @@ def test_kiosk_dry_run_sets_up_the_display_after_the_service() -> None:
                                                     "C4PI_KIOSK_USER": "kioskuser"})
     expected_in_order = [
         "systemctl enable --now c4pi.service",
-        "write /usr/local/bin/c4pi-kiosk from tools/kiosk/c4pi-kiosk with "
+        "write /usr/local/bin/c4pi-kiosk from tools/device/kiosk/c4pi-kiosk with "
         "INSTALL_DIR=/opt/c4pi-test",
         "desktop user: kioskuser",
         "kioskuser/.config/labwc/autostart",

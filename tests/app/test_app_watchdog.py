@@ -11,9 +11,9 @@ import numpy as np
 
 from firmware_py.appliance import Appliance, Parts
 from firmware_py.config import Config
+from firmware_py.frames import Frame
 from firmware_py.leds import NoLed
 from firmware_py.notify import RecordingNotifier
-from firmware_py.sources.base import Frame
 from firmware_py.vision.reading import NO_BOARD, Reading
 
 

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 MACHINE_PATH = re.compile(r"(?<![\w.~$])/(?:work|home|root|Users|mnt/data|opt/build|builds?)/[\w.]")
 ALLOWED = (
     re.compile(r"/home/pi\b"),  # the Raspberry Pi's documented default user, in examples
-    re.compile(r"/home/tester\b"),  # the user tools/arm64_check.sh creates in its own root
+    re.compile(r"/home/tester\b"),  # the user tools/device/arm64_check.sh creates in its own root
 )
 TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".sh", ".md", ".toml", ".txt", ".service", ".cfg",
                  ".ini", ".json", ".yml", ".yaml", ".c", ".h", ""}
@@ -42,7 +42,7 @@ def test_the_pattern_catches_build_machine_paths() -> None:
     assert machine_paths('TEST_SETS = Path("/work/shared/data/test-sets")')
     assert machine_paths("python at /home/alice/venv/bin/python")
     assert machine_paths("see /root/.cache/x")
-    assert not machine_paths("PYTHONPATH=. ../trainenv/bin/python tools/train_cells.py")
+    assert not machine_paths("../trainenv/bin/python -m tools.train.train_cells")
     assert not machine_paths("/var/lib/c4pi/empty-board.json and /opt/c4pi/.venv/bin/c4pi")
     assert not machine_paths("$HOME/work/x and ~/work/y")
 

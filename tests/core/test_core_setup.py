@@ -113,9 +113,10 @@ def test_kiosk_autostart_lines_are_added_once_in_the_right_place(tmp_path: Path)
 
 
 def test_kiosk_launcher_waits_for_the_page_then_opens_it_full_screen() -> None:
-    launcher = (SETUP.parent / "tools" / "kiosk" / "c4pi-kiosk").read_text()
+    path = SETUP.parent / "tools" / "device" / "kiosk" / "c4pi-kiosk"
+    launcher = path.read_text()
     assert launcher.startswith("#!/usr/bin/env bash")
     assert "--kiosk" in launcher and "hud.port" in launcher and "curl" in launcher
-    check = subprocess.run(["bash", "-n", str(SETUP.parent / "tools" / "kiosk" / "c4pi-kiosk")],
+    check = subprocess.run(["bash", "-n", str(path)],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr

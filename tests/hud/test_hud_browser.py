@@ -57,7 +57,7 @@ def free_port() -> int:
 def browser() -> Iterator[object]:
     if os.environ.get("C4PI_EMULATED"):
         pytest.skip(f"Chromium's driver does not start under {os.environ['C4PI_EMULATED']} "
-                    "emulation (tools/arm64_check.sh); these tests run on real machines")
+                    "emulation (tools/device/arm64_check.sh); these tests run on real machines")
     if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
         pytest.skip("Debian's chromium and chromium-driver are not installed "
                     "(./setup.sh test installs them)")

@@ -1,12 +1,11 @@
-"""tools/bench_pipeline.py's screen score: wrong boards shown and positions shown."""
+"""tools/bench/pipeline.py's screen score: wrong boards shown and positions shown."""
 
 from __future__ import annotations
-
-import bench_pipeline as bp  # tools/ is on pytest's path
 
 from firmware_py.board import Board
 from firmware_py.pipeline.events import SOLVED, TRANSITIONAL, View
 from firmware_py.pipeline.reducer import PipelineParams
+from tools.bench import pipeline as bp
 
 
 def _view(moves: str, state: str = SOLVED) -> View:

@@ -12,7 +12,6 @@ import json
 import random
 
 import pytest
-from shared_data import missing_reason, solver_sets_dir
 
 from firmware_py import cli
 from firmware_py.board import Board
@@ -20,8 +19,9 @@ from firmware_py.config import load_config, resolve_path
 from firmware_py.pipeline.assemble import make_reader, make_solver, params_from_config
 from firmware_py.pipeline.runtime import FrameLoop, Pipeline, SyncPort
 from firmware_py.scores import plies_to_end
-from firmware_py.sources.sim import SimulatedCamera, default_spec
-from firmware_py.sources.sim_script import Drop, Flicker, Pass, Wait
+from firmware_py.simtable.camera import SimulatedCamera, default_spec
+from firmware_py.simtable.script import Drop, Flicker, Pass, Wait
+from tools.shared_data import missing_reason, solver_sets_dir
 
 TEST_SETS = solver_sets_dir()
 SIZE = (640, 360)

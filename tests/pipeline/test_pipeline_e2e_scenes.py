@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from firmware_py.board import Board
-from firmware_py.pipeline.fakes import FakeSolver, RecordingAnnouncer, SceneReader, fake_answer
+from firmware_py.pipeline.fakes import FakeSolver, RecordingAnnouncer, fake_answer
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import Pipeline, SyncPort
-from firmware_py.sources.sim_script import (
+from firmware_py.simtable.scene_reader import SceneReader
+from firmware_py.simtable.script import (
     LANDED,
     RESET,
     Away,

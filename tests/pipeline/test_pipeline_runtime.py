@@ -11,6 +11,7 @@ import pytest
 
 from firmware_py.board import Board
 from firmware_py.exc import VisionError
+from firmware_py.frames import Frame
 from firmware_py.pipeline.events import (
     SOLVED,
     Announce,
@@ -30,7 +31,6 @@ from firmware_py.pipeline.runtime import (
     WorkerPort,
     speak,
 )
-from firmware_py.sources.base import Frame
 from firmware_py.vision.reading import OK, Reading
 from firmware_py.worker import SolverWorker
 

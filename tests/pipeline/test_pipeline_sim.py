@@ -9,8 +9,9 @@ import pytest
 
 from firmware_py.board import Board
 from firmware_py.exc import IllegalMoveError, InvalidGridError
-from firmware_py.sources.sim import SimulatedCamera, default_spec, project_hand
-from firmware_py.sources.sim_script import (
+from firmware_py.simtable.camera import SimulatedCamera, default_spec, project_hand
+from firmware_py.simtable.render import camera_matrix, plane_to_image
+from firmware_py.simtable.script import (
     LANDED,
     RESET,
     Away,
@@ -25,7 +26,6 @@ from firmware_py.sources.sim_script import (
     random_moves,
 )
 from firmware_py.vision.geometry import apply_homography
-from firmware_py.vision.render import camera_matrix, plane_to_image
 
 SMALL = default_spec((320, 180))
 

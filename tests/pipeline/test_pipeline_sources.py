@@ -10,7 +10,7 @@ import pytest
 
 from firmware_py.config import CameraConfig
 from firmware_py.exc import CameraError
-from firmware_py.sources.base import Frame, FrameSource, Intrinsics, check_image
+from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 from firmware_py.sources.folder import ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
 from firmware_py.sources.picamera import PiCameraSource

@@ -9,7 +9,7 @@ import pytest
 
 from cython_solver import Solver
 from firmware_py.board import Board
-from firmware_py.levels import (
+from firmware_py.play.levels import (
     LEVELS,
     PERFECT,
     choose,

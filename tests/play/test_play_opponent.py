@@ -11,8 +11,8 @@ import pytest
 from cython_solver import Solver
 from firmware_py.board import Board
 from firmware_py.config import load_config
-from firmware_py.levels import PERFECT, level
-from firmware_py.opponent import ASKING, OVER, YOUR_MOVE, Opponent
+from firmware_py.play.levels import PERFECT, level
+from firmware_py.play.opponent import ASKING, OVER, YOUR_MOVE, Opponent
 
 
 @pytest.fixture(scope="module")

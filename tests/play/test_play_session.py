@@ -15,8 +15,8 @@ import pytest
 from cython_solver import Solver
 from firmware_py.board import Board
 from firmware_py.config import load_config
-from firmware_py.levels import PERFECT, level
-from firmware_py.play import PlaySession
+from firmware_py.play.levels import PERFECT, level
+from firmware_py.play.session import PlaySession
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The example robot sketch on an emulated Arduino Uno (simavr), talking to `c4pi serve`.
 
-``tools/avr`` builds the sketch for an ATmega328P with Debian's avr-gcc and
+``tools/device/avr`` builds the sketch for an ATmega328P with Debian's avr-gcc and
 Arduino core, and a harness that runs it in simavr in real time with its
 console (UART0, the Serial Monitor) and its Pi link (SoftwareSerial on pins
 10/11, carried bit by bit at 9600 8N1) on pseudo-terminals. The tests type
@@ -28,7 +28,7 @@ from firmware_py.board import Board
 from firmware_py.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-AVR = ROOT / "tools" / "avr"
+AVR = ROOT / "tools" / "device" / "avr"
 SKETCH = ROOT / "examples" / "arduino" / "c4pi_robot" / "c4pi_robot.ino"
 ANSWER = re.compile(r"Pi plays column (\d), (it wins|it loses|draw) with (\d+) plies to go")
 NEEDED = ("avr-gcc", "avr-g++", "make", "cc")

@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
-from shared_data import missing_reason, solver_sets_dir
 
 from firmware_py.board import Board
 from firmware_py.config import PROJECT_DIR
 from firmware_py.exc import SolveCancelled
 from firmware_py.scores import CENTRE_FIRST
+from tools.shared_data import missing_reason, solver_sets_dir
 
 TEST_SETS = solver_sets_dir()
 BOOK = PROJECT_DIR / "books" / "book12.c4b"

@@ -23,7 +23,7 @@ from firmware_py.worker import SolverWorker
 from .conftest import brute_force_scores, expected_answer, read_test_set, wait_until
 
 FORTY_ONE = "46754231124237573576567573313566162421442"
-ACK_LIMIT_S = 0.5  # generous for a loaded test machine; tools/bench_serial.py measures
+ACK_LIMIT_S = 0.5  # generous for a loaded test machine; tools/bench/serial_link.py measures
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 from cython_solver import Solver
 from firmware_py.board import Board
 from firmware_py.config import load_config
-from firmware_py.levels import level
+from firmware_py.play.levels import level
 from firmware_py.serial_link.protocol import decode_answer
 from firmware_py.serial_link.service import SerialService
 from firmware_py.serial_link.transport import MemoryPort

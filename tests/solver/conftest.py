@@ -6,13 +6,13 @@ import random
 from pathlib import Path
 
 import pytest
-from shared_data import missing_reason, solver_sets_dir
 
 from cython_solver import Solver
 from cython_solver.book import BookFile
 from cython_solver.bookbuild import DEFAULT_BOOK, build_book, source_path
 from firmware_py.board import Board
 from firmware_py.exc import BookError
+from tools.shared_data import missing_reason, solver_sets_dir
 
 TEST_SETS = solver_sets_dir()
 SET_NAMES = ("end-easy", "middle-easy", "middle-medium", "begin-easy", "begin-medium",

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from shared_data import solver_sets_dir
 
 from firmware_py.board import Board
 from firmware_py.cli import main
@@ -15,6 +14,7 @@ from firmware_py.scores import plies_to_end
 from firmware_py.speech.clips import ClipSet, read_wav, to_int16
 from firmware_py.speech.say import play, render_once, speech_for
 from firmware_py.speech.sinks import WavSink
+from tools.shared_data import solver_sets_dir
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 TEST_SET_DIRS = (PROJECT_DIR / "data" / "test-sets", solver_sets_dir())

@@ -4,9 +4,9 @@ over a frame, so the network can compare a cell with the frame's others."""
 from __future__ import annotations
 
 import numpy as np
-from cells_data import CELLS_PER_FRAME, augment  # tools/ is on pytest's path
 
 from firmware_py.vision.geometry import CROP_SIDE
+from tools.train.cells_data import CELLS_PER_FRAME, augment
 
 
 def test_colour_errors_are_drawn_per_frame_not_per_cell() -> None:

@@ -15,6 +15,8 @@ from firmware_py.cli import main
 from firmware_py.config import CameraConfig, VisionConfig, load_config
 from firmware_py.exc import VisionError
 from firmware_py.selftest.core import Fail, SelftestOptions
+from firmware_py.simtable.render import Hand, RenderSpec, render_frame
+from firmware_py.simtable.render_spec import RED_COLOURS
 from firmware_py.vision.calibrate import (
     FRAMES_NEEDED,
     MOVED_PX,
@@ -27,8 +29,6 @@ from firmware_py.vision.colour_reader import UNSURE
 from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import INVALID, Reading
-from firmware_py.vision.render import Hand, RenderSpec, render_frame
-from firmware_py.vision.render_spec import RED_COLOURS
 
 WHEN = dt.datetime(2026, 11, 24, 9, 30, tzinfo=dt.UTC)
 # a room with a red wall behind the board, seen through every empty hole

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from firmware_py.cli import main
-from firmware_py.vision.render import RenderSpec, render_frame
+from firmware_py.simtable.render import RenderSpec, render_frame
 
 from .conftest import independent_grid
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from firmware_py.exc import VisionError
+from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.agree import agree
 from firmware_py.vision.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit
-from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
 
 SIDE = 32
 

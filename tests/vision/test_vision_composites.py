@@ -1,4 +1,4 @@
-"""The composites of real photographs (tools/real_composites.py), a held-out test source.
+"""The composites of real photographs (tools/train/real_composites.py), a held-out test source.
 
 Needs the labelled real photographs of the shared folder
 (``$C4PI_SHARED`` or ``../shared`` beside the repo: ``data/real-dev``);
@@ -10,12 +10,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-import real_composites as rc  # tools/ is on pytest's path
-from shared_data import missing_reason
 
 from firmware_py.board import Board
 from firmware_py.vision.fit import BoardLocator
 from firmware_py.vision.markers import MarkerDetector
+from tools.shared_data import missing_reason
+from tools.train import real_composites as rc
 
 LABELS = rc.real_dev_dir() / "labels.jsonl"
 pytestmark = pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
@@ -139,7 +139,7 @@ def test_label_line_has_the_shared_format(plain):
 
 
 def test_the_reader_on_composites_is_never_wrong_with_confidence() -> None:
-    # the generator kept out of training: tools/bench_vision.py measures it on more frames
+    # the generator kept out of training: tools/bench/vision.py measures it on more frames
     from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
 

@@ -8,6 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_py.simtable.render import RenderSpec, parallax_shift
+from firmware_py.simtable.render_spec import PLATE, rotation, translation
 from firmware_py.vision.depth import (
     ESTIMATED,
     NONE,
@@ -27,8 +29,6 @@ from firmware_py.vision.geometry import (
     plane_homography,
     pose_rotation,
 )
-from firmware_py.vision.render import RenderSpec, parallax_shift
-from firmware_py.vision.render_spec import PLATE, rotation, translation
 
 SIZE = (1280, 720)
 
@@ -124,10 +124,9 @@ def _read_views(generator: str, low: float, high: float, count: int,
                 seed: int) -> dict[float, list[int]]:
     """(exact, accepted exact, confident wrong) of ``generator`` frames tilted
     ``low``-``high`` degrees, read with and without the depth correction."""
-    from bench_depth import oblique_frames, read_all  # tools/ is on pytest's path
-
     from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
+    from tools.bench.depth import oblique_frames, read_all
 
     frames = list(oblique_frames(generator, count, seed, low, high))
     counts = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from firmware_py.simtable.render import RenderSpec, camera_matrix, plane_to_image
 from firmware_py.vision.fit import BoardLocator, Intrinsics
 from firmware_py.vision.geometry import (
     MARKER_CENTRES,
@@ -12,7 +13,6 @@ from firmware_py.vision.geometry import (
     marker_corners,
 )
 from firmware_py.vision.markers import Marker
-from firmware_py.vision.render import RenderSpec, camera_matrix, plane_to_image
 
 FRAME = (1280, 720)
 

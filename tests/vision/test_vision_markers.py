@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.geometry import apply_homography, marker_corners
 from firmware_py.vision.markers import Marker, MarkerDetector, refine_corners, select_markers
-from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
 
 from .conftest import SEED_BASE
 

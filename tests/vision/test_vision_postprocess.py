@@ -265,7 +265,7 @@ def test_gravity_explains_a_high_disc_away_only_when_a_reader_is_sure_the_hole_i
         cnn_empty: float, status: str) -> None:
     # column 6 row 5, above an empty cell: the colour reader sees yellow (0.93). A wall
     # seen through the hole, if the CNN is sure it is empty; a jammed disc may be there
-    # if it is not (side set of tools/bench_vision.py: read ok and wrong before).
+    # if it is not (side set of tools/bench/vision.py: read ok and wrong before).
     from firmware_py.vision.agree import agree
 
     grid = independent_grid("45")

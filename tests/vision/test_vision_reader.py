@@ -7,10 +7,16 @@ import pytest
 
 from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.exc import VisionError
+from firmware_py.simtable.render import (
+    Hand,
+    RenderSpec,
+    camera_matrix,
+    plane_to_image,
+    render_frame,
+)
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.geometry import GRID_CORNERS, apply_homography
 from firmware_py.vision.reader import BoardReader
-from firmware_py.vision.render import Hand, RenderSpec, camera_matrix, plane_to_image, render_frame
 
 from .conftest import SEED_BASE, random_board
 
@@ -41,7 +47,7 @@ def test_random_positions_and_poses_read_exactly_and_never_wrong_ok(
             assert len(reading.cell_confidence) == 42 and reading.blur > 0
     assert wrong_ok == 0
     # the colour reader disputes our renderer's pale discs and vivid backdrops (invalid,
-    # never wrong): tools/bench_vision.py measures it on 300 frames
+    # never wrong): tools/bench/vision.py measures it on 300 frames
     assert exact >= 0.75 * frames
     assert cells_right / cells >= 0.98
 
@@ -65,7 +71,7 @@ def test_after_the_empty_board_positions_are_read_and_never_wrong_ok() -> None:
         accepted += right and reading.status in ACCEPTED
         wrong_ok += reading.status in ACCEPTED and not right
     assert wrong_ok == 0
-    # tools/bench_vision.py (render+empty) measures it on 300 frames
+    # tools/bench/vision.py (render+empty) measures it on 300 frames
     assert exact >= 0.85 * frames and accepted >= 0.5 * frames, (exact, accepted)
 
 
@@ -141,8 +147,8 @@ def test_bad_frames_raise_a_vision_error(reader: BoardReader, frame: object) -> 
 
 
 def _scene(board_or_grid, seed: int, **fields):  # noqa: ANN001, ANN202
-    from firmware_py.vision.scene import render_scene
-    from firmware_py.vision.scene_spec import SceneSpec
+    from firmware_py.simtable.scene import render_scene
+    from firmware_py.simtable.scene_spec import SceneSpec
 
     spec = SceneSpec.random(np.random.default_rng(seed), **fields)
     return render_scene(board_or_grid, spec, seed=seed)
@@ -158,7 +164,7 @@ def test_frames_of_the_3d_scene_are_read_and_never_wrong_ok(reader: BoardReader)
         exact += right
         wrong_ok += reading.status in ACCEPTED and not right
     assert wrong_ok == 0
-    assert exact >= 0.5 * frames  # tools/bench_vision.py measures it on 300 frames
+    assert exact >= 0.5 * frames  # tools/bench/vision.py measures it on 300 frames
 
 
 def test_flat_discs_seen_straight_on_are_discs_to_the_cnn(reader: BoardReader) -> None:

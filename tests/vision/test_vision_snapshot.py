@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from firmware_py.cli import main
+from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.geometry import GRID_CORNERS, MARKER_CENTRES, apply_homography
 from firmware_py.vision.overlay import GRID_READ, USED, annotate
 from firmware_py.vision.reader import BoardReader
-from firmware_py.vision.render import RenderSpec, plane_to_image, render_frame
 
 SPEC = RenderSpec(yaw_deg=12, pitch_deg=-10, clutter=0, disc_depth=0.35)
 

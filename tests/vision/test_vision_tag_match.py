@@ -5,9 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from firmware_py.simtable.render import Hand, RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.geometry import apply_homography, marker_corners
 from firmware_py.vision.markers import Marker, MarkerDetector, _run, refine_corners
-from firmware_py.vision.render import Hand, RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.tag_match import (
     identify_tag,
     is_tag,

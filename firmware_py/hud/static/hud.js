@@ -111,7 +111,7 @@ function render(state) {
   drawHealth(state.health);
   drawGame(state.game);
   document.body.dataset.seq = state.seq;
-  window.c4piShown = { seq: state.seq, at: Date.now() };  // for tools/bench_hud.py
+  window.c4piShown = { seq: state.seq, at: Date.now() };  // for tools/bench/hud.py
 }
 
 function refreshCamera() {

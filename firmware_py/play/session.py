@@ -1,0 +1,113 @@
+"""A game against the appliance at a chosen level: the rules of ``c4pi play``.
+
+:class:`PlaySession` is the game's state machine, apart from any terminal:
+``start()`` and ``handle(line)`` return the text to show, so it is tested
+with scripted lines and driven by the command through stdin/stdout (over SSH
+too). The person types a column 1-7, ``h`` for a hint (the perfect move and
+the outcome), ``u`` to take back their last move (and the reply to it), ``q``
+to quit; anything else is answered with what is wrong, and the game goes on.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from firmware_py.board import COLOUR_NAMES, Board, other
+from firmware_py.board_text import draw_board, verdict
+from firmware_py.play.levels import Level, choose
+from firmware_py.scores import plies_to_end
+
+Scorer = Callable[[Board], Sequence[int | None]]
+HELP = "type a column 1-7, h for a hint, u to undo, q to quit"
+
+
+class PlaySession:
+    """One game: the person plays ``person`` ("R" or "Y") against ``level``."""
+
+    def __init__(self, level: Level, person: str, scorer: Scorer, rng: random.Random,
+                 *, colour: bool = False, draw: bool = True) -> None:
+        if person not in ("R", "Y"):
+            raise ValueError(f"person must be 'R' or 'Y', got {person!r}")
+        self.level, self.person, self.scorer, self.rng = level, person, scorer, rng
+        self.colour = colour
+        self.draw = draw  # False: the answers leave the board out (a page draws its own)
+        self.moves = ""
+        self.over = False
+
+    @property
+    def board(self) -> Board:
+        return Board.from_moves(self.moves)
+
+    def start(self) -> str:
+        """The opening text (and the appliance's first move when it plays Red)."""
+        me = COLOUR_NAMES[other(self.person)]
+        intro = (f"You play {COLOUR_NAMES[self.person]}, I play {me} at level "
+                 f"{self.level.number} ({self.level.name}). {HELP}.")
+        if self.person == "Y":
+            return "\n".join([intro, self._reply()])
+        return "\n".join([intro, self._show()])
+
+    def handle(self, line: str) -> str:
+        """The answer to one line the person typed."""
+        text = line.strip().lower()
+        if self.over:
+            return "The game is over."
+        if text in ("q", "quit"):
+            self.over = True
+            return "Bye."
+        if text in ("h", "hint"):
+            return self._hint()
+        if text in ("u", "undo"):
+            return self._undo()
+        if not (len(text) == 1 and text in "1234567"):
+            return f"{line.strip()!r} is not a move: {HELP}."
+        column = int(text)
+        if not self.board.can_play(column):
+            return f"Column {column} is full: choose another."
+        self.moves += text
+        if self.board.is_finished:
+            return self._finish()
+        return self._reply()
+
+    def _reply(self) -> str:
+        board = self.board
+        column = choose(self.scorer(board), board.n_discs, self.level, self.rng)
+        self.moves += str(column)
+        said = f"I play {column}."
+        if self.board.is_finished:
+            return "\n".join([said, self._finish()])
+        return "\n".join([said, self._show()])
+
+    def _hint(self) -> str:
+        board = self.board
+        scores = self.scorer(board)
+        best = max(s for s in scores if s is not None)
+        columns = [c for c in range(1, 8) if scores[c - 1] == best]
+        return (f"Hint: play {columns[0] if len(columns) == 1 else ' or '.join(map(str, columns))}"
+                f" — {verdict(board, best, plies_to_end(best, board.n_discs))}.")
+
+    def _undo(self) -> str:
+        mine = 0 if self.person == "R" else 1  # the person's moves sit at these parities
+        last = max((i for i in range(len(self.moves)) if i % 2 == mine), default=None)
+        if last is None:
+            return "Nothing to undo."
+        self.moves = self.moves[:last]
+        return "\n".join(["Took back your last move.", self._show()])
+
+    def _finish(self) -> str:
+        self.over = True
+        board = self.board
+        if board.winner is None:
+            result = "Draw."
+        elif board.winner == self.person:
+            result = "You win!"
+        else:
+            result = "I win."
+        return "\n".join([*self._board_lines(), f"Game over: {result}"])
+
+    def _show(self) -> str:
+        return "\n".join([*self._board_lines(), f"Your move ({COLOUR_NAMES[self.person]})."])
+
+    def _board_lines(self) -> list[str]:
+        return draw_board(self.board.grid_lines(), colour=self.colour) if self.draw else []

@@ -1,0 +1,1 @@
+"""Benchmarks (``tools/bench/README.md``)."""

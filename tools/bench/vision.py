@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Benchmark the board reader, one line per data source (accuracy and speed).
+
+    .venv/bin/python -m tools.bench.vision                 # 300 frames a source + side sets
+    .venv/bin/python -m tools.bench.vision --frames 100 --json
+
+Sources, each on its own line (the data behind every figure):
+
+* ``render``: frames of ``firmware_py/simtable/render.py`` (our 2-D renderer,
+  in training), held-out seeds from ``--seed-base`` (default 20,000; training
+  uses seeds >= 1,000,000): random legal positions, oblique views up to 45°,
+  lighting, shadows, glare, blur, noise, JPEG. Also timed.
+* ``scene``: frames of ``firmware_py/simtable/scene.py`` (the 3-D ray-cast
+  scene, in training), held-out seeds from ``--seed-base``.
+* ``composite``: real-photo composites of ``tools/train/real_composites.py`` (cells
+  cut from real photographs pasted into real photographs): a generator kept
+  OUT of training, the test of generalisation.
+* ``real-dev``: the labelled real photographs of ``../shared/data/real-dev``
+  (never trained on).
+* ``render+empty``, ``scene+empty``: the same frames as ``render`` and
+  ``scene``, read by an installation that has seen the same view's empty
+  board first (its empty board learnt as in the live appliance).
+* ``render+discs``: the same frames, read by an installation that ran
+  ``c4pi calibrate --discs`` in the same view (the empty board, then a red
+  disc in column 1 and a yellow in column 7); where calibration fails, the
+  empty board is learnt as in ``render+empty``.
+* ``render+calibrated``, ``scene+calibrated``: the same frames, read by an
+  installation whose owner ran ``c4pi calibrate --force`` in the same view
+  (the empty board learnt whatever the readers say of it). The other sources are read
+  without any empty board.
+
+Reported per source: board-exact (grid equals the truth, any status),
+accepted-exact (read ``ok``/``finished`` with the right grid), wrong-ok
+(read ``ok``/``finished`` with a wrong grid: a confident wrong board, must be
+0), illegal boards accepted (labelled invalid, read ok: must be 0), per-cell
+accuracy, reasons of the rejected frames.
+
+Time per frame of ``BoardReader.read`` (markers to reading, everything on)
+on the ``render`` frames at 1280 x 720, on one core: OpenCV and TFLite
+single-threaded, the process pinned to one CPU where the OS allows it.
+Besides wall time, the CPU time of the reading thread (``time.thread_time``).
+
+Side sets (``render``, each ``--frames / 10``): one marker hidden by a hand
+(homography and solvePnP), no-board frames, hands over the grid, floating discs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import functools
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from firmware_py.board import Board
+from firmware_py.config import load_config
+from firmware_py.simtable.render import (
+    Hand,
+    RenderSpec,
+    camera_matrix,
+    render_frame,
+)
+from firmware_py.vision.empty_board import EmptyBoard
+from firmware_py.vision.fit import BoardLocator, Intrinsics
+from firmware_py.vision.reader import BoardReader
+from firmware_py.vision.reading import FINISHED, INVALID, OK
+from tools.train.real_composites import random_board
+
+
+def floating_grid(rng: np.random.Generator) -> list[str]:
+    """A legal position with one disc lifted to float above an empty cell."""
+    while True:
+        board = random_board(rng)
+        columns = [c for c in range(7) if len(board.columns[c]) <= 4]
+        if columns:
+            break
+    lines = [list(line) for line in board.grid_lines()]
+    column = int(rng.choice(columns))
+    height = len(board.columns[column])
+    row = int(rng.integers(height + 2, 7))  # leave at least one empty cell below
+    lines[6 - row][column] = "R" if rng.random() < 0.5 else "Y"
+    return ["".join(line) for line in lines]
+
+
+def render_source(count: int, seed_base: int, empty_first: bool = False,  # noqa: ANN201
+                  discs: bool = False):
+    """(truth grid, label status, frame[, setup frames]) of held-out frames of our 2-D
+    renderer; with ``empty_first`` also the same view of the empty board, with
+    ``discs`` also of it with a red disc in column 1 and then a yellow in column 7
+    (``c4pi calibrate --discs``)."""
+    for index in range(count):
+        seed = seed_base + index
+        rng = np.random.default_rng(seed)
+        board = random_board(rng)
+        spec = RenderSpec.random(rng, max_tilt_deg=45.0)
+        frame = render_frame(board, spec, seed=seed)
+        setup = []
+        if empty_first or discs:
+            setup.append(render_frame("", spec, seed=seed))
+        if discs:
+            setup += [render_frame("1", spec, seed=seed), render_frame("17", spec, seed=seed)]
+        yield board.grid_lines(), _status(board), frame, *setup
+
+
+def scene_source(count: int, seed_base: int, empty_first: bool = False):  # noqa: ANN201
+    """(truth grid, label status, frame[, empty board frame]) of held-out frames of the
+    3-D scene generator."""
+    from firmware_py.simtable.scene import render_scene
+    from firmware_py.simtable.scene_spec import SceneSpec
+
+    for index in range(count):
+        seed = seed_base + index
+        rng = np.random.default_rng(seed)
+        board = random_board(rng)
+        spec = SceneSpec.random(rng)
+        frame = render_scene(board, spec, seed=seed)
+        if empty_first:
+            yield board.grid_lines(), _status(board), frame, render_scene("", spec, seed=seed)
+        else:
+            yield board.grid_lines(), _status(board), frame
+
+
+def composite_source(count: int, seed_base: int):  # noqa: ANN201
+    """(truth grid, label status, frame) of real-photo composites (never trained on)."""
+    from tools.train.real_composites import compose
+
+    for index in range(count):
+        frame, grid, status = compose(np.random.default_rng(seed_base + index))
+        yield list(grid), status, frame
+
+
+def real_source(count: int, seed_base: int):  # noqa: ANN201, ARG001
+    """(truth grid, label status, frame) of the labelled real photographs."""
+    from tools.train.real_composites import real_dev_frames
+
+    for _, frame, label in real_dev_frames():
+        yield label["grid"], label["status"], frame
+
+
+def _status(board: Board) -> str:
+    return FINISHED if board.is_finished else OK
+
+
+SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
+           "real-dev": real_source,
+           "render+empty": functools.partial(render_source, empty_first=True),
+           "scene+empty": functools.partial(scene_source, empty_first=True),
+           "render+discs": functools.partial(render_source, discs=True),
+           "render+calibrated": functools.partial(render_source, empty_first=True),
+           "scene+calibrated": functools.partial(scene_source, empty_first=True)}
+
+
+def bench_source(reader: BoardReader, frames, setup=None) -> dict:  # noqa: ANN001
+    """Accuracy (and time) of ``reader`` over (truth, status, frame, *setup frames);
+    ``setup(reader, *setup frames)`` sets the installation up first (:data:`SETUPS`)
+    and says whether it calibrated."""
+    times, cpu_times, statuses = [], [], collections.Counter()
+    count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
+    calibrated = 0
+    reasons: collections.Counter = collections.Counter()
+    for truth, label_status, frame, *setup_frames in frames:
+        count += 1
+        if setup is not None:
+            calibrated += setup(reader, *setup_frames)
+        start, cpu_start = time.perf_counter(), time.thread_time()
+        reading = reader.read(frame)
+        times.append(time.perf_counter() - start)
+        cpu_times.append(time.thread_time() - cpu_start)
+        statuses[reading.status] += 1
+        grid_ok = reading.grid is not None and list(reading.grid) == list(truth)
+        exact += grid_ok
+        if reading.status in (OK, FINISHED):
+            accepted_exact += grid_ok
+            wrong_ok += not grid_ok
+            illegal_ok += label_status == INVALID
+        else:
+            reasons[reading.reason.split(":")[0]] += 1
+        if reading.grid is not None:
+            cells_right += sum(a == b for line, want in zip(reading.grid, truth, strict=True)
+                               for a, b in zip(line, want, strict=True))
+            cells_total += 42
+    ms = sorted(t * 1000 for t in times) or [0.0]
+    cpu_ms = sorted(t * 1000 for t in cpu_times) or [0.0]
+    reader.empty_board = None
+    return {
+        "frames": count, "board_exact": exact / max(count, 1),
+        "accepted_exact": accepted_exact / max(count, 1), "wrong_ok": wrong_ok,
+        "illegal_ok": illegal_ok, "cell_accuracy": cells_right / max(cells_total, 1),
+        "statuses": dict(statuses), "rejected_reasons": dict(reasons.most_common(6)),
+        "calibrated": calibrated,
+        "ms_median": statistics.median(ms), "ms_p90": ms[int(0.9 * (len(ms) - 1))],
+        "ms_max": ms[-1], "cpu_ms_median": statistics.median(cpu_ms),
+        "cpu_ms_p90": cpu_ms[int(0.9 * (len(cpu_ms) - 1))],
+    }
+
+
+def learn_in_view(reader: BoardReader, empty: np.ndarray) -> bool:
+    """An installation that has seen this view's empty board at a new game (never
+    calibrated: False)."""
+    reader.empty_board = EmptyBoard()
+    reader.read(empty)
+    return False
+
+
+def owner_calibration(reader: BoardReader, empty: np.ndarray) -> bool:
+    """Set ``reader`` up as `c4pi calibrate --force` would; False where it failed (a
+    hole not seen: the empty board is then learnt at the new game)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
+
+    try:
+        reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED,
+                                                   owner_says_empty=True)
+    except VisionError:
+        return learn_in_view(reader, empty)
+    return True
+
+
+def calibrate_in_view(reader: BoardReader, empty: np.ndarray, red: np.ndarray,
+                      both: np.ndarray) -> bool:
+    """Set ``reader`` up as `c4pi calibrate --discs` would; False where calibration failed
+    (the reader then keeps what it could learn, as the appliance would)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_discs, calibrate_empty_board
+
+    try:
+        reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED)
+    except VisionError:  # learnt at the new game instead
+        return learn_in_view(reader, empty)
+    try:
+        calibrate_discs(reader, [red] * 3 + [both] * 3, reader.empty_board, lambda _: None)
+    except VisionError:
+        return False
+    return True
+
+
+SETUPS = {"render+empty": learn_in_view, "scene+empty": learn_in_view,
+          "render+discs": calibrate_in_view, "render+calibrated": owner_calibration,
+          "scene+calibrated": owner_calibration}
+
+
+def bench_hidden_marker(reader: BoardReader, count: int, seed_base: int) -> dict:
+    """One marker covered by a hand: read with the homography and with solvePnP."""
+    result = {"frames": count}
+    for mode in ("homography", "intrinsics"):
+        exact = accepted = wrong_ok = 0
+        for index in range(count):
+            rng = np.random.default_rng(seed_base + index)
+            board = random_board(rng)
+            spec = RenderSpec.random(rng, hide_markers=(int(rng.integers(0, 4)),))
+            used = reader
+            if mode == "intrinsics":
+                k = camera_matrix(spec)
+                locator = BoardLocator(intrinsics=Intrinsics(k),
+                                       max_reprojection_px=reader.locator.max_reprojection_px)
+                used = copy.copy(reader)  # the same reader, but fitting with solvePnP
+                used.locator = locator
+            reading = used.read(render_frame(board, spec, seed=seed_base + index))
+            right = list(reading.grid or ()) == board.grid_lines()
+            exact += right
+            if reading.status in (OK, FINISHED):
+                accepted += right
+                wrong_ok += not right
+        result[mode] = {"board_exact": exact / count, "accepted_exact": accepted / count,
+                        "wrong_ok": wrong_ok}
+    return result
+
+
+def bench_side(reader: BoardReader, count: int, seed_base: int) -> dict:
+    no_board_ok = hands_wrong_ok = hands_ok = floating_not_invalid = 0
+    for index in range(count):
+        rng = np.random.default_rng(seed_base + index)
+        spec = RenderSpec.random(rng, board_visible=False)
+        no_board_ok += reader.read(render_frame("", spec, seed=seed_base + index)).status == OK
+        board = random_board(rng)
+        hand = Hand(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)),
+                    float(rng.uniform(-60, 60)), float(rng.uniform(0.08, 0.16)))
+        spec = RenderSpec.random(rng, hand=hand)
+        reading = reader.read(render_frame(board, spec, seed=seed_base + index))
+        if reading.status in (OK, FINISHED):
+            hands_ok += 1
+            hands_wrong_ok += list(reading.grid or ()) != board.grid_lines()
+        spec = RenderSpec.random(rng)
+        reading = reader.read(render_frame(floating_grid(rng), spec, seed=seed_base + index))
+        floating_not_invalid += reading.status != INVALID
+    return {"frames_each": count, "no_board_read_ok": no_board_ok,
+            "hand_over_grid_read_ok": hands_ok, "hand_over_grid_wrong_ok": hands_wrong_ok,
+            "floating_disc_not_invalid": floating_not_invalid}
+
+
+def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
+    """Median ms of each stage over ``count`` frames of the render source."""
+    from firmware_py.vision.agree import agree
+    from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
+    from firmware_py.vision.classifier import softmax
+    from firmware_py.vision.colour import colour_reference
+    from firmware_py.vision.empty_board import cell_features
+
+    stages: dict[str, list[float]] = collections.defaultdict(list)
+
+    def timed(name, fn):  # noqa: ANN001, ANN202
+        start = time.perf_counter()
+        out = fn()
+        stages[name].append((time.perf_counter() - start) * 1000)
+        return out
+
+    for _, _, frame in render_source(count, seed_base):  # type: ignore[misc]
+        grey = timed("grey", lambda f=frame: cv2.cvtColor(f, cv2.COLOR_BGR2GRAY))
+        markers = timed("detect", lambda g=grey: reader.detector.detect(g))
+        fit = timed("fit", lambda m=markers, f=frame: reader.locator.locate(
+            m, (f.shape[1], f.shape[0])))
+        reference = fit.ok and timed("reference", lambda f=frame, ft=fit: colour_reference(f, ft))
+        if not reference:
+            continue
+        crops = timed("warp_normalise_crops", lambda f=frame, ft=fit, r=reference: cell_crops(
+            r.normalise(warp_grid(f, ft, step=2))))
+        features = timed("features", lambda c=crops: cell_features(c))
+        cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
+        colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
+            c, reader.empty_board, fe))
+        timed("agree", lambda a=cnn, b=colour: agree(a, b))
+    return {name: round(statistics.median(values), 2) for name, values in stages.items()}
+
+
+def pin_one_cpu() -> str:
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    return "not pinned (no sched_setaffinity)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--frames", type=int, default=300, help="frames per generated source")
+    parser.add_argument("--seed-base", type=int, default=20_000)
+    parser.add_argument("--sources", nargs="+", choices=tuple(SOURCES), default=tuple(SOURCES))
+    parser.add_argument("--timing-frames", type=int, default=100,
+                        help="render frames timed stage by stage")
+    parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
+    parser.add_argument("--min-frontier", type=float,
+                        help="[vision] min_frontier_confidence to use (default: the config's)")
+    parser.add_argument("--disc-depth", type=float,
+                        help="[vision] disc_depth_pitch to use (default: the config's)")
+    parser.add_argument("--no-side", action="store_true", help="skip the side sets")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    pinned = pin_one_cpu()
+    vision = replace(load_config(None).vision, remember_empty_board=False)
+    if args.model:
+        vision = replace(vision, model=args.model)
+    if args.min_frontier is not None:
+        vision = replace(vision, min_frontier_confidence=args.min_frontier)
+    if args.disc_depth is not None:
+        vision = replace(vision, disc_depth_pitch=args.disc_depth)
+    reader = BoardReader.from_config(vision, None, num_threads=1)
+    reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
+    result: dict = {"setup": pinned, "sources": {}}
+    for name in args.sources:
+        frames = SOURCES[name](args.frames, args.seed_base)
+        result["sources"][name] = bench_source(reader, frames, SETUPS.get(name))
+    result["stages_ms"] = stage_times(reader, args.timing_frames, args.seed_base)
+    if not args.no_side:
+        side = max(1, args.frames // 10)
+        result["hidden_marker"] = bench_hidden_marker(reader, side, args.seed_base + 40_000)
+        result["side"] = bench_side(reader, side, args.seed_base + 50_000)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_summary(result)
+    wrong = sum(source["wrong_ok"] + source["illegal_ok"]
+                for source in result["sources"].values())
+    return 0 if wrong == 0 else 1
+
+
+def print_summary(result: dict) -> None:
+    print(f"model and reader as configured; {result['setup']}")
+    print(f"{'source':<12} {'frames':>6} {'board-exact':>11} {'accepted':>9} {'wrong-ok':>8} "
+          f"{'illegal-ok':>10} {'cells':>8}  ms median/p90")
+    for name, line in result["sources"].items():
+        print(f"{name:<12} {line['frames']:>6} {line['board_exact']:>11.2%} "
+              f"{line['accepted_exact']:>9.2%} {line['wrong_ok']:>8} {line['illegal_ok']:>10} "
+              f"{line['cell_accuracy']:>8.3%}  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
+    for name, line in result["sources"].items():
+        calibrated = f", calibrated {line['calibrated']}" if line["calibrated"] else ""
+        print(f"  {name}: statuses {line['statuses']}, rejected {line['rejected_reasons']}"
+              f"{calibrated}")
+    print(f"  stage medians (ms, render frames): {result['stages_ms']}")
+    if "side" in result:
+        print(f"  one marker hidden: {result['hidden_marker']}")
+        print(f"  side sets: {result['side']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

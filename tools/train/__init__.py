@@ -1,0 +1,1 @@
+"""The cell classifier's training and data (``tools/train/README.md``)."""
