@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Make the README's annotated snapshots of a good and a poor camera set-up.
 
     .venv/bin/python -m tools.readme_snapshots        # writes docs/img/snapshot-*.png

@@ -1,6 +1,6 @@
 """Games on the play page: each browser's game against c4pi, apart from the table.
 
-:class:`PlayGames` keeps up to :data:`MAX_GAMES` :class:`~firmware_py.play.PlaySession`
+:class:`PlayGames` keeps up to :data:`MAX_GAMES` :class:`~firmware_py.play.session.PlaySession`
 games, each under a random id that only its browser knows (the id is the
 only way to play a game, so one person cannot play another's). A game idle
 for :data:`IDLE_S` or pushed out by newer ones is forgotten. The games never

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark the disc-depth correction: oblique frames read with and without it.
 
     .venv/bin/python -m tools.bench.depth                    # render 100 at 35-50°

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark the kiosk page's server (the figures in the README's "Screen" section).
 
     .venv/bin/python -m tools.bench.hud            # all four measurements, about 2 minutes

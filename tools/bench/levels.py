@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Measure the strength levels: a round robin of levels 1-6 and a random player.
 
     .venv/bin/python -m tools.bench.levels                  # 200 games a pair

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark the live pipeline on simulated games (issue 6 targets).
 
 Measures, on random games with passing hands, light flicker and the board

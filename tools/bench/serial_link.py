@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark the serial robot link over a pseudo-terminal pair (pyserial, 9600 baud).
 
 1. Acknowledgement latency: ``--acks`` queries (default 1,000) sent one after

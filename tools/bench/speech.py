@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Speech benchmark: clip rendering, loading, and the mixer's real-time factor.
 
     .venv/bin/python -m tools.bench.speech [--seconds 120] [--block 1024] [--json]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmark the board reader, one line per data source (accuracy and speed).
 
     .venv/bin/python -m tools.bench.vision                 # 300 frames a source + side sets

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Test frames composed from real photographs only: a held-out generalisation test.
 
 Material: the labelled photos of ``<shared>/data/real-dev`` (SPEC §5 markers

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Train the cell classifier (firmware_py/vision/cells.tflite) on two generators' frames.
 
 Dev-only: needs PyTorch to train and TensorFlow to export, neither of which

@@ -1,0 +1,239 @@
+"""The most probable legal position, and whether it is far enough ahead to be read.
+
+Given each cell's log-probabilities (42 x 3, top row first; the combined,
+calibrated readers of :mod:`.combine`), the cells are taken as independent,
+so a grid's log-probability is the sum of its cells'. A game can leave only
+grids whose columns are stacks from the bottom (gravity), with as many red
+discs as yellow or one more (Red moves first), and no four that its last disc
+did not make (:meth:`~firmware_py.board.Board.from_grid`). Among those:
+
+* ``best``: the most probable legal board, ``runner_up``: the next one;
+* ``seen``: the most probable grid of all (each cell's own most probable
+  class), legal or not.
+
+A board is read (``ok``/``finished``) when ``best`` is ahead of the runner-up
+by ``margin`` nats (e to the margin times more probable) and ``seen`` is not
+an illegal grid ahead of ``best`` by ``illegal_margin`` nats: a board the
+camera clearly shows played illegally stays ``invalid`` with its reason and
+is never corrected into a legal board nobody played, while a single doubtful
+cell that only one legal board allows is read. Both margins are chosen on
+calibration data (``firmware_py/vision/MODEL.md``).
+
+Each column's contents is one of 127 stacks (height 0-6, each disc red or
+yellow)::
+
+    row 6  . . . . . . .     a column is read bottom (row 1) to top (row 6);
+    row 5  . . . . . . .     stack = the discs from row 1 up, every cell above
+    ...                      its height empty; diff = reds - yellows
+    row 1  R Y . . . . .
+
+The best boards come from a small dynamic programme over the columns on
+``diff``, each column keeping only the stacks within :data:`WINDOW` nats of
+its best one (at most :data:`MAX_STACKS`): a board further behind can never
+be read nor decide a refusal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
+from firmware_py.exc import InvalidGridError
+from firmware_py.vision.reading import FINISHED, INVALID, OK
+
+CLASS_CHARS = (EMPTY, "R", "Y")
+WINDOW = 40.0  # nats behind a column's best stack that are still considered
+MAX_STACKS = 12  # stacks kept per column
+KEEP = 4  # boards kept per disc-count difference in the programme
+MAX_LISTED = 4
+
+
+def _all_stacks() -> tuple[np.ndarray, np.ndarray]:
+    """(127, 6) class per row, bottom first, and (127,) reds minus yellows."""
+    stacks, diffs = [], []
+    for height in range(HEIGHT + 1):
+        for colours in itertools.product((1, 2), repeat=height):
+            stacks.append(list(colours) + [0] * (HEIGHT - height))
+            diffs.append(colours.count(1) - colours.count(2))
+    return np.array(stacks, np.int64), np.array(diffs, np.int64)
+
+
+STACKS, STACK_DIFFS = _all_stacks()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the cell probabilities amount to (see the module docstring)."""
+
+    status: str  # ok | finished | invalid
+    grid: tuple[str, ...]  # the board read, or the one shown with a refusal
+    board: Board | None  # for ok / finished
+    reason: str  # why it is not ok ("" when ok)
+    margin: float  # nats of ``best`` over its nearest rival (inf: no rival)
+    confidence: float  # the probability of ``best`` against its rivals, 0-1
+    cell_confidence: tuple[float, ...]  # 42: each cell's probability of the grid's class
+
+
+def decide(log_probs: np.ndarray, margin: float, illegal_margin: float) -> Decision:
+    """Decide the board (see the module docstring) from (42, 3) log-probabilities."""
+    log_probs = np.asarray(log_probs, np.float64)
+    if log_probs.shape != (WIDTH * HEIGHT, len(CLASS_CHARS)):
+        raise ValueError(f"expected log-probabilities of shape (42, 3), got {log_probs.shape}")
+    if not np.all(np.isfinite(log_probs)):
+        raise ValueError("log-probabilities must be finite")
+    seen_labels = log_probs.argmax(axis=1)
+    seen_score = float(log_probs.max(axis=1).sum())
+    seen = grid_of(seen_labels)
+    ranked = legal_boards(log_probs, count=2)
+    if not ranked:
+        return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0)
+    (best_score, best), *rest = ranked
+    runner_score = rest[0][0] if rest else -math.inf
+    illegal_lead = seen_score - best_score  # 0 when the grid seen is the best legal board
+    if illegal_lead > illegal_margin:
+        return _refused(log_probs, seen, illegal_reason(seen), illegal_lead,
+                        _share(best_score, seen_score + (-illegal_margin)))
+    lead = best_score - runner_score
+    confidence = _share(best_score, runner_score, seen_score - illegal_margin)
+    if lead < margin:
+        rival = rest[0][1]
+        return _refused(log_probs, best.grid_lines(), _doubt(log_probs, best, rival), lead,
+                        confidence)
+    cells = _cell_confidence(log_probs, best.grid_lines(), floor=confidence)
+    status = FINISHED if best.is_finished else OK
+    return Decision(status, tuple(best.grid_lines()), best, finished_reason(best), lead,
+                    confidence, cells)
+
+
+def legal_boards(log_probs: np.ndarray, count: int) -> list[tuple[float, Board]]:
+    """The ``count`` most probable legal boards, best first, with their log-probabilities."""
+    column_scores = _column_scores(log_probs)
+    candidates = _best_by_diff(column_scores)
+    found: list[tuple[float, Board]] = []
+    for score, choice in sorted(candidates, key=lambda item: -item[0]):
+        try:
+            board = Board.from_grid(_grid_of_stacks(choice))
+        except InvalidGridError:  # a four its last disc did not make
+            continue
+        found.append((score, board))
+        if len(found) == count:
+            break
+    return found
+
+
+def _column_scores(log_probs: np.ndarray) -> np.ndarray:
+    """(7, 127) log-probability of each stack in each column."""
+    by_column = log_probs.reshape(HEIGHT, WIDTH, 3)[::-1].transpose(1, 0, 2)  # col, row up, class
+    rows = np.arange(HEIGHT)
+    return by_column[:, rows, STACKS].sum(axis=2)
+
+
+def _best_by_diff(column_scores: np.ndarray) -> list[tuple[float, tuple[int, ...]]]:
+    """The best boards (score, one stack per column) whose reds minus yellows is 0 or 1."""
+    states: dict[int, list[tuple[float, tuple[int, ...]]]] = {0: [(0.0, ())]}
+    for scores in column_scores:
+        order = np.argsort(-scores)[:MAX_STACKS]
+        kept = [int(s) for s in order if scores[s] >= scores[order[0]] - WINDOW]
+        grown: dict[int, list[tuple[float, tuple[int, ...]]]] = {}
+        for diff, boards in states.items():
+            for stack in kept:
+                bucket = grown.setdefault(diff + int(STACK_DIFFS[stack]), [])
+                bucket.extend((score + float(scores[stack]), choice + (stack,))
+                              for score, choice in boards)
+        states = {diff: sorted(bucket, key=lambda item: -item[0])[:KEEP]
+                  for diff, bucket in grown.items()}
+    return states.get(0, []) + states.get(1, [])
+
+
+def _grid_of_stacks(choice: tuple[int, ...]) -> list[str]:
+    rows = []
+    for row in range(HEIGHT - 1, -1, -1):  # top row first
+        rows.append("".join(CLASS_CHARS[STACKS[stack][row]] for stack in choice))
+    return rows
+
+
+def grid_of(labels: np.ndarray) -> tuple[str, ...]:
+    """42 class indices (top row first) to 6 grid lines."""
+    chars = [CLASS_CHARS[int(label)] for label in np.asarray(labels).ravel()]
+    return tuple("".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT))
+
+
+def cell_name(index: int) -> str:
+    """'column C row R' (1-based, row 1 at the bottom) of cell ``index`` (top row first)."""
+    row, column = divmod(index, WIDTH)
+    return f"column {column + 1} row {HEIGHT - row}"
+
+
+def floating_discs(grid: tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
+    """(column, row) of every disc with an empty cell somewhere below it (1-based)."""
+    found = []
+    for column in range(WIDTH):
+        seen_empty = False
+        for row in range(1, HEIGHT + 1):
+            if grid[HEIGHT - row][column] == EMPTY:
+                seen_empty = True
+            elif seen_empty:
+                found.append((column + 1, row))
+    return found
+
+
+def illegal_reason(grid: tuple[str, ...]) -> str:
+    """Why a grid cannot be a position of a game ("floating disc …", the parity, fours)."""
+    floating = floating_discs(grid)
+    if floating:
+        column, row = floating[0]
+        return f"floating disc at column {column} row {row}"
+    try:
+        Board.from_grid(list(grid))
+    except InvalidGridError as error:
+        return str(error)
+    return "no legal board is close to what the camera sees"
+
+
+def finished_reason(board: Board) -> str:
+    """Why a finished board is finished ("" for a game still on)."""
+    if not board.is_finished:
+        return ""
+    if board.winner is None:
+        return "draw: the board is full"
+    return f"{'Red' if board.winner == 'R' else 'Yellow'} has four in a row"
+
+
+def _doubt(log_probs: np.ndarray, best: Board, rival: Board) -> str:
+    """"uncertain cells: column 3 row 1 (red 0.62 or empty)": where best and rival differ."""
+    best_grid, rival_grid = best.grid_lines(), rival.grid_lines()
+    cells = [row * WIDTH + column for row in range(HEIGHT) for column in range(WIDTH)
+             if best_grid[row][column] != rival_grid[row][column]]
+    names = {EMPTY: "empty", "R": "red", "Y": "yellow"}
+    listed = []
+    for cell in cells[:MAX_LISTED]:
+        row, column = divmod(cell, WIDTH)
+        mine, other = best_grid[row][column], rival_grid[row][column]
+        chance = math.exp(log_probs[cell, CLASS_CHARS.index(mine)])
+        listed.append(f"{cell_name(cell)} ({names[mine]} {chance:.2f} or {names[other]})")
+    more = f" and {len(cells) - MAX_LISTED} more" if len(cells) > MAX_LISTED else ""
+    return "uncertain cells: " + ", ".join(listed) + more
+
+
+def _share(score: float, *rivals: float) -> float:
+    """exp(score) / (exp(score) + sum of exp(rivals)), computed stably."""
+    top = max(score, *rivals)
+    total = math.exp(score - top) + sum(math.exp(r - top) for r in rivals if r > -math.inf)
+    return math.exp(score - top) / total
+
+
+def _cell_confidence(log_probs: np.ndarray, grid: tuple[str, ...] | list[str],
+                     floor: float = 0.0) -> tuple[float, ...]:
+    labels = [CLASS_CHARS.index(char) for line in grid for char in line]
+    chances = np.exp(log_probs[np.arange(len(labels)), labels])
+    return tuple(float(max(c, floor)) for c in chances)
+
+
+def _refused(log_probs: np.ndarray, grid: tuple[str, ...] | list[str], reason: str,
+             margin: float, confidence: float) -> Decision:
+    return Decision(INVALID, tuple(grid), None, reason, margin, confidence,
+                    _cell_confidence(log_probs, grid))
