@@ -34,7 +34,7 @@ that colour alone would call empty).
 
 Its mistakes are not the CNN's: it knows nothing of shapes, textures or the
 renderer's style, and the CNN knows nothing of hue thresholds. The reader
-accepts a frame only where both agree (:mod:`firmware_py.vision.agree`).
+weighs both (:mod:`firmware_py.vision.combine`).
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,7 +47,7 @@ from firmware_py.exc import InvalidGridError
 from firmware_py.vision.reading import FINISHED, INVALID, OK
 
 CLASS_CHARS = (EMPTY, "R", "Y")
-WINDOW = 40.0  # nats behind a column's best stack that are still considered
+WINDOW = 10.0  # nats behind a column's best stack that are still considered (> any margin)
 MAX_STACKS = 12  # stacks kept per column
 KEEP = 4  # boards kept per disc-count difference in the programme
 MAX_LISTED = 4
@@ -78,31 +79,34 @@ class Decision:
     cell_confidence: tuple[float, ...]  # 42: each cell's probability of the grid's class
 
 
-def decide(log_probs: np.ndarray, margin: float, illegal_margin: float) -> Decision:
-    """Decide the board (see the module docstring) from (42, 3) log-probabilities."""
+def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
+           explain: Callable[[int], str] | None = None) -> Decision:
+    """Decide the board (see the module docstring) from (42, 3) log-probabilities.
+
+    ``explain(cell)`` may add to a refusal what is known of a doubtful cell
+    (the two readers' views: "CNN red, colour empty").
+    """
     log_probs = np.asarray(log_probs, np.float64)
     if log_probs.shape != (WIDTH * HEIGHT, len(CLASS_CHARS)):
         raise ValueError(f"expected log-probabilities of shape (42, 3), got {log_probs.shape}")
     if not np.all(np.isfinite(log_probs)):
         raise ValueError("log-probabilities must be finite")
-    seen_labels = log_probs.argmax(axis=1)
+    seen = grid_of(log_probs.argmax(axis=1))
     seen_score = float(log_probs.max(axis=1).sum())
-    seen = grid_of(seen_labels)
     ranked = legal_boards(log_probs, count=2)
     if not ranked:
         return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0)
     (best_score, best), *rest = ranked
     runner_score = rest[0][0] if rest else -math.inf
     illegal_lead = seen_score - best_score  # 0 when the grid seen is the best legal board
+    illegal_rival = seen_score - illegal_margin if illegal_lead > 0 else -math.inf
+    confidence = _share(best_score, runner_score, illegal_rival)
     if illegal_lead > illegal_margin:
-        return _refused(log_probs, seen, illegal_reason(seen), illegal_lead,
-                        _share(best_score, seen_score + (-illegal_margin)))
+        return _refused(log_probs, seen, illegal_reason(seen), illegal_lead, confidence)
     lead = best_score - runner_score
-    confidence = _share(best_score, runner_score, seen_score - illegal_margin)
     if lead < margin:
-        rival = rest[0][1]
-        return _refused(log_probs, best.grid_lines(), _doubt(log_probs, best, rival), lead,
-                        confidence)
+        reason = _doubt(log_probs, best, rest[0][1], explain)
+        return _refused(log_probs, best.grid_lines(), reason, lead, confidence)
     cells = _cell_confidence(log_probs, best.grid_lines(), floor=confidence)
     status = FINISHED if best.is_finished else OK
     return Decision(status, tuple(best.grid_lines()), best, finished_reason(best), lead,
@@ -203,7 +207,8 @@ def finished_reason(board: Board) -> str:
     return f"{'Red' if board.winner == 'R' else 'Yellow'} has four in a row"
 
 
-def _doubt(log_probs: np.ndarray, best: Board, rival: Board) -> str:
+def _doubt(log_probs: np.ndarray, best: Board, rival: Board,
+           explain: Callable[[int], str] | None) -> str:
     """"uncertain cells: column 3 row 1 (red 0.62 or empty)": where best and rival differ."""
     best_grid, rival_grid = best.grid_lines(), rival.grid_lines()
     cells = [row * WIDTH + column for row in range(HEIGHT) for column in range(WIDTH)
@@ -214,7 +219,9 @@ def _doubt(log_probs: np.ndarray, best: Board, rival: Board) -> str:
         row, column = divmod(cell, WIDTH)
         mine, other = best_grid[row][column], rival_grid[row][column]
         chance = math.exp(log_probs[cell, CLASS_CHARS.index(mine)])
-        listed.append(f"{cell_name(cell)} ({names[mine]} {chance:.2f} or {names[other]})")
+        note = explain(cell) if explain else ""
+        listed.append(f"{cell_name(cell)} ({names[mine]} {chance:.2f} or {names[other]}"
+                      + (f"; {note})" if note else ")"))
     more = f" and {len(cells) - MAX_LISTED} more" if len(cells) > MAX_LISTED else ""
     return "uncertain cells: " + ", ".join(listed) + more
 

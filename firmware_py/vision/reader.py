@@ -10,8 +10,9 @@ One straight line of named stages (see ``docs/vision.md``):
 5. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
    colour reader (:mod:`.colour_reader`, with this installation's
    :class:`~.empty_board.EmptyBoard`);
-6. **agree** (:mod:`.agree`): a cell is sure only when both readers are;
-7. **judge** (:mod:`.postprocess`): gravity, parity, fours → the status;
+6. **combine** (:mod:`.combine`): one calibrated opinion per cell;
+7. **decide** (:mod:`.decide`): the most probable legal position, read when
+   it is far enough ahead of its runner-up and of the grid seen;
 8. **remember**: an ``ok`` reading teaches the empty board its empty cells;
    an empty board the readers dispute higher up is learnt by gravity.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import partial
 
 import cv2
 import numpy as np
@@ -27,21 +29,23 @@ import numpy as np
 from firmware_py.board import WIDTH
 from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.exc import VisionError
-from firmware_py.vision.agree import Agreement, agree
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.colour import colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader, abstained
+from firmware_py.vision.combine import combine, readers_differ
+from firmware_py.vision.decide import Decision, decide, floating_discs, grid_of
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import Marker, MarkerDetector
-from firmware_py.vision.postprocess import floating_discs, grid_from_labels, judge
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
+DEFAULT_MARGIN = 3.0  # nats: the board read is e^3 = 20 times as probable as its runner-up
+DEFAULT_ILLEGAL_MARGIN = 3.0  # nats: an illegal grid 20 times as probable is reported
 DEFAULT_DISC_DEPTH = 0.35  # pitches: common boards hold their discs 0.3-0.4 P behind the face
 DEPTH_NOTES = {
     ESTIMATED: "no camera intrinsics: the discs' depth is corrected with a focal length "
@@ -62,7 +66,8 @@ class FrameAnalysis:
     grid_image: np.ndarray | None = None  # normalised, half resolution
     cnn: np.ndarray | None = None  # (42, 3) probabilities
     colour: np.ndarray | None = None  # (42, 3) probabilities
-    agreement: Agreement | None = None
+    log_probs: np.ndarray | None = None  # (42, 3) the two combined (:mod:`.combine`)
+    decision: Decision | None = None
     markers: dict[int, Marker] = field(default_factory=dict)  # as detected, by id
 
 
@@ -97,8 +102,8 @@ class BoardReader:
                  locator: BoardLocator | None = None,
                  colour_reader: ColourCellReader | None = None,
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
-                 min_cell_confidence: float = 0.6,
-                 min_frontier_confidence: float = 0.7,
+                 margin: float = DEFAULT_MARGIN,
+                 illegal_margin: float = DEFAULT_ILLEGAL_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
@@ -106,8 +111,8 @@ class BoardReader:
         self.colour_reader = colour_reader or ColourCellReader()
         self.empty_board = empty_board
         self.marker_size_pitch = marker_size_pitch
-        self.min_cell_confidence = min_cell_confidence
-        self.min_frontier_confidence = min_frontier_confidence
+        self.margin = margin
+        self.illegal_margin = illegal_margin
         self.disc_depth_pitch = disc_depth_pitch
         self._depth_noted: set[str] = set()
 
@@ -123,8 +128,7 @@ class BoardReader:
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
                    empty_board=EmptyBoard() if vision.remember_empty_board else None,
                    marker_size_pitch=vision.marker_size_pitch,
-                   min_cell_confidence=vision.min_cell_confidence,
-                   min_frontier_confidence=vision.min_frontier_confidence,
+                   margin=vision.accept_margin, illegal_margin=vision.illegal_margin,
                    disc_depth_pitch=vision.disc_depth_pitch)
 
     def read(self, frame: np.ndarray) -> Reading:
@@ -155,21 +159,18 @@ class BoardReader:
         if self.empty_board is not None and self.empty_board.known.any():
             cnn = self.empty_board.adjust(cnn, features)
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
-        agreement = agree(cnn, colour)
-        verdict = judge(agreement.consensus, self.min_cell_confidence,
-                        self.min_frontier_confidence, choices=agreement.choices,
-                        best=agreement.best, disputed=agreement.disputed,
-                        dispute_reason=agreement.reason,
-                        settle_choices=agreement.settle_choices)
-        reading = Reading(verdict.status, grid=verdict.grid, board=verdict.board,
-                          confidence=verdict.confidence,
-                          cell_confidence=verdict.cell_confidence, markers=fit.markers,
-                          reason=verdict.reason, blur=blur_measure(grid_image),
+        log_probs = combine(cnn, colour)
+        decision = decide(log_probs, self.margin, self.illegal_margin,
+                          explain=partial(readers_differ, cnn, colour))
+        reading = Reading(decision.status, grid=decision.grid, board=decision.board,
+                          confidence=decision.confidence,
+                          cell_confidence=decision.cell_confidence, markers=fit.markers,
+                          reason=decision.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px)
         if self.empty_board is not None and features is not None:
             remember(self.empty_board, reading, features, cnn, colour)
-        return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, agreement,
-                             markers)
+        return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
+                             decision, markers)
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)
@@ -243,7 +244,7 @@ def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
         if seen >= WALL_IMBALANCE and other == 0 and not np.any(cnn_labels == other_class):
             return True
     return (cnn[:, 0].min() >= WALL_CNN_CONFIDENCE
-            and bool(floating_discs(grid_from_labels(colour_labels))))
+            and bool(floating_discs(grid_of(colour_labels))))
 
 
 def _check_frame(frame: np.ndarray) -> None:

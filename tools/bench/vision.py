@@ -54,7 +54,7 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -136,12 +136,12 @@ def composite_source(count: int, seed_base: int):  # noqa: ANN201
         yield list(grid), status, frame
 
 
-def real_source(count: int, seed_base: int):  # noqa: ANN201, ARG001
-    """(truth grid, label status, frame) of the labelled real photographs."""
+def real_source(count: int, seed_base: int, folder: str = "real-dev"):  # noqa: ANN201, ARG001
+    """(truth grid, label status, frame, origin) of the labelled real photographs."""
     from tools.train.real_composites import real_dev_frames
 
-    for _, frame, label in real_dev_frames():
-        yield label["grid"], label["status"], frame
+    for _, frame, label in real_dev_frames(folder=folder):
+        yield label["grid"], label["status"], frame, label["tags"][0]
 
 
 def _status(board: Board) -> str:
@@ -150,6 +150,7 @@ def _status(board: Board) -> str:
 
 SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
            "real-dev": real_source,
+           "real-dev2": functools.partial(real_source, folder="real-dev2"),
            "render+empty": functools.partial(render_source, empty_first=True),
            "scene+empty": functools.partial(scene_source, empty_first=True),
            "render+discs": functools.partial(render_source, discs=True),
@@ -160,45 +161,79 @@ SOURCES = {"render": render_source, "scene": scene_source, "composite": composit
 def bench_source(reader: BoardReader, frames, setup=None) -> dict:  # noqa: ANN001
     """Accuracy (and time) of ``reader`` over (truth, status, frame, *setup frames);
     ``setup(reader, *setup frames)`` sets the installation up first (:data:`SETUPS`)
-    and says whether it calibrated."""
+    and says whether it calibrated. A real photograph's last item is its origin."""
     times, cpu_times, statuses = [], [], collections.Counter()
-    count = exact = accepted_exact = wrong_ok = illegal_ok = cells_right = cells_total = 0
+    tally = Tally()
+    origins: dict[str, Tally] = collections.defaultdict(Tally)
     calibrated = 0
-    reasons: collections.Counter = collections.Counter()
-    for truth, label_status, frame, *setup_frames in frames:
-        count += 1
+    for truth, label_status, frame, *extra in frames:
+        origin = extra.pop() if extra and isinstance(extra[-1], str) else None
         if setup is not None:
-            calibrated += setup(reader, *setup_frames)
+            calibrated += setup(reader, *extra)
         start, cpu_start = time.perf_counter(), time.thread_time()
         reading = reader.read(frame)
         times.append(time.perf_counter() - start)
         cpu_times.append(time.thread_time() - cpu_start)
         statuses[reading.status] += 1
-        grid_ok = reading.grid is not None and list(reading.grid) == list(truth)
-        exact += grid_ok
-        if reading.status in (OK, FINISHED):
-            accepted_exact += grid_ok
-            wrong_ok += not grid_ok
-            illegal_ok += label_status == INVALID
-        else:
-            reasons[reading.reason.split(":")[0]] += 1
-        if reading.grid is not None:
-            cells_right += sum(a == b for line, want in zip(reading.grid, truth, strict=True)
-                               for a, b in zip(line, want, strict=True))
-            cells_total += 42
+        tally.add(reading, truth, label_status)
+        if origin:
+            origins[origin].add(reading, truth, label_status)
     ms = sorted(t * 1000 for t in times) or [0.0]
     cpu_ms = sorted(t * 1000 for t in cpu_times) or [0.0]
     reader.empty_board = None
     return {
-        "frames": count, "board_exact": exact / max(count, 1),
-        "accepted_exact": accepted_exact / max(count, 1), "wrong_ok": wrong_ok,
-        "illegal_ok": illegal_ok, "cell_accuracy": cells_right / max(cells_total, 1),
-        "statuses": dict(statuses), "rejected_reasons": dict(reasons.most_common(6)),
-        "calibrated": calibrated,
+        **tally.summary(), "statuses": dict(statuses), "calibrated": calibrated,
+        "origins": {name: line.summary() for name, line in sorted(origins.items())},
         "ms_median": statistics.median(ms), "ms_p90": ms[int(0.9 * (len(ms) - 1))],
         "ms_max": ms[-1], "cpu_ms_median": statistics.median(cpu_ms),
         "cpu_ms_p90": cpu_ms[int(0.9 * (len(cpu_ms) - 1))],
     }
+
+
+@dataclass
+class Tally:
+    """What a player sees of one source: a legal board is *read* when accepted
+    (``ok``/``finished``) with the exact grid; refused, it is a miss (``guess_right``
+    counts the misses whose shown grid was right); an accepted wrong grid is *wrong*;
+    an illegal board must be refused."""
+
+    frames: int = 0
+    legal: int = 0
+    read: int = 0
+    guess_right: int = 0
+    wrong: int = 0
+    illegal: int = 0
+    illegal_refused: int = 0
+    cells_right: int = 0
+    cells_total: int = 0
+    reasons: collections.Counter = field(default_factory=collections.Counter)
+
+    def add(self, reading, truth: list[str], label_status: str) -> None:  # noqa: ANN001
+        self.frames += 1
+        accepted = reading.status in (OK, FINISHED)
+        exact = reading.grid is not None and list(reading.grid) == list(truth)
+        if label_status == INVALID:
+            self.illegal += 1
+            self.illegal_refused += not accepted
+        else:
+            self.legal += 1
+            self.read += accepted and exact
+            self.guess_right += not accepted and exact
+        self.wrong += accepted and not exact
+        if not accepted:
+            self.reasons[reading.reason.split(":")[0]] += 1
+        if reading.grid is not None:
+            self.cells_right += sum(a == b for line, want in zip(reading.grid, truth, strict=True)
+                                    for a, b in zip(line, want, strict=True))
+            self.cells_total += 42
+
+    def summary(self) -> dict:
+        return {"frames": self.frames, "legal": self.legal, "read": self.read,
+                "read_share": self.read / max(self.legal, 1),
+                "refused_guess_right": self.guess_right, "wrong": self.wrong,
+                "illegal": self.illegal, "illegal_refused": self.illegal_refused,
+                "cell_accuracy": self.cells_right / max(self.cells_total, 1),
+                "rejected_reasons": dict(self.reasons.most_common(6))}
 
 
 def learn_in_view(reader: BoardReader, empty: np.ndarray) -> bool:
@@ -297,10 +332,11 @@ def bench_side(reader: BoardReader, count: int, seed_base: int) -> dict:
 
 def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     """Median ms of each stage over ``count`` frames of the render source."""
-    from firmware_py.vision.agree import agree
     from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
     from firmware_py.vision.classifier import softmax
     from firmware_py.vision.colour import colour_reference
+    from firmware_py.vision.combine import combine
+    from firmware_py.vision.decide import decide
     from firmware_py.vision.empty_board import cell_features
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
@@ -325,7 +361,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
         colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
             c, reader.empty_board, fe))
-        timed("agree", lambda a=cnn, b=colour: agree(a, b))
+        timed("combine_decide", lambda a=cnn, b=colour: decide(
+            combine(a, b), reader.margin, reader.illegal_margin))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
 
 
@@ -345,8 +382,10 @@ def main() -> int:
     parser.add_argument("--timing-frames", type=int, default=100,
                         help="render frames timed stage by stage")
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
-    parser.add_argument("--min-frontier", type=float,
-                        help="[vision] min_frontier_confidence to use (default: the config's)")
+    parser.add_argument("--margin", type=float,
+                        help="[vision] accept_margin to use (default: the config's)")
+    parser.add_argument("--illegal-margin", type=float,
+                        help="[vision] illegal_margin to use (default: the config's)")
     parser.add_argument("--disc-depth", type=float,
                         help="[vision] disc_depth_pitch to use (default: the config's)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
@@ -357,8 +396,10 @@ def main() -> int:
     vision = replace(load_config(None).vision, remember_empty_board=False)
     if args.model:
         vision = replace(vision, model=args.model)
-    if args.min_frontier is not None:
-        vision = replace(vision, min_frontier_confidence=args.min_frontier)
+    if args.margin is not None:
+        vision = replace(vision, accept_margin=args.margin)
+    if args.illegal_margin is not None:
+        vision = replace(vision, illegal_margin=args.illegal_margin)
     if args.disc_depth is not None:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
@@ -376,27 +417,33 @@ def main() -> int:
         print(json.dumps(result, indent=2))
     else:
         print_summary(result)
-    wrong = sum(source["wrong_ok"] + source["illegal_ok"]
-                for source in result["sources"].values())
+    wrong = sum(source["wrong"] for source in result["sources"].values())
     return 0 if wrong == 0 else 1
 
 
 def print_summary(result: dict) -> None:
     print(f"model and reader as configured; {result['setup']}")
-    print(f"{'source':<12} {'frames':>6} {'board-exact':>11} {'accepted':>9} {'wrong-ok':>8} "
-          f"{'illegal-ok':>10} {'cells':>8}  ms median/p90")
+    print(f"{'source':<18} {'frames':>6} {'read (of legal)':>17} {'refused':>7} {'wrong':>5} "
+          f"{'illegal refused':>15} {'cells':>8}  ms median/p90")
     for name, line in result["sources"].items():
-        print(f"{name:<12} {line['frames']:>6} {line['board_exact']:>11.2%} "
-              f"{line['accepted_exact']:>9.2%} {line['wrong_ok']:>8} {line['illegal_ok']:>10} "
-              f"{line['cell_accuracy']:>8.3%}  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
+        _print_line(name, line, f"  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
+        for origin, sub in line["origins"].items():
+            _print_line(f"  {origin}", sub, "")
     for name, line in result["sources"].items():
         calibrated = f", calibrated {line['calibrated']}" if line["calibrated"] else ""
-        print(f"  {name}: statuses {line['statuses']}, rejected {line['rejected_reasons']}"
-              f"{calibrated}")
+        print(f"  {name}: statuses {line['statuses']}, refused {line['rejected_reasons']}, "
+              f"refused with the right guess {line['refused_guess_right']}{calibrated}")
     print(f"  stage medians (ms, render frames): {result['stages_ms']}")
     if "side" in result:
         print(f"  one marker hidden: {result['hidden_marker']}")
         print(f"  side sets: {result['side']}")
+
+
+def _print_line(name: str, line: dict, times: str) -> None:
+    read = f"{line['read']}/{line['legal']} {line['read_share']:.1%}" if line["legal"] else "-"
+    illegal = f"{line['illegal_refused']}/{line['illegal']}" if line["illegal"] else "-"
+    print(f"{name:<18} {line['frames']:>6} {read:>17} {line['legal'] - line['read']:>7} "
+          f"{line['wrong']:>5} {illegal:>15} {line['cell_accuracy']:>8.3%}{times}")
 
 
 if __name__ == "__main__":

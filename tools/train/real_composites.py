@@ -69,10 +69,11 @@ def real_dev_dir(shared_dir: Path | str | None = None) -> Path:
     return Path(shared_dir or default_shared_dir()) / "data" / "real-dev"
 
 
-def real_dev_frames(shared_dir: Path | str | None = None
+def real_dev_frames(shared_dir: Path | str | None = None, folder: str = "real-dev"
                     ) -> Iterator[tuple[Path, np.ndarray, dict]]:
-    """``(path, BGR frame, label dict)`` for every line of ``real-dev/labels.jsonl``."""
-    folder = real_dev_dir(shared_dir)
+    """``(path, BGR frame, label dict)`` for every line of ``<folder>/labels.jsonl``
+    (``real-dev`` or ``real-dev2``)."""
+    folder = real_dev_dir(shared_dir).parent / folder
     with open(folder / "labels.jsonl", encoding="utf-8") as lines:
         for label in (json.loads(line) for line in lines if line.strip()):
             frame = cv2.imread(str(folder / label["file"]), cv2.IMREAD_COLOR)

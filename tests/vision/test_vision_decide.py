@@ -1,0 +1,223 @@
+"""The decision: the most probable legal position, its runner-up, illegal boards.
+
+The decoder is checked against a brute force over every grid that differs
+from a sure board in a few doubtful cells, with legality taken from
+:meth:`Board.from_grid`; the combination of the two readers on constructed
+probabilities.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.exc import InvalidGridError
+from firmware_py.vision.classifier import CLASSES, softmax
+from firmware_py.vision.combine import FLOOR, combine, readers_differ
+from firmware_py.vision.decide import decide, floating_discs, grid_of, legal_boards
+
+from .conftest import independent_grid, random_board
+
+MARGIN, ILLEGAL = 3.0, 3.0
+SURE = 0.999
+
+
+def log_probs(grid: list[str] | tuple[str, ...], sure: float = SURE,
+              doubts: dict[int, tuple[float, float, float]] | None = None) -> np.ndarray:
+    """Log-probabilities putting ``sure`` on each cell's class of ``grid``, and the given
+    distributions on the ``doubts`` cells (top row first)."""
+    probs = np.full((42, 3), (1 - sure) / 2)
+    for index, char in enumerate("".join(grid)):
+        probs[index, CLASSES.index(char)] = sure
+    for cell, values in (doubts or {}).items():
+        probs[cell] = values
+    return np.log(probs)
+
+
+def score(logs: np.ndarray, grid: tuple[str, ...] | list[str]) -> float:
+    labels = [CLASSES.index(char) for char in "".join(grid)]
+    return float(logs[np.arange(42), labels].sum())
+
+
+def is_legal(grid: tuple[str, ...]) -> bool:
+    try:
+        Board.from_grid(list(grid))
+    except InvalidGridError:
+        return False
+    return True
+
+
+def test_softmax_is_stable_and_normalised() -> None:
+    logits = np.array([[1e4, 0.0, -1e4], [-1e4, -1e4, -1e4], [0.0, 0.0, 0.0], [3.0, 1.0, 0.2]])
+    probs = softmax(logits)
+    assert np.all(np.isfinite(probs)) and np.allclose(probs.sum(axis=1), 1.0)
+    assert probs[0].tolist() == [1.0, 0.0, 0.0] and np.allclose(probs[1], 1 / 3)
+    assert np.allclose(probs[3], np.exp([3.0, 1.0, 0.2]) / np.exp([3.0, 1.0, 0.2]).sum())
+
+
+def test_grid_of_labels_runs_top_row_first() -> None:
+    labels = np.zeros(42, int)
+    labels[35], labels[41] = 1, 2  # bottom-left, bottom-right
+    assert grid_of(labels) == (".......",) * 5 + ("R.....Y",)
+
+
+@pytest.mark.parametrize("moves", ["", "4", "4453", "1234567", "44444433333322"])
+def test_a_clearly_seen_legal_position_is_read(moves: str) -> None:
+    grid = independent_grid(moves)
+    decision = decide(log_probs(grid), MARGIN, ILLEGAL)
+    assert decision.status == "ok" and decision.grid == tuple(grid)
+    assert decision.board is not None and decision.board.grid_lines() == grid
+    assert decision.confidence > 0.99 and min(decision.cell_confidence) > 0.99
+
+
+def test_a_single_doubtful_cell_that_only_one_legal_position_allows_is_read() -> None:
+    # Red's first disc is sure; the hole beside it looks most like a red disc, but two
+    # reds and no yellow is no game: of the legal answers, yellow or empty, one must
+    # stand out for the board to be read.
+    grid = independent_grid("4")
+    cell = 5 * 7 + 4  # column 5 row 1, beside the red
+    doubt = {cell: (0.30, 0.40, 0.30)}  # most likely red (illegal: two reds), else empty/yellow
+    decision = decide(log_probs(grid, doubts=doubt), MARGIN, ILLEGAL)
+    assert decision.status == "invalid"  # empty or yellow: equally probable, both legal
+    doubt = {cell: (0.01, 0.60, 0.39)}  # red (illegal) or yellow (legal); empty unlikely
+    decision = decide(log_probs(grid, doubts=doubt), MARGIN, ILLEGAL)
+    assert decision.status == "ok", decision.reason
+    assert decision.grid == tuple(independent_grid("45"))
+
+
+def test_a_board_two_legal_positions_explain_about_equally_is_refused() -> None:
+    grid = independent_grid("4453")
+    top = 3 * 7 + 3  # column 4 row 3, above the two discs of column 4
+    # a yellow there would break the counts: the rival is a red disc
+    decision = decide(log_probs(grid, doubts={top: (0.5, 0.48, 0.02)}), MARGIN, ILLEGAL)
+    assert decision.status == "invalid" and decision.board is None
+    assert decision.reason.startswith("uncertain cells: column 4 row 3 (empty 0.50 or red")
+    assert decision.margin == pytest.approx(math.log(0.5 / 0.48))
+
+
+@pytest.mark.parametrize(("grid", "reason"), [
+    (["......."] * 5 + ["RR....."], "parity"),  # two reds: a player moved twice
+    (["......."] * 4 + ["...R..."] + ["......."], "floating disc at column 4 row 2"),
+    (["......."] * 2 + ["......R", "......R", "......R", "YYYY..R"], "both Red and Yellow"),
+])
+def test_a_clearly_seen_illegal_board_stays_invalid_with_its_reason(grid: list[str],
+                                                                    reason: str) -> None:
+    decision = decide(log_probs(grid), MARGIN, ILLEGAL)
+    assert decision.status == "invalid" and decision.board is None
+    assert reason in decision.reason and decision.grid == tuple(grid)
+
+
+def test_four_in_a_row_is_finished_with_the_winner() -> None:
+    decision = decide(log_probs(independent_grid("1212121")), MARGIN, ILLEGAL)
+    assert decision.status == "finished" and decision.reason == "Red has four in a row"
+
+
+def test_the_readers_views_are_named_in_a_refusal() -> None:
+    cnn = np.tile([0.98, 0.01, 0.01], (42, 1))
+    colour = cnn.copy()
+    colour[35] = (0.1, 0.88, 0.02)  # something red behind the bottom-left hole
+    decision = decide(combine(cnn, colour), MARGIN, ILLEGAL,
+                      explain=lambda cell: readers_differ(cnn, colour, cell))
+    assert decision.status == "invalid"
+    assert "column 1 row 1 (empty" in decision.reason
+    assert "CNN empty, colour red)" in decision.reason
+
+
+def test_bad_input_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="shape"):
+        decide(np.zeros((41, 3)), MARGIN, ILLEGAL)
+    with pytest.raises(ValueError, match="finite"):
+        decide(np.full((42, 3), -np.inf), MARGIN, ILLEGAL)
+
+
+def test_combine_is_the_normalised_product_with_a_floor() -> None:
+    cnn = np.tile([0.9, 0.05, 0.05], (42, 1))
+    colour = np.tile([1 / 3, 1 / 3, 1 / 3], (42, 1))  # a reader that cannot see: no say
+    assert np.allclose(np.exp(combine(cnn, colour)), (1 - FLOOR) * cnn + FLOOR / 3)
+    sure = np.tile([1.0, 0.0, 0.0], (42, 1))
+    other = np.tile([0.0, 1.0, 0.0], (42, 1))  # two sure readers that disagree
+    combined = np.exp(combine(sure, other))
+    assert np.all(np.isfinite(combined)) and np.allclose(combined.sum(axis=1), 1.0)
+    assert combined.min() >= FLOOR / 3 - 1e-12
+    with pytest.raises(ValueError, match="probability"):
+        combine(cnn, colour[:41])
+
+
+def _brute_force(logs: np.ndarray, base: tuple[str, ...], cells: list[int]
+                 ) -> list[tuple[float, tuple[str, ...]]]:
+    """Every legal grid that differs from ``base`` only in ``cells``, best first."""
+    found = []
+    chars = list("".join(base))
+    for values in itertools.product(CLASSES, repeat=len(cells)):
+        trial = chars.copy()
+        for cell, value in zip(cells, values, strict=True):
+            trial[cell] = value
+        grid = tuple("".join(trial[row * 7:(row + 1) * 7]) for row in range(6))
+        if is_legal(grid):
+            found.append((score(logs, grid), grid))
+    return sorted(found, reverse=True)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) -> None:
+    """Property, against a brute force: a random legal board read surely except for up
+    to four random cells around its column tops (where doubt matters), with random
+    probabilities. Every other cell is so sure (a flip costs 14.5 nats) that no board
+    changing one beats the base (at most 4 x 3.4 nats behind the best), so the brute force
+    over the doubtful cells finds the best legal board and its runner-up. The decision
+    must be exactly the rule: refused when the grid seen is an illegal one ahead of the
+    best by the illegal margin, or the best is not ahead of the runner-up by the margin;
+    otherwise the best is read."""
+    rng = np.random.default_rng(seed)
+    board = random_board(rng)
+    base = tuple(board.grid_lines())
+    heights = [len(column) for column in board.columns]
+    near_top = [(5 - row) * 7 + column for column in range(7)
+                for row in range(max(0, heights[column] - 2), min(6, heights[column] + 2))]
+    cells = sorted(int(c) for c in rng.choice(near_top, size=min(4, len(near_top)),
+                                              replace=False))
+    doubts = {cell: tuple(0.9 * rng.dirichlet((1.0, 1.0, 1.0)) + 0.1 / 3) for cell in cells}
+    logs = log_probs(base, sure=1 - 1e-6, doubts=doubts)
+    truth = _brute_force(logs, base, cells)
+    best_score, best = truth[0]
+    gap = best_score - (truth[1][0] if len(truth) > 1 else -math.inf)
+    seen_score = float(logs.max(axis=1).sum())
+    decision = decide(logs, MARGIN, ILLEGAL)
+    if seen_score - best_score > ILLEGAL or gap < MARGIN:
+        assert decision.status == "invalid", (seen_score - best_score, gap)
+    else:
+        assert decision.status in ("ok", "finished"), decision.reason
+        assert decision.grid == best and decision.margin == pytest.approx(gap)
+
+
+def test_the_search_ranks_legal_boards_as_a_brute_force_does() -> None:
+    grid = tuple(independent_grid("4453"))
+    cells = [3 * 7 + 3, 4 * 7 + 2, 4 * 7 + 4, 3 * 7 + 4]  # column tops and above
+    doubts = {3 * 7 + 3: (0.4, 0.35, 0.25), 4 * 7 + 2: (0.5, 0.2, 0.3),
+              4 * 7 + 4: (0.3, 0.25, 0.45), 3 * 7 + 4: (0.6, 0.3, 0.1)}
+    logs = log_probs(grid, sure=1 - 1e-6, doubts=doubts)
+    truth = _brute_force(logs, grid, cells)
+    ranked = legal_boards(logs, count=2)
+    assert [tuple(board.grid_lines()) for _, board in ranked] == [g for _, g in truth[:2]]
+    assert [s for s, _ in ranked] == pytest.approx([s for s, _ in truth[:2]])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_random_legal_board_seen_surely_is_read_and_its_floating_variant_is_not(
+        seed: int) -> None:
+    rng = np.random.default_rng(1000 + seed)
+    board = random_board(rng, max_moves=30)
+    grid = board.grid_lines()
+    assert decide(log_probs(grid), MARGIN, ILLEGAL).grid == tuple(grid)
+    columns = [c for c in range(7) if len(board.columns[c]) <= 3]
+    column = columns[int(rng.integers(len(columns)))]
+    lines = [list(line) for line in grid]
+    lines[0][column] = "R"  # a disc at the top of a column with room below it
+    floating = ["".join(line) for line in lines]
+    decision = decide(log_probs(floating), MARGIN, ILLEGAL)
+    assert decision.status == "invalid" and floating_discs(floating)
+    assert "floating disc" in decision.reason or "parity" in decision.reason
