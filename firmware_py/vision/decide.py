@@ -74,8 +74,9 @@ class Decision:
     grid: tuple[str, ...]  # the board read, or the one shown with a refusal
     board: Board | None  # for ok / finished
     reason: str  # why it is not ok ("" when ok)
-    margin: float  # nats of ``best`` over its nearest rival (inf: no rival)
-    confidence: float  # the probability of ``best`` against its rivals, 0-1
+    margin: float  # nats of ``best`` over its runner-up (or of the illegal grid seen over it)
+    confidence: float  # the share of ``best`` against its runner-up (or the illegal grid
+    # seen, weighed down by the illegal margin): read boards are at least 1 / (1 + e^-margin)
     cell_confidence: tuple[float, ...]  # 42: each cell's probability of the grid's class
 
 
@@ -99,10 +100,10 @@ def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
     (best_score, best), *rest = ranked
     runner_score = rest[0][0] if rest else -math.inf
     illegal_lead = seen_score - best_score  # 0 when the grid seen is the best legal board
-    illegal_rival = seen_score - illegal_margin if illegal_lead > 0 else -math.inf
-    confidence = _share(best_score, runner_score, illegal_rival)
     if illegal_lead > illegal_margin:
-        return _refused(log_probs, seen, illegal_reason(seen), illegal_lead, confidence)
+        return _refused(log_probs, seen, illegal_reason(seen), illegal_lead,
+                        _share(best_score, seen_score - illegal_margin))
+    confidence = _share(best_score, runner_score)
     lead = best_score - runner_score
     if lead < margin:
         reason = _doubt(log_probs, best, rest[0][1], explain)

@@ -1,8 +1,11 @@
-"""The reader on real photographs of real boards (../shared/data/real-dev, labelled by hand).
+"""The reader on real photographs of real boards (../shared/data/real-dev and real-dev2,
+labelled by hand; skipped, saying why, when the shared data is absent).
 
-Every frame labelled ``ok`` or ``finished`` must be read exactly, with that
-status; every frame labelled ``invalid`` (a position no legal game reaches)
-must not be accepted. Nothing here was used to train the model.
+What a player sees counts: a legal board is *read* when it is accepted
+(``ok``/``finished``) with the exact grid; refused, it is a miss even when the
+grid shown is right. An accepted wrong grid is *wrong*, and every board
+labelled ``invalid`` (a position no legal game reaches) must be refused.
+Nothing here was used to train the model.
 """
 
 from __future__ import annotations
@@ -17,46 +20,61 @@ from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
 
-LABELS = "data/real-dev/labels.jsonl"
+SETS = ("real-dev", "real-dev2")
+# legal boards of each set the reader may refuse (measured: real-dev 14 of 15 read, the
+# miss a hole with spare discs behind the board that the two readers dispute; real-dev2
+# 1 of 1; docs/vision.md)
+MAY_MISS = {"real-dev": 1, "real-dev2": 0}
 
 
-def _labels(shared: Path) -> list[dict]:
-    return [json.loads(line) for line in (shared / LABELS).read_text().splitlines() if line]
+def _labels(shared: Path, name: str) -> list[dict]:
+    text = (shared / "data" / name / "labels.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines() if line]
 
 
 @pytest.fixture(scope="module")
-def readings(shared: Path) -> list[tuple[dict, object]]:
+def readings(shared: Path) -> dict[str, list[tuple[dict, object]]]:
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
-    found = []
-    for label in _labels(shared):
-        frame = cv2.imread(str(shared / "data/real-dev" / label["file"]))
-        assert frame is not None, label["file"]
-        found.append((label, reader.read(frame)))
+    found: dict[str, list[tuple[dict, object]]] = {}
+    for name in SETS:
+        for label in _labels(shared, name):
+            frame = cv2.imread(str(shared / "data" / name / label["file"]))
+            assert frame is not None, label["file"]
+            found.setdefault(name, []).append((label, reader.read(frame)))
     return found
 
 
-def test_there_are_labelled_real_frames(readings: list) -> None:
-    assert len(readings) >= 20
-    assert {label["status"] for label, _ in readings} == {"ok", "invalid", "finished"}
+def _accepted(reading) -> bool:  # noqa: ANN001
+    return reading.status in (OK, FINISHED)
 
 
-def test_legal_real_boards_are_read_exactly(readings: list) -> None:
-    legal = [(label, reading) for label, reading in readings
+def test_there_are_labelled_real_frames(readings: dict) -> None:
+    assert len(readings["real-dev"]) >= 20 and len(readings["real-dev2"]) >= 10
+    statuses = {label["status"] for frames in readings.values() for label, _ in frames}
+    assert statuses == {"ok", "invalid", "finished"}
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_legal_real_boards_are_read(readings: dict, name: str) -> None:
+    legal = [(label, reading) for label, reading in readings[name]
              if label["status"] in (OK, FINISHED)]
-    misread = [(label["file"], reading.status, reading.reason) for label, reading in legal
-               if reading.grid is None or list(reading.grid) != label["grid"]]
-    assert not misread  # board-exact: the grid reported is the one on the table
-    accepted = [label["file"] for label, reading in legal if reading.status == label["status"]]
-    assert len(accepted) >= 0.4 * len(legal)  # the rest are invalid with a reason, never wrong
+    missed = [(label["file"], reading.status, reading.reason) for label, reading in legal
+              if not (_accepted(reading) and list(reading.grid) == label["grid"]
+                      and reading.status == label["status"])]
+    assert len(missed) <= MAY_MISS[name], missed
 
 
-def test_no_real_board_is_accepted_wrong(readings: list) -> None:
-    wrong = [label["file"] for label, reading in readings
-             if reading.status in (OK, FINISHED) and list(reading.grid) != label["grid"]]
+@pytest.mark.parametrize("name", SETS)
+def test_no_real_board_is_accepted_wrong(readings: dict, name: str) -> None:
+    wrong = [label["file"] for label, reading in readings[name]
+             if _accepted(reading) and list(reading.grid) != label["grid"]]
     assert not wrong
 
 
-def test_illegal_real_boards_are_rejected(readings: list) -> None:
-    accepted = [label["file"] for label, reading in readings
-                if label["status"] == "invalid" and reading.status in (OK, FINISHED)]
-    assert not accepted
+@pytest.mark.parametrize("name", SETS)
+def test_illegal_real_boards_are_refused_with_a_reason(readings: dict, name: str) -> None:
+    illegal = [(label, reading) for label, reading in readings[name]
+               if label["status"] == "invalid"]
+    assert illegal
+    assert not [label["file"] for label, reading in illegal if _accepted(reading)]
+    assert all(reading.reason for _, reading in illegal)
