@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import math
 import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -90,8 +91,8 @@ class VisionConfig:
     calibration: list[float] = _opt([0.0] * 8, length=8)
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
     min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # a cell votes from this sure
-    accept_margin: float = _opt(3.0, lo=0.5, hi=8.0)  # nats, see vision/decide.py
-    illegal_margin: float = _opt(3.0, lo=0.5, hi=8.0)
+    accept_margin: float = _opt(3.0, lo=2.5, hi=8.0)  # nats, see vision/decide.py
+    illegal_margin: float = _opt(3.0, lo=1.0, hi=8.0)
     remember_empty_board: bool = _opt(True)
     disc_depth_pitch: float = _opt(0.35, lo=0.0, hi=1.0)
     empty_board_file: str = _opt("")
@@ -249,6 +250,8 @@ def _check_scalar(key: str, value: Any, kind: type, meta: Any, source: str) -> A
         raise ConfigError(source, key, f"expected {expected}, got {value!r}")
     if kind is float:
         value = float(value)
+        if not math.isfinite(value):
+            raise ConfigError(source, key, f"expected a finite number, got {value!r}")
     choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
     if choices is not None and value not in choices:
         options = ", ".join(repr(c) for c in choices)

@@ -9,12 +9,12 @@ probabilities and so does not sway it; a reader sure of what the other
 doubts decides it; two sure readers that disagree leave the cell doubtful.
 
 Measured on the labelled real cells (``firmware_py/vision/MODEL.md``), the
-product means what it says (expected calibration error 0.0005-0.006 on the
+product means what it says (expected calibration error 0.001-0.007 on the
 real photographs of the sources with plain discs and on the real-photo
 composites), while the colour reader alone is underconfident (never above
 0.93) and the CNN alone slightly so. So no further scaling is applied; a
 floor of :data:`FLOOR` keeps any one cell from outweighing the whole board
-(no pair of readers is surer than 1 in 1,000 of a cell).
+(no pair of readers is surer than 1 in 3,000 of a cell's class).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from firmware_py.vision.reading import FINISHED, INVALID, OK
 CLASS_CHARS = (EMPTY, "R", "Y")
 WINDOW = 10.0  # nats behind a column's best stack that are still considered (> any margin)
 MAX_STACKS = 12  # stacks kept per column
-KEEP = 4  # boards kept per disc-count difference in the programme
+KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if fours crowd
 MAX_LISTED = 4
 
 
@@ -115,19 +115,36 @@ def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
 
 
 def legal_boards(log_probs: np.ndarray, count: int) -> list[tuple[float, Board]]:
-    """The ``count`` most probable legal boards, best first, with their log-probabilities."""
+    """The ``count`` most probable legal boards, best first, with their log-probabilities.
+
+    The programme keeps :data:`KEEP` boards per count difference; where boards with
+    a four their last disc did not make crowd out the ones asked for, it is run
+    again keeping more. Fewer than ``count`` come back only when no other board
+    is within reach (:data:`WINDOW` of each column's best stack).
+    """
     column_scores = _column_scores(log_probs)
-    candidates = _best_by_diff(column_scores)
+    for keep in KEEPS:
+        found, dropped = _first_legal(_best_by_diff(column_scores, keep), count)
+        if len(found) == count or not dropped:
+            return found
+    return found
+
+
+def _first_legal(candidates: list[tuple[float, tuple[int, ...]]], count: int
+                 ) -> tuple[list[tuple[float, Board]], bool]:
+    """The first ``count`` candidates that are legal boards, and whether any was dropped."""
     found: list[tuple[float, Board]] = []
+    dropped = False
     for score, choice in sorted(candidates, key=lambda item: -item[0]):
         try:
             board = Board.from_grid(_grid_of_stacks(choice))
         except InvalidGridError:  # a four its last disc did not make
+            dropped = True
             continue
         found.append((score, board))
         if len(found) == count:
             break
-    return found
+    return found, dropped
 
 
 def _column_scores(log_probs: np.ndarray) -> np.ndarray:
@@ -137,7 +154,8 @@ def _column_scores(log_probs: np.ndarray) -> np.ndarray:
     return by_column[:, rows, STACKS].sum(axis=2)
 
 
-def _best_by_diff(column_scores: np.ndarray) -> list[tuple[float, tuple[int, ...]]]:
+def _best_by_diff(column_scores: np.ndarray, keep: int
+                  ) -> list[tuple[float, tuple[int, ...]]]:
     """The best boards (score, one stack per column) whose reds minus yellows is 0 or 1."""
     states: dict[int, list[tuple[float, tuple[int, ...]]]] = {0: [(0.0, ())]}
     for scores in column_scores:
@@ -149,7 +167,7 @@ def _best_by_diff(column_scores: np.ndarray) -> list[tuple[float, tuple[int, ...
                 bucket = grown.setdefault(diff + int(STACK_DIFFS[stack]), [])
                 bucket.extend((score + float(scores[stack]), choice + (stack,))
                               for score, choice in boards)
-        states = {diff: sorted(bucket, key=lambda item: -item[0])[:KEEP]
+        states = {diff: sorted(bucket, key=lambda item: -item[0])[:keep]
                   for diff, bucket in grown.items()}
     return states.get(0, []) + states.get(1, [])
 

@@ -89,8 +89,10 @@ class BoardReader:
     """Turns BGR frames into readings (not thread-safe: one TFLite interpreter).
 
     ``empty_board`` (None: nothing remembered) is updated by every ``ok``
-    reading: an empty board is learnt whole, other readings refresh the cells
-    read empty with at least :data:`REMEMBER_CONFIDENCE`. An empty board the
+    reading: the holes of a board read empty, and those read empty in a
+    later board, that both readers see empty with at least
+    :data:`REMEMBER_CONFIDENCE` (a hole the decision read empty against one
+    reader's doubt may hold a pale disc, whose look must not be learnt). An empty board the
     readers cannot agree on because the room shows disc colours through some
     holes is learnt too (:func:`shows_a_coloured_wall`, :func:`stands_empty`:
     every cell but those the colour reader cannot see and the known holes
@@ -189,11 +191,16 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
             empty_board.learn(features, seen)
         return
     empty = np.array([cell == "." for line in reading.grid or () for cell in line])
-    if empty.all():
-        empty_board.learn(features)
+    sure = both_see_empty(cnn, colour)  # not the board's confidence: a hole the decision
+    if empty.all():  # read empty against one reader's doubt may hold a pale disc
+        empty_board.learn(features, sure)
         return
-    sure = np.asarray(reading.cell_confidence) >= REMEMBER_CONFIDENCE
     empty_board.refresh(features, empty & sure)
+
+
+def both_see_empty(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """(42,) True where both readers are :data:`REMEMBER_CONFIDENCE` sure a hole is empty."""
+    return (cnn[:, 0] >= REMEMBER_CONFIDENCE) & (colour[:, 0] >= REMEMBER_CONFIDENCE)
 
 
 def dropped_discs(empty_board: EmptyBoard, cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:

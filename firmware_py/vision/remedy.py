@@ -34,7 +34,8 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "Light the board with white light; c4pi calibrate --discs learns your discs' colours."),
     (re.compile(r"uncertain cells"),
      "A hand, glare or a shadow is over those holes: light the board from the front."),
-    (re.compile(r"parity|floating disc|both Red and Yellow"),
+    (re.compile(r"parity|floating disc|both Red and Yellow|moved last|fours cannot|"
+                r"no legal board is close"),
      "The board does not show a legal position: check the discs (one of the wrong colour, "
      "a player who moved twice) or what shows through the holes (c4pi calibrate)."),
 )

@@ -161,3 +161,28 @@ def test_retired_vision_keys_load_with_a_warning(caplog: pytest.LogCaptureFixtur
     assert "old.toml: [vision] flip_votes is no longer used" in caplog.text
     with pytest.raises(ConfigError, match="flip_vote"):
         parse_config({"vision": {"flip_vote": True}}, "typo.toml")
+
+
+def _float_keys() -> list[tuple[str, str]]:
+    """(section, key) of every float setting, read from the schema (a new key is covered)."""
+    import dataclasses
+    import typing
+
+    found = []
+    for name, section in typing.get_type_hints(Config).items():
+        if not dataclasses.is_dataclass(section):
+            continue
+        hints = typing.get_type_hints(section)
+        found += [(name, field.name) for field in dataclasses.fields(section)
+                  if hints[field.name] is float]
+    return found
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize(("section", "key"), _float_keys())
+def test_nan_and_infinities_are_refused_for_every_float_key(
+        tmp_path: Path, section: str, key: str, value: str) -> None:
+    path = write(tmp_path, f"[{section}]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.key == f"[{section}] {key}" and "finite" in str(info.value)

@@ -221,3 +221,29 @@ def test_a_random_legal_board_seen_surely_is_read_and_its_floating_variant_is_no
     decision = decide(log_probs(floating), MARGIN, ILLEGAL)
     assert decision.status == "invalid" and floating_discs(floating)
     assert "floating disc" in decision.reason or "parity" in decision.reason
+
+
+def test_boards_with_impossible_fours_never_hide_the_runner_up() -> None:
+    """Legal-count boards with a four their last disc did not make can outnumber the
+    boards kept per count in the search; the search then keeps more, and a doubtful
+    board stays refused (found by a reviewer: it was read, margin infinite)."""
+    sure = -8.0
+    logs = np.full((42, 3), sure)
+    logs[:, 0] = 0.0
+
+    def cell(column: int, row: int) -> int:
+        return (6 - row) * 7 + column - 1
+
+    for row in (1, 2, 3):
+        logs[cell(1, row)] = (sure, 0.0, sure)  # three sure reds in column 1
+    logs[cell(1, 4)] = (-1.5, 0.0, sure)  # a fourth red, 82 %
+    logs[cell(1, 5)] = (-1.0, sure, 0.0)  # a yellow above it: the grid seen is illegal
+    for column in (2, 3, 4):
+        logs[cell(column, 1)] = (sure, sure, 0.0)
+        logs[cell(column, 2)] = (0.0, -0.5, sure)
+    for column in (5, 6, 7):
+        logs[cell(column, 1)] = (0.0, -0.5, sure)
+    logs -= np.log(np.exp(logs).sum(axis=1, keepdims=True))
+    decision = decide(logs, MARGIN, ILLEGAL)
+    assert decision.status == "invalid" and decision.margin < MARGIN
+    assert "column 1 row 4 (red 0.82 or empty)" in decision.reason

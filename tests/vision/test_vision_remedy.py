@@ -47,6 +47,18 @@ def test_each_rejected_reading_gets_its_advice(cnn, colour, advice, not_advice) 
     assert advice in remedy(status, reason) and not_advice not in remedy(status, reason), reason
 
 
+def test_boards_no_game_leaves_get_advice_whatever_the_rule() -> None:
+    from firmware_py.board import Board
+    from firmware_py.exc import InvalidGridError
+
+    for grid in (["......."] * 4 + ["....RR.", "YYYYRRR"],  # Yellow's four, Red moved last
+                 ["......."] * 2 + ["......R"] * 3 + ["YYYY..R"]):  # two fours
+        with pytest.raises(InvalidGridError) as info:
+            Board.from_grid(grid)
+        assert "legal position" in remedy(INVALID, str(info.value)), str(info.value)
+    assert "legal position" in remedy(INVALID, "no legal board is close to what the camera sees")
+
+
 def test_accepted_readings_get_no_advice() -> None:
     four = {A1: RED, B1: RED, C1: RED, D1: RED, A2: YELLOW, 29: YELLOW, 30: YELLOW}
     assert verdict(four, four)[0] == FINISHED

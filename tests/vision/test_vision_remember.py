@@ -7,7 +7,7 @@ import numpy as np
 from firmware_py.vision.colour_reader import UNSURE
 from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reader import remember, stands_empty
-from firmware_py.vision.reading import INVALID, Reading
+from firmware_py.vision.reading import INVALID, OK, Reading
 
 EMPTY, RED, YELLOW = (0.96, 0.02, 0.02), (0.03, 0.95, 0.02), (0.03, 0.02, 0.95)
 BOTTOM = list(range(35, 42))
@@ -78,3 +78,20 @@ def test_a_disc_dropped_beside_a_red_wall_is_not_learnt_as_the_room() -> None:
     fresh = EmptyBoard()  # nothing known yet: a flat wall may fool both readers
     remember(fresh, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
     assert fresh.known.all()
+
+
+def test_a_board_read_is_learnt_only_where_both_readers_see_empty_holes() -> None:
+    """The decision may read a hole empty against one reader's doubt (a pale disc the
+    colour reader misses): its look is not learnt as the empty hole's, or that disc
+    would read empty from then on (found by the live bench: wrong commits)."""
+    features = np.full((42, 12), 3.0)
+    cnn, colour = _readers({38: (0.55, 0.40, 0.05)})  # the CNN half sees a red disc
+    board = EmptyBoard()
+    remember(board, Reading(OK, grid=("......." ,) * 6, cell_confidence=(0.99,) * 42),
+             features, cnn, colour)
+    assert not board.known[38] and board.known.sum() == 41
+    grid = ("......." ,) * 5 + ("...R...",)
+    later = EmptyBoard()
+    remember(later, Reading(OK, grid=grid, cell_confidence=(0.99,) * 42), features,
+             *_readers({38: RED, 37: (0.6, 0.1, 0.3)}, {38: RED}))
+    assert later.known.sum() == 40 and not later.known[37] and not later.known[38]
