@@ -89,10 +89,12 @@ class BoardReader:
     """Turns BGR frames into readings (not thread-safe: one TFLite interpreter).
 
     ``empty_board`` (None: nothing remembered) is updated by every ``ok``
-    reading: the holes of a board read empty, and those read empty in a
-    later board, that both readers see empty with at least
-    :data:`REMEMBER_CONFIDENCE` (a hole the decision read empty against one
-    reader's doubt may hold a pale disc, whose look must not be learnt). An empty board the
+    reading: of a board read empty, the holes the CNN is sure
+    (:data:`REMEMBER_CONFIDENCE`) are empty, whatever colour the room shows
+    through them; of later boards, the holes read empty that both readers are
+    that sure of. Not the board's confidence: a hole the decision read empty
+    against a reader's doubt may hold a pale disc, whose look must not be
+    learnt as the empty hole's. An empty board the
     readers cannot agree on because the room shows disc colours through some
     holes is learnt too (:func:`shows_a_coloured_wall`, :func:`stands_empty`:
     every cell but those the colour reader cannot see and the known holes
@@ -191,11 +193,10 @@ def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
             empty_board.learn(features, seen)
         return
     empty = np.array([cell == "." for line in reading.grid or () for cell in line])
-    sure = both_see_empty(cnn, colour)  # not the board's confidence: a hole the decision
-    if empty.all():  # read empty against one reader's doubt may hold a pale disc
-        empty_board.learn(features, sure)
+    if empty.all():  # a new game: what the CNN is sure is an empty hole, whatever colour
+        empty_board.learn(features, cnn[:, 0] >= REMEMBER_CONFIDENCE)  # the room shows
         return
-    empty_board.refresh(features, empty & sure)
+    empty_board.refresh(features, empty & both_see_empty(cnn, colour))
 
 
 def both_see_empty(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:

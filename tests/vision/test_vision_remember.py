@@ -80,7 +80,7 @@ def test_a_disc_dropped_beside_a_red_wall_is_not_learnt_as_the_room() -> None:
     assert fresh.known.all()
 
 
-def test_a_board_read_is_learnt_only_where_both_readers_see_empty_holes() -> None:
+def test_a_board_read_is_learnt_only_where_the_readers_are_sure_of_empty_holes() -> None:
     """The decision may read a hole empty against one reader's doubt (a pale disc the
     colour reader misses): its look is not learnt as the empty hole's, or that disc
     would read empty from then on (found by the live bench: wrong commits)."""
@@ -90,6 +90,10 @@ def test_a_board_read_is_learnt_only_where_both_readers_see_empty_holes() -> Non
     remember(board, Reading(OK, grid=("......." ,) * 6, cell_confidence=(0.99,) * 42),
              features, cnn, colour)
     assert not board.known[38] and board.known.sum() == 41
+    walled = EmptyBoard()  # a red wall the colour reader sees through a hole: learnt
+    remember(walled, Reading(OK, grid=("......." ,) * 6, cell_confidence=(0.99,) * 42),
+             features, *_readers({}, {38: RED}))
+    assert walled.known.all()
     grid = ("......." ,) * 5 + ("...R...",)
     later = EmptyBoard()
     remember(later, Reading(OK, grid=grid, cell_confidence=(0.99,) * 42), features,
