@@ -91,7 +91,7 @@ class VisionConfig:
     calibration: list[float] = _opt([0.0] * 8, length=8)
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
     min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # a cell votes from this sure
-    accept_margin: float = _opt(3.0, lo=2.5, hi=8.0)  # nats, see vision/decide.py
+    accept_margin: float = _opt(2.5, lo=2.0, hi=8.0)  # nats, see vision/decide.py
     illegal_margin: float = _opt(3.0, lo=1.0, hi=8.0)
     remember_empty_board: bool = _opt(True)
     disc_depth_pitch: float = _opt(0.35, lo=0.0, hi=1.0)

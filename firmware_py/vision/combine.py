@@ -1,20 +1,28 @@
-"""Two readers' cell probabilities combined into one calibrated opinion per cell.
+"""Two readers' cell probabilities combined into one opinion per cell.
 
 The CNN (shapes and textures, learnt) and the colour reader (hue on the
 normalised image, with this installation's empty board) fail differently, so
 their opinions are combined as independent evidence: per cell, the product
 of the two probabilities, normalised over the three classes (empty, red,
-yellow). A reader that cannot see a cell (a hand, a shadow) gives it flat
-probabilities and so does not sway it; a reader sure of what the other
-doubts decides it; two sure readers that disagree leave the cell doubtful.
+yellow). A reader that cannot see a cell (a hand: the colour reader
+abstains) gives it flat probabilities and so does not sway it; a reader sure
+of what the other doubts decides it; two sure readers that disagree leave
+the cell doubtful.
+
+One claim is weighed at half (:data:`COLOUR_EMPTY_TRUST`): the colour
+reader's "empty". No disc hue in a hole is what it sees of an empty hole,
+but also of a hand over a disc, a pale or a dark disc; counted in full, it
+outvoted a CNN that half saw a disc under a hand, and the board without
+that disc was committed in live games (``tools/bench/pipeline.py --views
+random``). A disc hue it sees stays strong evidence: it vetoes with what it
+can see, not with what it cannot.
 
 Measured on the labelled real cells (``firmware_py/vision/MODEL.md``), the
-product means what it says (expected calibration error 0.001-0.007 on the
-real photographs of the sources with plain discs and on the real-photo
-composites), while the colour reader alone is underconfident (never above
-0.93) and the CNN alone slightly so. So no further scaling is applied; a
-floor of :data:`FLOOR` keeps any one cell from outweighing the whole board
-(no pair of readers is surer than 1 in 3,000 of a cell's class).
+plain product means what it says on the sources with plain discs and on the
+real-photo composites (expected calibration error 0.001-0.007); the colour
+reader alone is underconfident (never above 0.93), the CNN alone slightly
+so. A floor of :data:`FLOOR` keeps any one cell from outweighing the whole
+board (no pair of readers is surer than 1 in 3,000 of a cell's class).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 FLOOR = 1e-3  # the combined probability of a class never falls below FLOOR / 3
+COLOUR_EMPTY_TRUST = 0.5  # weight of the colour reader's "empty" (the rest: no opinion)
 TINY = 1e-12
 
 
@@ -31,9 +40,19 @@ def combine(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
     if cnn.shape != colour.shape or cnn.ndim != 2 or cnn.shape[1] != 3:
         raise ValueError(f"expected two (N, 3) probability arrays, got {cnn.shape} and "
                          f"{colour.shape}")
-    product = np.clip(cnn, TINY, 1.0) * np.clip(colour, TINY, 1.0)
+    product = np.clip(cnn, TINY, 1.0) * _trusted(np.clip(colour, TINY, 1.0))
     product /= product.sum(axis=1, keepdims=True)
     return np.log((1.0 - FLOOR) * product + FLOOR / 3)
+
+
+def _trusted(colour: np.ndarray) -> np.ndarray:
+    """The colour reader's probabilities, its claims of an empty hole flattened toward
+    uniform by :data:`COLOUR_EMPTY_TRUST`: no disc hue in a hole is what it sees of an
+    empty hole, but also of a hand over a disc, a pale or dark disc (it cannot see
+    those, so it must not veto them); a disc hue it sees is strong evidence."""
+    says_empty = colour.argmax(axis=1) == 0
+    trust = np.where(says_empty, COLOUR_EMPTY_TRUST, 1.0)[:, None]
+    return trust * colour + (1.0 - trust) / 3
 
 
 def readers_differ(cnn: np.ndarray, colour: np.ndarray, cell: int) -> str:

@@ -51,6 +51,7 @@ WINDOW = 10.0  # nats behind a column's best stack that are still considered (> 
 MAX_STACKS = 12  # stacks kept per column
 KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if fours crowd
 MAX_LISTED = 4
+DOUBT = 0.5  # the most a cell in doubt is sure of (the voter's bound is above it)
 
 
 def _all_stacks() -> tuple[np.ndarray, np.ndarray]:
@@ -96,18 +97,19 @@ def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
     seen_score = float(log_probs.max(axis=1).sum())
     ranked = legal_boards(log_probs, count=2)
     if not ranked:
-        return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0)
+        return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0, seen)
     (best_score, best), *rest = ranked
     runner_score = rest[0][0] if rest else -math.inf
     illegal_lead = seen_score - best_score  # 0 when the grid seen is the best legal board
     if illegal_lead > illegal_margin:
         return _refused(log_probs, seen, illegal_reason(seen), illegal_lead,
-                        _share(best_score, seen_score - illegal_margin))
+                        _share(best_score, seen_score - illegal_margin), best.grid_lines())
     confidence = _share(best_score, runner_score)
     lead = best_score - runner_score
     if lead < margin:
         reason = _doubt(log_probs, best, rest[0][1], explain)
-        return _refused(log_probs, best.grid_lines(), reason, lead, confidence)
+        return _refused(log_probs, best.grid_lines(), reason, lead, confidence,
+                        rest[0][1].grid_lines())
     cells = _cell_confidence(log_probs, best.grid_lines(), floor=confidence)
     status = FINISHED if best.is_finished else OK
     return Decision(status, tuple(best.grid_lines()), best, finished_reason(best), lead,
@@ -260,6 +262,12 @@ def _cell_confidence(log_probs: np.ndarray, grid: tuple[str, ...] | list[str],
 
 
 def _refused(log_probs: np.ndarray, grid: tuple[str, ...] | list[str], reason: str,
-             margin: float, confidence: float) -> Decision:
-    return Decision(INVALID, tuple(grid), None, reason, margin, confidence,
-                    _cell_confidence(log_probs, grid))
+             margin: float, confidence: float, rival: tuple[str, ...] | list[str]) -> Decision:
+    """A refusal showing ``grid``; the cells where ``rival`` differs from it are in doubt
+    and at most :data:`DOUBT` sure, so they never vote for a board in the live voter."""
+    cells = list(_cell_confidence(log_probs, grid))
+    for row in range(HEIGHT):
+        for column in range(WIDTH):
+            if grid[row][column] != rival[row][column]:
+                cells[row * WIDTH + column] = min(cells[row * WIDTH + column], DOUBT)
+    return Decision(INVALID, tuple(grid), None, reason, margin, confidence, tuple(cells))

@@ -44,7 +44,7 @@ from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
-DEFAULT_MARGIN = 3.0  # nats: the board read is e^3 = 20 times as probable as its runner-up
+DEFAULT_MARGIN = 2.5  # nats: the board read is e^2.5 = 12 times as probable as its runner-up
 DEFAULT_ILLEGAL_MARGIN = 3.0  # nats: an illegal grid 20 times as probable is reported
 DEFAULT_DISC_DEPTH = 0.35  # pitches: common boards hold their discs 0.3-0.4 P behind the face
 DEPTH_NOTES = {

@@ -247,3 +247,34 @@ def test_boards_with_impossible_fours_never_hide_the_runner_up() -> None:
     decision = decide(logs, MARGIN, ILLEGAL)
     assert decision.status == "invalid" and decision.margin < MARGIN
     assert "column 1 row 4 (red 0.82 or empty)" in decision.reason
+
+
+def test_a_disc_under_a_hand_the_colour_reader_calls_empty_is_not_read_away() -> None:
+    """A hand over Red's disc: the CNN half sees it, the colour reader sees no disc hue
+    and says empty. Without that disc the board is as legal, so the colour reader's
+    "empty" must not decide it (found by the live bench: wrong commits)."""
+    cnn = np.tile([0.98, 0.01, 0.01], (42, 1))
+    colour = np.tile([0.929, 0.036, 0.035], (42, 1))
+    for cell, disc in ((38, 1), (37, 2), (36, 1)):  # red, yellow, red in columns 2-4
+        cnn[cell] = np.eye(3)[disc] * 0.97 + 0.01
+        colour[cell] = (0.036, 0.929, 0.035) if disc == 1 else (0.036, 0.035, 0.929)
+    cnn[38] = (0.50, 0.29, 0.21)  # the hand: the CNN is unsure
+    colour[38] = (0.929, 0.036, 0.035)  # the colour reader: no disc hue, "empty"
+    decision = decide(combine(cnn, colour), 2.5, ILLEGAL,
+                      explain=lambda cell: readers_differ(cnn, colour, cell))
+    assert decision.status == "invalid", decision.grid
+    assert "column 4 row 1" in decision.reason
+
+
+def test_the_cells_in_doubt_of_a_refusal_are_never_more_than_half_sure() -> None:
+    """So that the live voter (``min_cell_confidence`` >= 0.5) never counts them: a
+    refused reading must not vote its best guess of the doubtful cells into a board."""
+    grid = independent_grid("4453")
+    top = 3 * 7 + 3
+    decision = decide(log_probs(grid, doubts={top: (0.7, 0.29, 0.01)}), MARGIN, ILLEGAL)
+    assert decision.status == "invalid"
+    assert decision.cell_confidence[top] <= 0.5
+    assert sorted(decision.cell_confidence)[1] > 0.99  # the other cells keep theirs
+    seen_illegal = ["......."] * 5 + ["RR....."]
+    decision = decide(log_probs(seen_illegal), MARGIN, ILLEGAL)
+    assert decision.status == "invalid" and min(decision.cell_confidence) <= 0.5
