@@ -2,8 +2,8 @@
 
 The reader keeps each cell's empty look (:mod:`.empty_board`), learnt at
 every new game. Calibrating takes it on purpose, in the room's light: the
-board is read over several frames; a frame counts when both readers agree
-it is empty, when the room shows one disc colour through the holes (no
+board is read over several frames; a frame counts when the board is read
+empty, when the room shows one disc colour through the holes (no
 game looks like that, :func:`~.reader.shows_a_coloured_wall`), or when the
 board stands empty by gravity (:func:`~.reader.stands_empty`) and every
 hole is seen (a hand over a hole would be learnt as its look). Where the

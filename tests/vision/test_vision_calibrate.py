@@ -110,7 +110,7 @@ class _ScriptedReader:
     def __init__(self, analysis, cnn: np.ndarray, colour: np.ndarray) -> None:  # noqa: ANN001
         self.empty_board: EmptyBoard | None = None
         self.analysis = replace(analysis, cnn=cnn, colour=colour,
-                                reading=Reading(INVALID, reason="the readers disagree"))
+                                reading=Reading(INVALID, reason="uncertain cells"))
 
     def analyse(self, frame: np.ndarray):  # noqa: ANN201
         return self.analysis

@@ -51,14 +51,14 @@ def test_the_board_standing_empty_is_learnt_but_for_the_cells_the_colour_reader_
     board.learn(old, np.arange(42) == 10)
     features = np.random.default_rng(1).uniform(0, 255, (42, 12))
     cnn, colour = _readers({16: RED}, {10: UNSURE, 11: UNSURE})  # a hand over two holes
-    remember(board, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    remember(board, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
     assert board.known.sum() == 41 and not board.known[11]
     assert np.array_equal(board.features[10], old[10])  # kept what it had
     assert np.array_equal(np.delete(board.features, [10, 11], axis=0),
                           np.delete(features, [10, 11], axis=0))
     untaught = EmptyBoard()
     cnn, colour = _readers({16: RED, 37: RED})  # a disc in the bottom row to one reader
-    remember(untaught, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    remember(untaught, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
     assert not untaught.known.any()
 
 
@@ -71,12 +71,12 @@ def test_a_disc_dropped_beside_a_red_wall_is_not_learnt_as_the_room() -> None:
     board.learn(known)
     cnn, colour = _readers({35: RED}, {35: RED, 16: RED, 17: RED})
     features = np.random.default_rng(2).uniform(0, 255, (42, 12))
-    remember(board, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    remember(board, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
     assert np.array_equal(board.features[35], known[35])  # still the empty hole's look
     assert np.array_equal(board.features[16], features[16])  # the wall is learnt
     assert np.array_equal(board.features[17], features[17])
     fresh = EmptyBoard()  # nothing known yet: a flat wall may fool both readers
-    remember(fresh, Reading(INVALID, reason="the readers disagree"), features, cnn, colour)
+    remember(fresh, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
     assert fresh.known.all()
 
 
