@@ -32,3 +32,12 @@ def test_a_position_never_shown_is_counted() -> None:
     bp._score_screen(stats, PipelineParams(), truths, [View(), _view(""), _view("")])
     assert (stats.positions, stats.positions_shown) == (3, 1)
     assert stats.shown_frames == 2
+
+
+def test_the_longest_silence_runs_from_a_landing_to_the_position_shown() -> None:
+    truths = [Board.from_moves("")] * 5 + [Board.from_moves("4")] * 8
+    views = [_view("")] * 5 + [_view("")] * 2 + [View()] * 3 + [_view("4")] * 3
+    assert bp.longest_silence(truths, views) == 5  # frames 5-9: "4" on the table, not shown
+    never = [_view("")] * 13  # "4" never shown: silent to its end
+    assert bp.longest_silence(truths, never) == 8
+    assert bp.longest_silence(truths[:5], views[:5]) == 0

@@ -81,6 +81,7 @@ class GameStats:
     shown_wrong: list = field(default_factory=list)  # those showing a board not on the table
     positions: int = 0  # the game's positions (the empty board and each landing)
     positions_shown: int = 0  # of those, ever shown solved or finished
+    longest_silence: int = 0  # frames from a position landing to the screen showing it
 
 
 def one_core() -> None:
@@ -200,6 +201,25 @@ def _score_screen(stats: GameStats, params: PipelineParams, truths: list[Board],
     positions = {grid_of(truth) for truth in truths}
     stats.positions = len(positions)
     stats.positions_shown = len(positions & ever_shown)
+    stats.longest_silence = longest_silence(truths, views)
+
+
+def longest_silence(truths: list[Board], views: list[View]) -> int:
+    """The most frames from a position landing on the table to the screen first
+    showing it solved or finished (to its end, when it is never shown). Frames with
+    the board away or under a hand count: the position is still on the table."""
+    grids = [grid_of(truth) for truth in truths]
+    longest = start = 0
+    shown = False
+    for frame, grid in enumerate(grids):
+        if frame and grid != grids[frame - 1]:
+            start, shown = frame, False
+        view = views[frame]
+        shown = shown or (view.grid is not None and view.state in SHOWN_STATES
+                          and tuple(view.grid) == grid)
+        if not shown:
+            longest = max(longest, frame - start + 1)
+    return longest
 
 
 def _on_table(grid: tuple[str, ...], truths: list[Board], frame: int,
@@ -306,6 +326,7 @@ def summarise(games: list[GameStats]) -> dict[str, Any]:
         "positions": sum(g.positions for g in games),
         "positions_shown": sum(g.positions_shown for g in games),
         "games_all_shown": sum(g.positions_shown == g.positions for g in games),
+        "longest_silence_frames": max((g.longest_silence for g in games), default=0),
     }
 
 
