@@ -24,6 +24,7 @@ from firmware_py.exc import ModelError
 from firmware_py.vision.geometry import CROP_SIDE
 
 CLASSES = (EMPTY, RED, YELLOW)
+CLASS_NAMES = ("empty", "red", "yellow")  # as a person says them, in CLASSES order
 BATCH = 42
 INPUT_SHAPE = (BATCH, CROP_SIDE, CROP_SIDE, 3)
 BUNDLED_MODEL = Path(__file__).resolve().parent / "cells.tflite"

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from firmware_py.vision.classifier import CLASS_NAMES
+
 FLOOR = 1e-3  # the combined probability of a class never falls below FLOOR / 3
 COLOUR_EMPTY_TRUST = 0.5  # weight of the colour reader's "empty" (the rest: no opinion)
 TINY = 1e-12
@@ -57,6 +59,5 @@ def _trusted(colour: np.ndarray) -> np.ndarray:
 
 def readers_differ(cnn: np.ndarray, colour: np.ndarray, cell: int) -> str:
     """"CNN red, colour empty" where the two readers' best classes for ``cell`` differ, else ""."""
-    names = ("empty", "red", "yellow")
     mine, theirs = int(np.argmax(cnn[cell])), int(np.argmax(colour[cell]))
-    return "" if mine == theirs else f"CNN {names[mine]}, colour {names[theirs]}"
+    return "" if mine == theirs else f"CNN {CLASS_NAMES[mine]}, colour {CLASS_NAMES[theirs]}"

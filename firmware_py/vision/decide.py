@@ -44,9 +44,10 @@ import numpy as np
 
 from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
 from firmware_py.exc import InvalidGridError
+from firmware_py.vision.classifier import CLASS_NAMES
+from firmware_py.vision.classifier import CLASSES as CLASS_CHARS
 from firmware_py.vision.reading import FINISHED, INVALID, OK
 
-CLASS_CHARS = (EMPTY, "R", "Y")
 WINDOW = 10.0  # nats behind a column's best stack that are still considered (> any margin)
 MAX_STACKS = 12  # stacks kept per column
 KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if fours crowd
@@ -119,7 +120,7 @@ def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
 def legal_boards(log_probs: np.ndarray, count: int) -> list[tuple[float, Board]]:
     """The ``count`` most probable legal boards, best first, with their log-probabilities.
 
-    The programme keeps :data:`KEEP` boards per count difference; where boards with
+    The programme keeps :data:`KEEPS` boards per count difference; where boards with
     a four their last disc did not make crowd out the ones asked for, it is run
     again keeping more. Fewer than ``count`` come back only when no other board
     is within reach (:data:`WINDOW` of each column's best stack).
@@ -234,14 +235,14 @@ def _doubt(log_probs: np.ndarray, best: Board, rival: Board,
     best_grid, rival_grid = best.grid_lines(), rival.grid_lines()
     cells = [row * WIDTH + column for row in range(HEIGHT) for column in range(WIDTH)
              if best_grid[row][column] != rival_grid[row][column]]
-    names = {EMPTY: "empty", "R": "red", "Y": "yellow"}
     listed = []
     for cell in cells[:MAX_LISTED]:
         row, column = divmod(cell, WIDTH)
-        mine, other = best_grid[row][column], rival_grid[row][column]
-        chance = math.exp(log_probs[cell, CLASS_CHARS.index(mine)])
+        mine = CLASS_CHARS.index(best_grid[row][column])
+        other = CLASS_CHARS.index(rival_grid[row][column])
+        chance = math.exp(log_probs[cell, mine])
         note = explain(cell) if explain else ""
-        listed.append(f"{cell_name(cell)} ({names[mine]} {chance:.2f} or {names[other]}"
+        listed.append(f"{cell_name(cell)} ({CLASS_NAMES[mine]} {chance:.2f} or {CLASS_NAMES[other]}"
                       + (f"; {note})" if note else ")"))
     more = f" and {len(cells) - MAX_LISTED} more" if len(cells) > MAX_LISTED else ""
     return "uncertain cells: " + ", ".join(listed) + more
