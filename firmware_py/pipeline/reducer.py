@@ -55,6 +55,15 @@ from firmware_py.pipeline.events import (
     Tick,
     View,
 )
+from firmware_py.pipeline.follow import (
+    SOMETHING_ELSE,
+    SUCCESSOR,
+    FollowParams,
+    FollowState,
+    Followed,
+    follow,
+    rebase,
+)
 from firmware_py.pipeline.voter import (
     VoterParams,
     VoterState,
@@ -80,6 +89,7 @@ class PipelineParams:
     gate: float = 0.6
     min_cell_confidence: float = 0.6
     speculate: bool = True
+    follow: FollowParams = field(default_factory=FollowParams)
 
     @classmethod
     def from_config(cls, vision: Any, speculate: bool = True) -> PipelineParams:
@@ -113,6 +123,8 @@ class PipelineState:
     """Everything the reducer remembers between events."""
 
     voter: VoterState = field(default_factory=VoterState)
+    follow: FollowState = field(default_factory=FollowState)
+    followed: str = ""  # the kind of the latest frame (:mod:`.follow`)
     present: bool = False
     found_since: float | None = None
     last_found: float | None = None
@@ -158,17 +170,23 @@ def reduce(state: PipelineState, event: Event, now: float,
 def _on_reading(state: PipelineState, reading: Reading, now: float, params: PipelineParams,
                 effects: list[Effect]) -> PipelineState:
     state = _on_presence(state, reading, now, params)
-    grid = None
+    full_grid = None
     if reading.found and reading.grid is not None:
-        grid = masked_grid(reading.grid, reading.cell_confidence, params.min_cell_confidence)
-    voter, verdict = vote(state.voter, grid, params.voter)
-    state = replace(state, voter=voter, stable=verdict.stable)
+        full_grid = masked_grid(reading.grid, reading.cell_confidence,
+                                params.min_cell_confidence)
+    follow_state, followed = follow(state.follow, state.reference, reading, now,
+                                    params.follow, full_grid)
+    voter, verdict = vote(state.voter, followed.grid, params.voter)
+    state = replace(state, voter=voter, stable=verdict.stable, follow=follow_state,
+                    followed=followed.kind)
     if verdict.committed and verdict.board is not None:
         effects.append(Committed(verdict.board, verdict.committed))
         cache = state.cache
         known = cache.result if cache is not None and cache.grid == verdict.consensus else None
-        state = replace(state, result=known, failed=None)
-    return replace(state, candidate=_plausible(state, reading, params))
+        state = replace(state, result=known, failed=None, follow=rebase(follow_state, reading))
+    elif followed.kind == SOMETHING_ELSE and verdict.stable:  # the full reading confirms
+        state = replace(state, follow=rebase(follow_state, reading))  # the board: new looks
+    return replace(state, candidate=_plausible(state, reading, followed, params))
 
 
 def _on_presence(state: PipelineState, reading: Reading | None, now: float,
@@ -214,8 +232,11 @@ def _on_failed(state: PipelineState, event: SolveFailed,
 # --------------------------------------------------------------------- rules
 
 
-def _plausible(state: PipelineState, reading: Reading, params: PipelineParams) -> Board | None:
-    """The reading's board when it is worth solving before it is stable."""
+def _plausible(state: PipelineState, reading: Reading, followed: Followed,
+               params: PipelineParams) -> Board | None:
+    """The followed next board, or the reading's, when worth solving before it is stable."""
+    if params.speculate and followed.kind == SUCCESSOR:
+        return followed.board
     board = reading.board
     if (not params.speculate or reading.status != OK or board is None
             or reading.confidence < params.min_cell_confidence - EPSILON):

@@ -15,8 +15,8 @@ Rules (issue 6):
   in a row) — a grid that is no position is never committed;
 * against the *reference* (the last committed board): discs are only added
   (monotonicity) and at most ``max_changed`` cells differ (3). More than
-  ``new_game_removed`` (6) reference discs gone means a new game: committed at
-  once;
+  ``new_game_removed`` (6) reference discs gone, or an empty board, means a
+  new game: committed at once;
 * a legal consensus that breaks those rules for ``override_frames`` (10)
   consecutive frames replaces the reference anyway (a misread reference, or a
   move the camera missed, must not freeze the board forever).
@@ -211,7 +211,7 @@ def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[Vot
     if not why:
         kind = COMMIT_FIRST if reference is None else COMMIT_NEXT
         return _commit(state, board, agreed, kind)
-    if removed_discs(reference, board) > params.new_game_removed:
+    if removed_discs(reference, board) > params.new_game_removed or board.n_discs == 0:
         return _commit(state, board, agreed, COMMIT_NEW_GAME)
     frames = state.pending_frames + 1 if state.pending == agreed else 1
     if frames >= params.override_frames:

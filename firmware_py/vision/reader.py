@@ -158,7 +158,7 @@ class BoardReader:
         disc_fit = self._disc_plane(fit, (frame.shape[1], frame.shape[0]))
         grid_image = reference.normalise(warp_grid(frame, disc_fit, step=2))
         crops = cell_crops(grid_image)
-        features = cell_features(crops) if self.empty_board is not None else None
+        features = cell_features(crops)
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
         if self.empty_board is not None and self.empty_board.known.any():
             cnn = self.empty_board.adjust(cnn, features)
@@ -170,8 +170,9 @@ class BoardReader:
                           confidence=decision.confidence,
                           cell_confidence=decision.cell_confidence, markers=fit.markers,
                           reason=decision.reason, blur=blur_measure(grid_image),
-                          reprojection_px=fit.reprojection_px)
-        if self.empty_board is not None and features is not None:
+                          reprojection_px=fit.reprojection_px,
+                          cell_log_probs=log_probs, cell_looks=features)
+        if self.empty_board is not None:
             remember(self.empty_board, reading, features, cnn, colour)
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from firmware_py.board import Board
 
 OK = "ok"
@@ -22,6 +24,12 @@ class Reading:
     ``ok`` and ``finished``. ``confidence`` is the board confidence (the
     product or minimum of the per-cell confidences, 0-1); ``cell_confidence``
     holds the 42 per-cell confidences, top row first, left to right.
+
+    Two per-cell records let the pipeline follow a game (:mod:`firmware_py.pipeline.follow`):
+    ``cell_log_probs`` (42 x 3, empty/red/yellow, the readers combined) and
+    ``cell_looks`` (42 x 12, each hole's appearance,
+    :func:`~firmware_py.vision.empty_board.cell_features`); ``None`` when the
+    reader did not see the cells.
     """
 
     status: str
@@ -33,6 +41,8 @@ class Reading:
     reason: str = ""
     blur: float = 0.0
     reprojection_px: float = 0.0
+    cell_log_probs: np.ndarray | None = field(default=None, repr=False, compare=False)
+    cell_looks: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def found(self) -> bool:

@@ -137,13 +137,12 @@ def test_board_lost_and_back_is_not_solved_again():
     assert solved_boards.count(Board.from_moves("4").grid_lines()) == 1
 
 
-def test_short_game_reset_is_committed_by_the_override():
+def test_short_game_reset_is_a_new_game_at_once():
     run = play([Wait(1.0)] + [Drop(int(c)) for c in "4455"] + [Wait(1.0), Reset(), Wait(2.0)])
     assert_no_wrong_commit(run)
-    assert run.commits[-1][1] == Board.empty() and run.commits[-1][2] == "override"
-    # from the first clear view of the empty board: 4 votes to agree, then 10 frames of
-    # the same rejected consensus
-    assert run.commits[-1][0] == first_clear_empty(run) + 3 + 9
+    assert run.commits[-1][1] == Board.empty() and run.commits[-1][2] == "new-game"
+    # a cleared board starts a new game as soon as 4 votes agree on it
+    assert run.commits[-1][0] == first_clear_empty(run) + 3
 
 
 def test_long_game_reset_is_a_new_game_at_once():

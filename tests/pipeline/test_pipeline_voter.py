@@ -203,9 +203,15 @@ def test_more_than_six_removed_is_a_new_game():
 
 
 def test_six_removed_is_not_a_new_game_yet():
-    state, votes = feed(at_ref("443322"), [g("")] * 4)
+    state, votes = feed(at_ref("4433221"), [g("4")] * 4)
     assert votes[-1].committed == ""
     assert "6 disc(s) removed" in votes[-1].reason
+
+
+def test_a_cleared_board_is_a_new_game_at_once():
+    state, votes = feed(at_ref("4"), [g("")] * 4)
+    assert votes[-1].committed == COMMIT_NEW_GAME
+    assert state.reference.moves == ""
 
 
 def test_new_game_with_discs_already_played():

@@ -1,0 +1,179 @@
+"""Follow a game move by move, as a person watching the table does.
+
+Once a board is committed, the next position is that board plus one disc, at
+the lowest free hole of one of at most seven columns, in the colour of the
+side to move. So per frame the question is which of these holes now holds a
+disc, answered by comparing each hole with its own recent appearance (its
+*look*, :func:`~firmware_py.vision.empty_board.cell_features`) together with
+the calibrated readers (``Reading.cell_log_probs``).
+
+A pure function, :func:`follow`, takes the follower's immutable state, the
+committed board and one reading, and returns a :class:`Followed`: the grid
+the voter should count for this frame (or ``None``: pause) and what kind of
+frame it was:
+
+* ``unchanged``: no hole looks different: the committed board, whatever the
+  readers make of it in this frame (a red wall behind an empty hole stays an
+  empty hole);
+* ``successor``: exactly one lowest free hole looks different and the
+  readers see a disc of the side to move there (by :data:`DISC_MARGIN`);
+* ``moving``: a hole looks different that no legal next disc explains (a
+  hand, a falling disc, two discs, a disc in the wrong colour, a disc taken
+  out): nothing is counted, until it has lasted :data:`SETTLE_S`;
+* ``something-else``: such a change has lasted that long: the frame's full
+  reading goes to the voter, whose rules report it as it is (an illegal grid
+  is never committed, a cleared board starts a new game);
+* ``reading``: nothing to follow yet (no committed board, or a reader
+  without looks): the full reading, as before.
+
+Whenever the full reading is used, the empty board has the prior of a game's
+start (:data:`START_PRIOR` nats): it is voted for when, with that prior, it
+is :data:`START_MARGIN` ahead of every other legal board. A game starts
+empty; a single hole the readers doubt (a yellow cushion behind it) must not
+keep a whole game from being followed.
+
+The looks of the committed board (the *baseline*) are taken again at each
+commit (:func:`rebase`) and drift with slow light changes on ``unchanged``
+frames (an exponential moving average, :data:`DRIFT_RATE`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.vision.decide import legal_boards
+from firmware_py.vision.reading import Reading
+
+Grid = tuple[str, ...]
+
+UNCHANGED = "unchanged"
+SUCCESSOR = "successor"
+MOVING = "moving"
+SOMETHING_ELSE = "something-else"
+READING = "reading"
+
+CHANGE_DISTANCE = 14.0  # Lab units (12 ring means): a hole that moved this far changed
+DISC_MARGIN = 1.0  # nats: the readers' disc of the side to move over empty and the other
+SETTLE_S = 1.0  # an unexplained change that lasts this long is read in full
+DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
+START_PRIOR = 3.0  # nats: a game starts on the empty board
+START_MARGIN = 2.5  # nats: the empty board with its prior over any other legal board
+CLASSES = ".RY"  # the readers' classes, in the order of ``cell_log_probs``
+EMPTY_GRID: Grid = ("." * WIDTH,) * HEIGHT
+
+
+@dataclass(frozen=True)
+class FollowParams:
+    """The follower's numbers (see the module constants)."""
+
+    change_distance: float = CHANGE_DISTANCE
+    disc_margin: float = DISC_MARGIN
+    settle_s: float = SETTLE_S
+    drift_rate: float = DRIFT_RATE
+    start_prior: float = START_PRIOR
+    start_margin: float = START_MARGIN
+
+
+@dataclass(frozen=True)
+class FollowState:
+    """The committed board's looks and since when an unexplained change lasts."""
+
+    baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
+    unexplained_since: float | None = None
+
+
+@dataclass(frozen=True)
+class Followed:
+    """One frame's verdict: the grid the voter counts (``None``: pause) and why."""
+
+    kind: str
+    grid: Grid | None = None
+    board: Board | None = None  # the followed board (``unchanged`` / ``successor``)
+    changed: tuple[int, ...] = ()  # cell indices (top row first) whose look changed
+
+
+def lowest_free_holes(board: Board) -> dict[int, int]:
+    """Column (1-7) -> cell index (top row first) of its lowest free hole."""
+    holes = {}
+    for column, stack in enumerate(board.columns, start=1):
+        if len(stack) < HEIGHT:
+            holes[column] = (HEIGHT - 1 - len(stack)) * WIDTH + column - 1
+    return holes
+
+
+def changed_cells(baseline: np.ndarray, looks: np.ndarray, distance: float) -> np.ndarray:
+    """(42,) True where a hole's look moved at least ``distance`` from the baseline."""
+    return np.linalg.norm(looks - baseline, axis=1) >= distance
+
+
+def sees_disc(log_probs: np.ndarray, cell: int, colour: str, margin: float) -> bool:
+    """The readers see a ``colour`` disc at ``cell`` by ``margin`` nats over the rest."""
+    row = log_probs[cell]
+    wanted = CLASSES.index(colour)
+    others = [row[index] for index in range(len(CLASSES)) if index != wanted]
+    return bool(row[wanted] - max(others) >= margin)
+
+
+def follow(state: FollowState, reference: Board | None, reading: Reading, now: float,
+           params: FollowParams, full_grid: Grid | None) -> tuple[FollowState, Followed]:
+    """Judge one frame against the committed board ``reference``.
+
+    ``full_grid`` is what the frame's full reading would vote for (``None``:
+    no board); it is passed on when there is nothing to follow or the change
+    has lasted :attr:`FollowParams.settle_s`.
+    """
+    looks, log_probs = reading.cell_looks, reading.cell_log_probs
+    if (reference is None or state.baseline is None or looks is None or log_probs is None
+            or not reading.found):
+        return (replace(state, unexplained_since=None),
+                Followed(READING, _with_start_prior(reading, full_grid, params)))
+    changed = changed_cells(state.baseline, looks, params.change_distance)
+    cells = tuple(int(index) for index in np.flatnonzero(changed))
+    if not cells:
+        drifted = (1 - params.drift_rate) * state.baseline + params.drift_rate * looks
+        return (FollowState(drifted, None),
+                Followed(UNCHANGED, tuple(reference.grid_lines()), reference))
+    successor = _one_disc(reference, cells, log_probs, params.disc_margin)
+    if successor is not None:
+        return (replace(state, unexplained_since=None),
+                Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells))
+    since = state.unexplained_since if state.unexplained_since is not None else now
+    state = replace(state, unexplained_since=since)
+    if now - since >= params.settle_s:
+        return state, Followed(SOMETHING_ELSE, _with_start_prior(reading, full_grid, params),
+                               changed=cells)
+    return state, Followed(MOVING, changed=cells)
+
+
+def _with_start_prior(reading: Reading, full_grid: Grid | None,
+                      params: FollowParams) -> Grid | None:
+    """The empty board's grid when its start prior puts it ahead, else ``full_grid``."""
+    log_probs = reading.cell_log_probs
+    if log_probs is None or not reading.found:
+        return full_grid
+    empty_score = float(np.sum(log_probs[:, 0]))
+    others = [score for score, board in legal_boards(log_probs, count=2) if board.n_discs]
+    if empty_score + params.start_prior - max(others, default=-np.inf) >= params.start_margin:
+        return EMPTY_GRID
+    return full_grid
+
+
+def _one_disc(reference: Board, cells: tuple[int, ...], log_probs: np.ndarray,
+              margin: float) -> Board | None:
+    """The legal next board when the one changed cell holds the disc of the side to move."""
+    if len(cells) != 1 or reference.is_finished:
+        return None
+    for column, hole in lowest_free_holes(reference).items():
+        if hole == cells[0] and sees_disc(log_probs, hole, reference.to_move, margin):
+            return reference.play(column)
+    return None
+
+
+def rebase(state: FollowState, reading: Reading) -> FollowState:
+    """Take the looks of the frame that committed a board as the new baseline."""
+    if reading.cell_looks is None:
+        return FollowState()
+    return FollowState(np.array(reading.cell_looks, np.float32, copy=True), None)
