@@ -20,9 +20,12 @@ frame it was:
 * ``moving``: a hole looks different that no legal next disc explains (a
   hand, a falling disc, two discs, a disc in the wrong colour, a disc taken
   out): nothing is counted, until it has lasted :data:`SETTLE_S`;
-* ``something-else``: such a change has lasted that long: the frame's full
-  reading goes to the voter, whose rules report it as it is (an illegal grid
-  is never committed, a cleared board starts a new game);
+* ``something-else``: such a change has lasted that long: the board is read
+  again, every hole that still looks as it did holding what it held (a
+  person does not re-read what did not move: :func:`held_log_probs`), and
+  the most probable legal board of that goes to the voter, whose rules report
+  it as it is (an illegal grid is never committed, a cleared board starts a
+  new game);
 * ``reading``: nothing to follow yet (no committed board, or a reader
   without looks): the full reading, as before.
 
@@ -44,8 +47,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from firmware_py.board import HEIGHT, WIDTH, Board
-from firmware_py.vision.decide import legal_boards
-from firmware_py.vision.reading import Reading
+from firmware_py.vision.decide import decide, legal_boards
+from firmware_py.vision.reading import FINISHED, OK, Reading
 
 Grid = tuple[str, ...]
 
@@ -61,6 +64,7 @@ SETTLE_S = 1.0  # an unexplained change that lasts this long is read in full
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
 START_PRIOR = 3.0  # nats: a game starts on the empty board
 START_MARGIN = 2.5  # nats: the empty board with its prior over any other legal board
+HELD_DOUBT = 1e-3  # an unchanged hole's doubt about holding what it held
 CLASSES = ".RY"  # the readers' classes, in the order of ``cell_log_probs``
 EMPTY_GRID: Grid = ("." * WIDTH,) * HEIGHT
 
@@ -75,6 +79,8 @@ class FollowParams:
     drift_rate: float = DRIFT_RATE
     start_prior: float = START_PRIOR
     start_margin: float = START_MARGIN
+    accept_margin: float = 2.5  # nats: a board read again is read as the reader's are
+    illegal_margin: float = 3.0  # (``[vision] accept_margin``, ``illegal_margin``)
 
 
 @dataclass(frozen=True)
@@ -87,12 +93,18 @@ class FollowState:
 
 @dataclass(frozen=True)
 class Followed:
-    """One frame's verdict: the grid the voter counts (``None``: pause) and why."""
+    """One frame's verdict: the grid the voter counts (``None``: pause) and why.
+
+    ``confidence`` is how sure the verdict is (0-1): 1 for an unchanged board,
+    the readers' share for the next disc or the empty board at a game's start,
+    the reading's own confidence otherwise.
+    """
 
     kind: str
     grid: Grid | None = None
     board: Board | None = None  # the followed board (``unchanged`` / ``successor``)
     changed: tuple[int, ...] = ()  # cell indices (top row first) whose look changed
+    confidence: float = 0.0
 
 
 def lowest_free_holes(board: Board) -> dict[int, int]:
@@ -111,10 +123,7 @@ def changed_cells(baseline: np.ndarray, looks: np.ndarray, distance: float) -> n
 
 def sees_disc(log_probs: np.ndarray, cell: int, colour: str, margin: float) -> bool:
     """The readers see a ``colour`` disc at ``cell`` by ``margin`` nats over the rest."""
-    row = log_probs[cell]
-    wanted = CLASSES.index(colour)
-    others = [row[index] for index in range(len(CLASSES)) if index != wanted]
-    return bool(row[wanted] - max(others) >= margin)
+    return disc_lead(log_probs, cell, colour) >= margin
 
 
 def follow(state: FollowState, reference: Board | None, reading: Reading, now: float,
@@ -128,37 +137,79 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
     looks, log_probs = reading.cell_looks, reading.cell_log_probs
     if (reference is None or state.baseline is None or looks is None or log_probs is None
             or not reading.found):
-        return (replace(state, unexplained_since=None),
-                Followed(READING, _with_start_prior(reading, full_grid, params)))
+        return replace(state, unexplained_since=None), _full(READING, reading, full_grid,
+                                                               params)
     changed = changed_cells(state.baseline, looks, params.change_distance)
     cells = tuple(int(index) for index in np.flatnonzero(changed))
     if not cells:
         drifted = (1 - params.drift_rate) * state.baseline + params.drift_rate * looks
         return (FollowState(drifted, None),
-                Followed(UNCHANGED, tuple(reference.grid_lines()), reference))
+                Followed(UNCHANGED, tuple(reference.grid_lines()), reference, confidence=1.0))
     successor = _one_disc(reference, cells, log_probs, params.disc_margin)
     if successor is not None:
+        lead = disc_lead(log_probs, cells[0], reference.to_move)
         return (replace(state, unexplained_since=None),
-                Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells))
+                Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells,
+                         _share(lead)))
     since = state.unexplained_since if state.unexplained_since is not None else now
     state = replace(state, unexplained_since=since)
     if now - since >= params.settle_s:
-        return state, Followed(SOMETHING_ELSE, _with_start_prior(reading, full_grid, params),
-                               changed=cells)
-    return state, Followed(MOVING, changed=cells)
+        return state, _reread(reference, reading, changed, params, cells)
+    return state, Followed(MOVING, changed=cells, confidence=reading.confidence)
 
 
-def _with_start_prior(reading: Reading, full_grid: Grid | None,
-                      params: FollowParams) -> Grid | None:
-    """The empty board's grid when its start prior puts it ahead, else ``full_grid``."""
+def _full(kind: str, reading: Reading, full_grid: Grid | None,
+          params: FollowParams) -> Followed:
+    """The full reading's verdict, or the empty board when its start prior puts it ahead."""
+    lead = start_lead(reading, params.start_prior)
+    if lead >= params.start_margin:
+        return Followed(kind, EMPTY_GRID, Board.empty(), confidence=_share(lead))
+    return Followed(kind, full_grid, confidence=reading.confidence)
+
+
+def _reread(reference: Board, reading: Reading, changed: np.ndarray, params: FollowParams,
+            cells: tuple[int, ...]) -> Followed:
+    """The most probable legal board when only the ``changed`` holes are read again."""
+    held = replace(reading, cell_log_probs=held_log_probs(reading.cell_log_probs, reference,
+                                                          changed))
+    decision = decide(held.cell_log_probs, params.accept_margin, params.illegal_margin)
+    grid = decision.grid if decision.status in (OK, FINISHED) else None
+    return replace(_full(SOMETHING_ELSE, held, grid, params), changed=cells,
+                   board=decision.board)
+
+
+def held_log_probs(log_probs: np.ndarray, reference: Board, changed: np.ndarray) -> np.ndarray:
+    """``log_probs`` with every unchanged hole sure (1 - 2 :data:`HELD_DOUBT`) of its
+    class on ``reference``."""
+    held = np.array(log_probs, np.float64, copy=True)
+    classes = np.array([CLASSES.index(char) for char in "".join(reference.grid_lines())])
+    sure = np.full((len(classes), len(CLASSES)), np.log(HELD_DOUBT))
+    sure[np.arange(len(classes)), classes] = np.log(1 - 2 * HELD_DOUBT)
+    held[~changed] = sure[~changed]
+    return held
+
+
+def start_lead(reading: Reading, prior: float) -> float:
+    """Nats of the empty board, with ``prior``, over every other legal board (-inf: none)."""
     log_probs = reading.cell_log_probs
     if log_probs is None or not reading.found:
-        return full_grid
+        return -np.inf
     empty_score = float(np.sum(log_probs[:, 0]))
     others = [score for score, board in legal_boards(log_probs, count=2) if board.n_discs]
-    if empty_score + params.start_prior - max(others, default=-np.inf) >= params.start_margin:
-        return EMPTY_GRID
-    return full_grid
+    return empty_score + prior - max(others, default=-np.inf)
+
+
+def disc_lead(log_probs: np.ndarray, cell: int, colour: str) -> float:
+    """Nats of a ``colour`` disc at ``cell`` over the other two classes."""
+    row = log_probs[cell]
+    wanted = CLASSES.index(colour)
+    return float(row[wanted] - max(row[index] for index in range(len(CLASSES))
+                                   if index != wanted))
+
+
+def _share(lead: float) -> float:
+    """The probability of the better of two options ``lead`` nats apart."""
+    return float(1.0 / (1.0 + np.exp(-lead))) if np.isfinite(lead) else 1.0
 
 
 def _one_disc(reference: Board, cells: tuple[int, ...], log_probs: np.ndarray,

@@ -58,9 +58,9 @@ from firmware_py.pipeline.events import (
 from firmware_py.pipeline.follow import (
     SOMETHING_ELSE,
     SUCCESSOR,
+    Followed,
     FollowParams,
     FollowState,
-    Followed,
     follow,
     rebase,
 )
@@ -98,7 +98,9 @@ class PipelineParams:
                    found_s=vision.debounce_found_ms / 1000.0,
                    lost_s=vision.debounce_lost_ms / 1000.0,
                    gate=vision.confidence_gate,
-                   min_cell_confidence=vision.min_cell_confidence, speculate=speculate)
+                   min_cell_confidence=vision.min_cell_confidence, speculate=speculate,
+                   follow=FollowParams(accept_margin=vision.accept_margin,
+                                       illegal_margin=vision.illegal_margin))
 
 
 @dataclass(frozen=True)
@@ -169,13 +171,13 @@ def reduce(state: PipelineState, event: Event, now: float,
 
 def _on_reading(state: PipelineState, reading: Reading, now: float, params: PipelineParams,
                 effects: list[Effect]) -> PipelineState:
-    state = _on_presence(state, reading, now, params)
     full_grid = None
     if reading.found and reading.grid is not None:
         full_grid = masked_grid(reading.grid, reading.cell_confidence,
                                 params.min_cell_confidence)
     follow_state, followed = follow(state.follow, state.reference, reading, now,
                                     params.follow, full_grid)
+    state = _on_presence(state, reading, now, params, followed.confidence)
     voter, verdict = vote(state.voter, followed.grid, params.voter)
     state = replace(state, voter=voter, stable=verdict.stable, follow=follow_state,
                     followed=followed.kind)
@@ -190,12 +192,13 @@ def _on_reading(state: PipelineState, reading: Reading, now: float, params: Pipe
 
 
 def _on_presence(state: PipelineState, reading: Reading | None, now: float,
-                 params: PipelineParams) -> PipelineState:
-    """Debounce found/lost and keep the confidence average."""
+                 params: PipelineParams, confidence: float | None = None) -> PipelineState:
+    """Debounce found/lost and keep the average of ``confidence`` (the frame's verdict's,
+    by default the reading's)."""
     if reading is not None and reading.found:
         since = state.found_since if state.found_since is not None else now
-        ema = (reading.confidence if state.ema is None
-               else params.alpha * reading.confidence + (1 - params.alpha) * state.ema)
+        value = reading.confidence if confidence is None else confidence
+        ema = value if state.ema is None else params.alpha * value + (1 - params.alpha) * state.ema
         state = replace(state, found_since=since, last_found=now, ema=ema)
     elif reading is not None:
         state = replace(state, found_since=None)

@@ -77,6 +77,8 @@ def game_steps(moves: str, *, hold_s: float = 2.0, hand_every: int = 0,
     board = start or Board.empty()
     steps = [Step(tuple(board.grid_lines()), hold_s)]
     for index, char in enumerate(moves, start=1):
+        if board.is_finished:
+            raise ValueError(f"the game {moves!r} is over before move {index}")
         board = board.play(int(char))
         hand = 0.8 if hand_every and index % hand_every == 0 else 0.0
         steps.append(Step(tuple(board.grid_lines()), hold_s, fall=int(char), hand_s=hand,
