@@ -121,3 +121,27 @@ def test_a_cheat_that_makes_the_board_illegal_stays_invalid(composer):
     assert stats.something_else[0]["screen"].startswith("transitional")
     assert board_reader.read(frames[-1].image).status == INVALID
 
+
+
+def test_the_start_prior_reads_every_empty_real_photo_empty_and_no_other(shared):
+    """The 33 labelled photographs (real-dev, real-dev2): the empty board's prior at a
+    game's start (``follow.start_lead``) takes each empty board and no board with discs,
+    legal or not."""
+    import json
+
+    import cv2
+
+    from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
+
+    board_reader = BoardReader.from_config(VisionConfig(remember_empty_board=False),
+                                           CameraConfig())
+    verdicts = {}
+    for name in ("real-dev", "real-dev2"):
+        folder = shared / "data" / name
+        for line in (folder / "labels.jsonl").read_text().splitlines():
+            label = json.loads(line)
+            reading = board_reader.read(cv2.imread(str(folder / label["file"])))
+            empty = all(set(row) == {"."} for row in label["grid"])
+            verdicts[label["file"]] = (empty, start_lead(reading, START_PRIOR) >= START_MARGIN)
+    assert len(verdicts) == 33
+    assert {file: v for file, v in verdicts.items() if v[0] != v[1]} == {}

@@ -150,3 +150,26 @@ def test_hand_projection_lands_where_the_plane_point_does():
     assert abs(hand.angle_deg) < 25  # fingers up in the plane stay roughly up in the image
     down = project_hand(PlaneHand(360.0, 280.0, angle_deg=180.0), SMALL)
     assert abs(abs(down.angle_deg) - 180) < 25
+
+
+def test_the_demo_plays_every_game_from_an_empty_board_disc_by_disc():
+    """``c4pi demo``'s games (:func:`endless_games`): each starts on the empty board and
+    the table then changes by one disc of the side to move at a time, or is cleared."""
+    import itertools
+    import random as random_module
+
+    from firmware_py.simtable.script import RESET, compile_scenes, endless_games
+
+    scenes = compile_scenes(endless_games(random_module.Random(5)), fps=10.0)
+    previous, games = None, 0
+    for scene in itertools.islice(scenes, 20000):
+        board = scene.truth
+        if previous is None or scene.event == RESET:
+            assert board.n_discs == 0
+            games += previous is not None
+        elif board != previous:
+            assert board.n_discs == previous.n_discs + 1
+            assert any(previous.play(column).grid_lines() == board.grid_lines()
+                       for column in previous.legal_columns())
+        previous = board
+    assert games >= 10

@@ -62,6 +62,7 @@ class FilmStats:
     longest_silence_s: float = 0.0
     unshown: list[str] = field(default_factory=list)  # positions never shown
     something_else: list[dict] = field(default_factory=list)
+    wrong_examples: list[dict] = field(default_factory=list)  # the first few
 
 
 def legal(grid: Grid) -> Board | None:
@@ -109,6 +110,9 @@ def run_film(frames: Iterable[FilmFrame], reader: Any,
         if view.state in SHOWN:
             if view.grid not in recent:
                 stats.wrong_frames += 1
+                if len(stats.wrong_examples) < 3:
+                    stats.wrong_examples.append({"t": frame.t, "shown": "/".join(view.grid),
+                                                 "table": "/".join(frame.truth)})
             elif view.grid == frame.truth and not shown_yet:
                 shown_yet = True
                 stats.delays_s.append(round(frame.t - landed_at, 2))
@@ -149,6 +153,7 @@ def summarise(films: list[FilmStats]) -> dict[str, Any]:
                     "max": max(delays, default=None)},
         "longest_silence_s": max((film.longest_silence_s for film in films), default=0.0),
         "unshown": [grid for film in films for grid in film.unshown],
+        "wrong_examples": [case for film in films for case in film.wrong_examples],
         "something_else": [case for film in films for case in film.something_else],
     }
 
