@@ -300,7 +300,7 @@ class FrameLoop:
             if frame is None:
                 break
             reading = self.read(frame.image)
-            self.pipeline.feed(reading, frame.t)
+            feed_and_teach(self.pipeline, self.reader, reading, frame.t)
             self.frames += 1
             if self.on_frame is not None:
                 self.on_frame(frame, reading)
@@ -321,3 +321,19 @@ class FrameLoop:
                 return True
             self.pipeline.tick()
         return self.stop.is_set()
+
+
+def feed_and_teach(pipeline: Pipeline, reader: Any, reading: Reading, now: float) -> None:
+    """Feed ``reading`` to ``pipeline``; when that commits the empty board, teach the
+    reader this installation's empty look from the frame (``reader.learn_empty``).
+
+    The follower may read a game's empty board where the frame alone was refused
+    (a hole the readers doubt: :mod:`.follow`); the reader then knows that hole's
+    look as empty, as ``c4pi calibrate`` would have taught it.
+    """
+    before = pipeline.state.reference
+    pipeline.feed(reading, now)
+    after = pipeline.state.reference
+    if (after is not before and after is not None and after.n_discs == 0
+            and hasattr(reader, "learn_empty")):
+        reader.learn_empty(reading)

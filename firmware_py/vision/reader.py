@@ -177,6 +177,12 @@ class BoardReader:
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)
 
+    def learn_empty(self, reading: Reading) -> None:
+        """Learn every hole's look from ``reading``, a frame of the empty board (the
+        pipeline committed it: a game's start, followed)."""
+        if self.empty_board is not None and reading.cell_looks is not None:
+            self.empty_board.learn(reading.cell_looks)
+
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)
         if self.disc_depth_pitch and how in DEPTH_NOTES and how not in self._depth_noted:

@@ -287,3 +287,34 @@ def test_a_stopped_worker_fails_the_solve_quietly() -> None:
     WorkerPort(StoppedWorker()).start(3, Board.from_moves("44"), delivered.append)
     assert len(delivered) == 1 and isinstance(delivered[0], SolveFailed)
     assert delivered[0].job == 3 and delivered[0].cancelled
+
+
+def test_a_committed_empty_board_teaches_the_reader_its_empty_look():
+    from firmware_py.pipeline.fakes import FakeSolver
+    from firmware_py.pipeline.reducer import PipelineParams
+    from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
+    from firmware_py.vision.reading import OK, Reading
+
+    class Learner:
+        def __init__(self) -> None:
+            self.taught: list[Reading] = []
+
+        def learn_empty(self, reading: Reading) -> None:
+            self.taught.append(reading)
+
+    def reading(moves: str) -> Reading:
+        board = Board.from_moves(moves)
+        cells = "".join(board.grid_lines())
+        looks = np.array([[40.0 if char == "." else 200.0] * 12 for char in cells])
+        probs = np.array([[0.98 if char == c else 0.01 for c in ".RY"] for char in cells])
+        return Reading(OK, tuple(board.grid_lines()), board, 0.99, (0.99,) * 42, markers=4,
+                       cell_looks=looks, cell_log_probs=np.log(probs))
+
+    pipeline = Pipeline(PipelineParams(), SyncPort(FakeSolver()))
+    learner = Learner()
+    for frame in range(6):
+        feed_and_teach(pipeline, learner, reading(""), frame / 10)
+    assert len(learner.taught) == 1  # the frame that committed it, once
+    for frame in range(6, 12):
+        feed_and_teach(pipeline, learner, reading("4"), frame / 10)
+    assert pipeline.state.reference.moves == "4" and len(learner.taught) == 1

@@ -40,7 +40,7 @@ from firmware_py.exc import PositionError
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
 from firmware_py.pipeline.reducer import PipelineParams
-from firmware_py.pipeline.runtime import Pipeline, SyncPort
+from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
 from firmware_py.simtable.script import random_moves
 from firmware_py.vision.reader import BoardReader
 from tools.bench.real_games import Film, FilmFrame, Step, emptiest, game_steps
@@ -98,7 +98,7 @@ def run_film(frames: Iterable[FilmFrame], reader: Any,
     for frame in frames:
         recent.append(frame.truth)
         reading = reader.read(frame.image)
-        pipeline.feed(reading, frame.t)
+        feed_and_teach(pipeline, reader, reading, frame.t)
         view = pipeline.view
         views.append(view)
         stats.frames += 1

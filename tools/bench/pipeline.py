@@ -52,7 +52,7 @@ from firmware_py.config import load_config
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
 from firmware_py.pipeline.reducer import PipelineParams
-from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline
+from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline, feed_and_teach
 from firmware_py.pipeline.voter import grid_of
 from firmware_py.simtable.camera import SimulatedCamera, default_spec
 from firmware_py.simtable.render_spec import RenderSpec
@@ -147,7 +147,7 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
         if scene.event == LANDED:
             landings.append((index, scene.truth))
         reading = scene_reader.read_scene(scene) if reader is None else reader.read(image)
-        pipeline.feed(reading, index / args.fps)
+        feed_and_teach(pipeline, reader, reading, index / args.fps)
         views.append(shown[0])
     stats.frames = len(truths)
     _score(stats, params, truths, landings, commits, solved, args.fps)
