@@ -183,6 +183,9 @@ def load_config(explicit: str | Path | None = None) -> Config:
         raise ConfigError(str(path), "", "file not found") from None
     except OSError as error:
         raise ConfigError(str(path), "", f"cannot read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(str(path), "", f"not UTF-8 text: byte {error.start} is "
+                                         f"{error.object[error.start]:#04x}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(str(path), "", f"not valid TOML: {error}") from None
     return parse_config(data, str(path))

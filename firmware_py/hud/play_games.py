@@ -41,7 +41,8 @@ class PlayGames:
 
     def new(self, level_number: Any, person: Any) -> dict[str, Any]:
         """Start a game; the person plays ``person`` ("R" or "Y") against ``level_number``."""
-        if not isinstance(level_number, int) or level_number not in LEVELS:
+        if (not isinstance(level_number, int) or isinstance(level_number, bool)
+                or level_number not in LEVELS):
             raise PlayError(f"level must be 1-6, got {level_number!r}")
         if person not in ("R", "Y"):
             raise PlayError(f"colour must be 'R' or 'Y', got {person!r}")
@@ -50,7 +51,9 @@ class PlayGames:
         text = session.start()
         game = secrets.token_urlsafe(12)
         with self._lock:
-            self._forget_old()
+            self._forget_idle()
+            while len(self._games) >= MAX_GAMES:  # room for this one: the longest unplayed goes
+                self._games.popitem(last=False)
             self._games[game] = (session, self.clock(), text)
         return self._state(game, session, text)
 
@@ -74,18 +77,17 @@ class PlayGames:
 
     def _session(self, game: Any) -> PlaySession:
         with self._lock:
-            self._forget_old()
+            self._forget_idle()
             entry = self._games.get(game) if isinstance(game, str) else None
         if entry is None:
             raise PlayError(f"no such game: {game!r} (it may have ended after an hour idle)")
         return entry[0]
 
-    def _forget_old(self) -> None:
+    def _forget_idle(self) -> None:
+        """Drop the games idle for :data:`IDLE_S` (a lookup never drops any other)."""
         now = self.clock()
         for game in [g for g, (_, seen, _) in self._games.items() if now - seen > IDLE_S]:
             del self._games[game]
-        while len(self._games) >= MAX_GAMES:
-            self._games.popitem(last=False)
 
     @staticmethod
     def _state(game: str, session: PlaySession, text: str) -> dict[str, Any]:

@@ -186,3 +186,20 @@ def test_nan_and_infinities_are_refused_for_every_float_key(
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert info.value.key == f"[{section}] {key}" and "finite" in str(info.value)
+
+
+def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "c4pi.toml"
+    path.write_bytes(b'[vision]\nmodel = "\xff\xfe"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert caught.value.path == str(path) and "not UTF-8" in str(caught.value)
+
+
+def test_the_command_line_exits_78_on_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "c4pi.toml"
+    path.write_bytes(b"[solver]\n# caf\xe9\n")
+    done = subprocess.run([sys.executable, "-m", "firmware_py", "--config", str(path),
+                           "solve", "44"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 78, done.stderr
+    assert "not UTF-8" in done.stderr and "Traceback" not in done.stderr

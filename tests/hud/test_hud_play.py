@@ -74,6 +74,20 @@ def test_old_games_make_room_for_new_ones(games: PlayGames) -> None:
         games.state(first)
 
 
+def test_the_store_holds_exactly_its_limit_and_a_lookup_evicts_nothing(
+        games: PlayGames) -> None:
+    ids = [games.new(1, "R")["game"] for _ in range(MAX_GAMES)]
+    for _ in range(50):  # bad lookups, as a stranger's requests would make
+        with pytest.raises(PlayError):
+            games.state("bogus")
+    assert [games.state(game)["game"] for game in ids] == ids  # all 16 still there
+
+
+def test_a_boolean_is_no_level(games: PlayGames) -> None:
+    with pytest.raises(PlayError, match="level"):
+        games.new(True, "R")
+
+
 def test_the_routes(games: PlayGames) -> None:
     server = HudServer(HudHub(), port=0, games=games).start()
     try:
