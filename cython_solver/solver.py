@@ -17,6 +17,7 @@ clears it.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import time
@@ -30,6 +31,8 @@ from firmware_py.board import Board
 from firmware_py.config import Config, SolverConfig, resolve_path
 from firmware_py.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
 from firmware_py.scores import pick_centre_first, plies_to_end, serial_answer
+
+log = logging.getLogger(__name__)
 
 Position = str | Board | tuple[int, int]
 TIE_BREAKS = ("centre", "random")
@@ -79,7 +82,8 @@ class Solver:
     ``tt_mb`` sizes the transposition table (1-4096 MB; the table uses the
     largest power of two of 8-byte entries that fits). ``book`` is the path of
     a book built by ``c4pi book build``, or ``None``. A book that fails to load
-    leaves the solver working without it; :attr:`book_status` says why.
+    is logged as an ERROR and leaves the solver working without it (slower);
+    :attr:`book_status` says why.
     ``threads`` (default: the cores, at most 4) search the columns of
     :meth:`analyze` and :meth:`best` in parallel, sharing the table.
     """
@@ -98,6 +102,9 @@ class Solver:
                 self._book = BookFile(book)
             except BookError as error:
                 self.book_status = f"book not loaded: {error}"
+                log.error("opening book not loaded: %s — solving without the book: early "
+                          "positions take seconds instead of milliseconds (rebuild it with "
+                          "'c4pi book build' or run ./setup.sh again)", error)
             else:
                 self._engine.set_book(self._book, self._book.index, self._book.keys,
                                       self._book.scores, self._book.header.bucket_bits,

@@ -4,6 +4,8 @@ verification."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -234,3 +236,24 @@ def test_bad_source_is_rejected(source_bytes: bytes, tmp_path: Path) -> None:
     with pytest.raises(BookError, match="5-byte records"):
         build_book(tmp_path / "bad.c4b", source=source, corrections_path=tmp_path / "x",
                    shallow_ply=-1)
+
+
+def test_a_book_that_fails_to_load_is_an_error_in_the_log(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    broken = tmp_path / "broken.c4b"
+    broken.write_bytes(b"C4B" + bytes(100))
+    with caplog.at_level("INFO"):
+        Solver(tt_mb=8, book=broken)
+    errors = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert len(errors) == 1 and "without the book" in errors[0].getMessage()
+
+
+def test_solve_says_the_book_is_broken_without_verbose(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.c4b"
+    broken.write_bytes(bytes(64))
+    config = tmp_path / "c4pi.toml"
+    config.write_text(f'[solver]\nbook = "{broken}"\n')
+    moves, _ = read_set("middle-easy")[0]  # quick without the book
+    done = subprocess.run([sys.executable, "-m", "firmware_py", "--config", str(config),
+                           "solve", moves], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "ERROR" in done.stderr and "without the book" in done.stderr
