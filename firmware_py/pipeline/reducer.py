@@ -238,8 +238,9 @@ def _on_failed(state: PipelineState, event: SolveFailed,
 def _plausible(state: PipelineState, reading: Reading, followed: Followed,
                params: PipelineParams) -> Board | None:
     """The followed next board, or the reading's, when worth solving before it is stable."""
-    if params.speculate and followed.kind == SUCCESSOR:
-        return followed.board
+    if followed.kind == SUCCESSOR:  # a winning or filling disc has nothing to solve
+        board = followed.board
+        return board if params.speculate and board and not is_finished(board) else None
     board = reading.board
     if (not params.speculate or reading.status != OK or board is None
             or reading.confidence < params.min_cell_confidence - EPSILON):

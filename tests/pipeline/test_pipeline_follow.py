@@ -178,3 +178,20 @@ def test_rebase_takes_the_committed_frames_looks():
     state = rebase(FollowState(), reading)
     np.testing.assert_allclose(state.baseline, reading.cell_looks)
     assert rebase(state, Reading(OK)).baseline is None  # a reader without looks
+
+
+def test_a_followed_winning_disc_is_never_sent_to_the_solver():
+    from firmware_py.pipeline.events import ReadingSeen, StartSolve
+    from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
+
+    params, state, solved = PipelineParams(), PipelineState(), []
+    frames = [Board.from_moves("121212")] * 8 + [Board.from_moves("1212121")] * 8
+    for index, board in enumerate(frames):
+        reading = reading_of(board.grid_lines())
+        reading = Reading(OK, grid=reading.grid, board=board, confidence=0.99,
+                          cell_confidence=(0.99,) * 42, markers=4,
+                          cell_looks=reading.cell_looks, cell_log_probs=reading.cell_log_probs)
+        state, effects = reduce(state, ReadingSeen(reading), index / 10, params)
+        solved += [effect.board for effect in effects if isinstance(effect, StartSolve)]
+    assert state.reference.is_finished
+    assert solved and all(not board.is_finished for board in solved)
