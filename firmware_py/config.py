@@ -132,6 +132,9 @@ class HudConfig:
     enabled: bool = _opt(True)
     lan: bool = _opt(False)
     port: int = _opt(8080, lo=1, hi=65535)
+    pairing_code: str = _opt("")
+    hosts: str = _opt("")
+    max_connections: int = _opt(64, lo=4, hi=1024)
     camera_fps: float = _opt(4.0, lo=0.5, hi=15.0)
     camera_width: int = _opt(640, lo=160, hi=1920)
 
@@ -274,6 +277,10 @@ def _check_cross_fields(config: Config, source: str) -> None:
         raise ConfigError(source, "[led] gpio_pin", 'must be set (1-27) when activity = "gpio"')
     if config.serial.reconnect_min_s > config.serial.reconnect_max_s:
         raise ConfigError(source, "[serial] reconnect_min_s", "must not exceed reconnect_max_s")
+    code = config.hud.pairing_code
+    if code and (len(code) < 6 or not code.isascii() or not code.isalnum()):
+        raise ConfigError(source, "[hud] pairing_code",
+                          "must be empty or at least 6 letters and digits")
     pins = (config.led.advantage_red_pin, config.led.advantage_yellow_pin)
     if (pins[0] == 0) != (pins[1] == 0):
         raise ConfigError(source, "[led] advantage_red_pin",

@@ -68,13 +68,13 @@ def _default_reader(config: Config, source: Any) -> Any:
 
 
 def _default_hud(config: Config, hub: Any, games: Any) -> Any:
-    from firmware_py.hud.server import HudServer
+    from firmware_py.hud.server import HudServer, guard_options
 
     hud = config.hud
     return HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
                      camera_fps=hud.camera_fps, camera_width=hud.camera_width,
                      min_cell_confidence=config.vision.min_cell_confidence,
-                     games=games).start()
+                     games=games, **guard_options(hud)).start()
 
 
 def _default_announcer(config: Config) -> Any:

@@ -128,7 +128,7 @@ class Screen:
         server = None
         if args.hud:
             from firmware_py.hud.play_games import PlayGames, worker_scorer
-            from firmware_py.hud.server import HudServer
+            from firmware_py.hud.server import HudServer, guard_options
             from firmware_py.hud.taps import HUD_PRIORITY
 
             hud = config.hud
@@ -136,7 +136,7 @@ class Screen:
                      if worker is not None and config.play.web else None)
             server = HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
                                camera_fps=hud.camera_fps, camera_width=hud.camera_width,
-                               games=games).start()
+                               games=games, **guard_options(hud)).start()
             print(f"c4pi watch: the screen is on {server.url}", file=sys.stderr)
         bound = config.vision.min_cell_confidence
         recorder = Recorder(args.record, fps, min_cell_confidence=bound) if args.record else None

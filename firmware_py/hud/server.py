@@ -36,12 +36,25 @@ from aiohttp import web
 
 from firmware_py.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
+from firmware_py.hud.guard import (
+    AIOHTTP_LOGGERS,
+    HEADER_TIMEOUT_S,
+    KEEPALIVE_S,
+    LOCAL_NAMES,
+    MAX_JSON_DEPTH,
+    GuardedSite,
+    Hosts,
+    OneLine,
+    QuietClientErrors,
+    json_object,
+    request_guard,
+)
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 QUEUE_LIMIT = 256  # states a client may fall behind before it is dropped
-KEEPALIVE_S = 15.0
+WRITE_TIMEOUT_S = 10.0  # a streaming client that takes nothing this long is dropped
 BOUNDARY = "c4piframe"
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'",
@@ -55,11 +68,19 @@ class HudServer:
 
     def __init__(self, hub: Any, *, host: str = "127.0.0.1", port: int = 8080,
                  camera_fps: float = 4.0, camera_width: int = 640,
-                 min_cell_confidence: float = 0.6, games: Any = None) -> None:
+                 min_cell_confidence: float = 0.6, games: Any = None,
+                 max_connections: int = 64, hosts: tuple[str, ...] = (),
+                 pairing_code: str = "", header_timeout_s: float = HEADER_TIMEOUT_S) -> None:
         self.hub = hub
         self.games = games
         self.host = host
         self.port = port
+        self.max_connections = max_connections
+        self.extra_hosts = hosts
+        self.pairing_code = pairing_code
+        self.header_timeout_s = header_timeout_s
+        self.refused = OneLine()
+        self._quiet = QuietClientErrors(self.refused)
         self.feed = CameraFeed(hub, self._on_jpeg, watching=lambda: self.camera_clients > 0,
                                fps=camera_fps, width=camera_width,
                                min_cell_confidence=min_cell_confidence)
@@ -85,6 +106,8 @@ class HudServer:
 
     def start(self) -> HudServer:
         """Listen (raises :class:`HudError` when the port cannot be had)."""
+        for name in AIOHTTP_LOGGERS:
+            logging.getLogger(name).addFilter(self._quiet)
         self._thread = threading.Thread(target=self._serve, name="c4pi-hud", daemon=True)
         self._thread.start()
         self._ready.wait(10.0)
@@ -102,6 +125,8 @@ class HudServer:
             self._loop.call_soon_threadsafe(self._stopping.set)
         if self._thread is not None:
             self._thread.join(timeout=3.0)
+        for name in AIOHTTP_LOGGERS:
+            logging.getLogger(name).removeFilter(self._quiet)
 
     def _serve(self) -> None:
         loop = asyncio.new_event_loop()
@@ -117,13 +142,17 @@ class HudServer:
     async def _main(self) -> None:
         self._stopping = asyncio.Event()
         self._jpeg_event = asyncio.Event()
-        self._runner = web.AppRunner(self._app(), handle_signals=False, access_log=None)
+        self._runner = web.AppRunner(self._app(), handle_signals=False, access_log=None,
+                                     keepalive_timeout=KEEPALIVE_S)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        site = GuardedSite(self._runner, self.host, self.port,
+                           max_connections=self.max_connections, refused=self.refused,
+                           header_timeout_s=self.header_timeout_s)
         await site.start()
         sockets = getattr(site._server, "sockets", None) or ()
         if sockets:
             self.port = sockets[0].getsockname()[1]
+        self._hosts.port = self.port
         self._unsubscribe = self.hub.subscribe(self._from_hub)
         self._ready.set()
         health = asyncio.ensure_future(self._health_loop())
@@ -140,7 +169,10 @@ class HudServer:
             await asyncio.sleep(1.0)
 
     def _app(self) -> web.Application:
-        app = web.Application(middlewares=[_security_headers], client_max_size=4096)
+        self._hosts = Hosts(self.port, lan=self.host not in LOCAL_NAMES,
+                            extra=self.extra_hosts)
+        guard = request_guard(self._hosts, self.pairing_code, self.refused)
+        app = web.Application(middlewares=[_security_headers, guard], client_max_size=4096)
         app.router.add_get("/", self._index)
         app.router.add_get("/events", self._events)
         app.router.add_get("/state", self._state)
@@ -198,13 +230,15 @@ class HudServer:
         self._queues.add(queue)
         self.event_clients += 1
         try:
-            await response.write(b"retry: 1000\n\n")
+            await _write(response, b"retry: 1000\n\n")
             state = self.hub.snapshot()
             while state is not None:
-                await response.write(_sse(state))
+                await _write(response, _sse(state))
                 state = await _next_or_keepalive(queue, response)
-        except (ConnectionResetError, asyncio.CancelledError):
+        except (ConnectionError, asyncio.CancelledError):
             pass
+        except TimeoutError:
+            self._drop(request, "an event client that does not read")
         finally:
             self._queues.discard(queue)
             self.event_clients -= 1
@@ -222,20 +256,28 @@ class HudServer:
             while self._stopping is not None and not self._stopping.is_set():
                 if self._jpeg is not None and self._jpeg[0] != sent:
                     sent, data = self._jpeg
-                    await response.write(
-                        f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
-                        f"Content-Length: {len(data)}\r\n\r\n".encode() + data + b"\r\n")
+                    await _write(response,
+                                 f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
+                                 f"Content-Length: {len(data)}\r\n\r\n".encode()
+                                 + data + b"\r\n")
                 assert self._jpeg_event is not None
                 event = self._jpeg_event
                 try:
                     await asyncio.wait_for(event.wait(), KEEPALIVE_S)
                 except TimeoutError:
                     continue
-        except (ConnectionResetError, asyncio.CancelledError):
+        except (ConnectionError, asyncio.CancelledError):
             pass
+        except TimeoutError:
+            self._drop(request, "a camera client that does not read")
         finally:
             self.camera_clients -= 1
         return response
+
+    def _drop(self, request: web.Request, who: str) -> None:
+        self.refused.warning("dropped", f"{who} for {WRITE_TIMEOUT_S:g} s: {request.remote}")
+        if request.transport is not None:
+            request.transport.close()
 
     async def _play_page(self, request: web.Request) -> web.StreamResponse:
         if self.games is None:
@@ -287,12 +329,15 @@ class HudServer:
 
 async def _json_body(request: web.Request) -> dict[str, Any]:
     try:
-        body = await request.json()
+        return json_object(await request.text())
     except (ValueError, UnicodeDecodeError):
-        raise PlayError("the request must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise PlayError("the request must be a JSON object")
-    return body
+        raise PlayError("the request must be a JSON object (nested at most "
+                        f"{MAX_JSON_DEPTH} deep)") from None
+
+
+async def _write(response: web.StreamResponse, data: bytes) -> None:
+    """Write to a streaming client; TimeoutError when it takes no data for a while."""
+    await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)
 
 
 async def _next_or_keepalive(queue: asyncio.Queue, response: web.StreamResponse) -> Any:
@@ -300,7 +345,7 @@ async def _next_or_keepalive(queue: asyncio.Queue, response: web.StreamResponse)
         try:
             return await asyncio.wait_for(queue.get(), KEEPALIVE_S)
         except TimeoutError:
-            await response.write(b": keepalive\n\n")
+            await _write(response, b": keepalive\n\n")
 
 
 def _sse(state: dict[str, Any]) -> bytes:
@@ -317,3 +362,10 @@ async def _security_headers(request: web.Request, handler: Any) -> web.StreamRes
     if not response.prepared:
         response.headers.update(SECURITY_HEADERS)
     return response
+
+
+def guard_options(hud: Any) -> dict[str, Any]:
+    """:class:`HudServer` keyword arguments from ``[hud]`` (connections, names, pairing)."""
+    names = tuple(name.strip() for name in hud.hosts.split(",") if name.strip())
+    return {"max_connections": hud.max_connections, "hosts": names,
+            "pairing_code": hud.pairing_code}

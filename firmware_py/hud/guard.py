@@ -1,0 +1,283 @@
+"""What the HUD server refuses, before any route runs: hostile clients get a 4xx and
+one log line, never a traceback, and never the appliance's file handles.
+
+* **connections** (:class:`GuardedSite`): at most ``max_connections`` at once
+  (the next are closed at once); a connection that has not sent a whole
+  request's headers within :data:`HEADER_TIMEOUT_S` is closed; idle
+  keep-alive connections close after :data:`KEEPALIVE_S`;
+* **requests** (:func:`request_guard`): the ``Host`` must be a name the
+  appliance answers to (:class:`Hosts`: DNS rebinding cannot read the
+  room's camera); a ``POST`` must be JSON, from this page (``Origin`` and
+  ``Sec-Fetch-Site``: no cross-site request forgery); with ``lan`` on, the
+  camera and the play routes need the pairing code (``[hud] pairing_code``,
+  given once as ``?code=`` and then kept in a cookie) and stay off without one;
+* **bodies** (:func:`json_object`): a JSON object nested at most
+  :data:`MAX_JSON_DEPTH` deep;
+* **the log** (:class:`OneLine`): each refusal is one line, at most one per
+  reason every :data:`LOG_EVERY_S` (with how many were not logged), and
+  aiohttp's own errors about broken clients lose their tracebacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+
+log = logging.getLogger(__name__)
+
+HEADER_TIMEOUT_S = 10.0
+KEEPALIVE_S = 15.0
+MAX_JSON_DEPTH = 8
+LOG_EVERY_S = 10.0
+PAIR_COOKIE = "c4pi_pair"
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+PAIRED_PREFIXES = ("/camera", "/play")  # what a household network may not see unpaired
+CLIENT_ERRORS = (HttpProcessingError, ConnectionError, asyncio.CancelledError, TimeoutError)
+AIOHTTP_LOGGERS = ("aiohttp.server", "aiohttp.web", "aiohttp.access")
+
+
+class OneLine:
+    """Rate-limited one-line log messages, per reason."""
+
+    def __init__(self, logger: logging.Logger = log, every_s: float = LOG_EVERY_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.logger, self.every_s, self.clock = logger, every_s, clock
+        self._last: dict[str, float] = {}
+        self._quiet: dict[str, int] = {}
+
+    def warning(self, reason: str, detail: str) -> None:
+        """Log ``reason: detail`` unless ``reason`` was logged in the last ``every_s``."""
+        now = self.clock()
+        last = self._last.get(reason)
+        if last is not None and now - last < self.every_s:
+            self._quiet[reason] = self._quiet.get(reason, 0) + 1
+            return
+        quiet = self._quiet.pop(reason, 0)
+        self._last[reason] = now
+        more = f" ({quiet} more not logged)" if quiet else ""
+        self.logger.warning("HUD refused a client: %s: %s%s", reason, detail, more)
+
+
+class Hosts:
+    """The names the appliance answers to, with its port.
+
+    Always ``localhost``, ``127.0.0.1``, ``[::1]``, its host name and
+    ``<host name>.local``; any IP address when it serves the network (an
+    address typed into a phone cannot be rebound by DNS); and ``extra``.
+    """
+
+    def __init__(self, port: int, *, lan: bool, extra: tuple[str, ...] = ()) -> None:
+        self.port = port
+        self.lan = lan
+        name = socket.gethostname().lower()
+        self.names = {*LOCAL_NAMES, name, f"{name}.local", *(e.lower() for e in extra if e)}
+
+    def allows(self, host_header: str | None) -> bool:
+        """True when ``host_header`` ("name", "name:port", "[v6]:port") is ours."""
+        if not host_header:
+            return False
+        name, port = split_host(host_header.strip().lower())
+        if port is not None and port != self.port:
+            return False
+        if name in self.names:
+            return True
+        return self.lan and is_ip(name)
+
+
+def split_host(host: str) -> tuple[str, int | None]:
+    """("name", port or None) of a Host header value; a bad port gives port -1."""
+    if host.startswith("["):
+        name, _, rest = host[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else ""
+    elif host.count(":") == 1:
+        name, _, port_text = host.partition(":")
+    else:
+        name, port_text = host, ""
+    if not port_text:
+        return name, None
+    return name, int(port_text) if port_text.isdigit() else -1
+
+
+def is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback(address: str | None) -> bool:
+    try:
+        return address is not None and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def request_guard(hosts: Hosts, pairing_code: str, refused: OneLine) -> Any:
+    """The middleware that checks every request (see the module docstring)."""
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+        problem = _problem(request, hosts, pairing_code)
+        if problem is not None:
+            status, reason = problem
+            refused.warning(reason, f"{request.remote} {request.method} {request.path[:80]}")
+            return web.json_response({"error": reason}, status=status)
+        response = await handler(request)
+        if pairing_code and request.query.get("code") == pairing_code:
+            response.set_cookie(PAIR_COOKIE, pairing_code, httponly=True, samesite="Strict")
+        return response
+    return guard
+
+
+def _problem(request: web.Request, hosts: Hosts, pairing_code: str) -> tuple[int, str] | None:
+    """(status, reason) when the request is refused, else None."""
+    if not hosts.allows(request.headers.get("Host")):
+        return 421, "not a name this appliance answers to (Host header)"
+    if request.method == "POST":
+        if request.content_type != "application/json":
+            return 415, "a POST must be application/json"
+        if not same_origin(request):
+            return 403, "a POST must come from this appliance's own page"
+    if (hosts.lan and request.path.startswith(PAIRED_PREFIXES)
+            and not is_loopback(request.remote) and not paired(request, pairing_code)):
+        if not pairing_code:
+            return 403, "the camera and play pages are off on the network ([hud] pairing_code)"
+        return 403, "pairing code needed: open the page with ?code= and the code"
+    return None
+
+
+def same_origin(request: web.Request) -> bool:
+    """No cross-site browser request: ``Sec-Fetch-Site`` and ``Origin`` say this page."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True  # not a browser's cross-site request (those send Origin on POST)
+    scheme, _, rest = origin.partition("://")
+    return scheme in ("http", "https") and rest.lower() == request.headers.get(
+        "Host", "").lower()
+
+
+def paired(request: web.Request, pairing_code: str) -> bool:
+    if not pairing_code:
+        return False
+    given = request.query.get("code") or request.cookies.get(PAIR_COOKIE) or ""
+    return hmac.compare_digest(given.encode(), pairing_code.encode())
+
+
+def json_object(text: str, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
+    """A JSON object from ``text``; ValueError for anything else or nested too deep."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped = not escaped and char == "\\"
+            in_string = escaped or char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > max_depth:
+                raise ValueError(f"JSON nested deeper than {max_depth}")
+        elif char in "]}":
+            depth -= 1
+    body = json.loads(text)
+    if not isinstance(body, dict):
+        raise ValueError("not a JSON object")
+    return body
+
+
+class GuardedSite(web.TCPSite):
+    """A TCP site whose connections are capped and must send their headers in time."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, *, max_connections: int,
+                 refused: OneLine, header_timeout_s: float = HEADER_TIMEOUT_S) -> None:
+        super().__init__(runner, host, port, reuse_address=True)
+        self.max_connections = max_connections
+        self.refused = refused
+        self.header_timeout_s = header_timeout_s
+        self.open = 0
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)
+        loop = asyncio.get_running_loop()
+        server = self._runner.server
+        assert server is not None
+        self._server = await loop.create_server(
+            lambda: CountedConnection(server(), self), self._host, self._port,
+            backlog=self._backlog, reuse_address=True)
+
+    def opened(self, connection: CountedConnection, transport: asyncio.BaseTransport) -> None:
+        """Count a new connection; close it beyond the cap, or if it sends no request."""
+        self.open += 1
+        if self.open > self.max_connections:
+            self.refused.warning("too many connections",
+                                 f"{self.max_connections} open ([hud] max_connections)")
+            transport.close()
+            return
+        asyncio.get_running_loop().call_later(self.header_timeout_s, self._deadline,
+                                              connection.handler, transport)
+
+    def closed(self) -> None:
+        self.open -= 1
+
+    def _deadline(self, handler: Any, transport: asyncio.BaseTransport) -> None:
+        if not transport.is_closing() and getattr(handler, "_request_count", 1) == 0:
+            self.refused.warning("no whole request", f"within {self.header_timeout_s:g} s")
+            transport.close()
+
+
+class CountedConnection(asyncio.Protocol):
+    """aiohttp's request handler for one connection, counted by its :class:`GuardedSite`."""
+
+    def __init__(self, handler: Any, site: GuardedSite) -> None:
+        self.handler, self.site = handler, site
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.handler.connection_made(transport)
+        self.site.opened(self, transport)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.site.closed()
+        self.handler.connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self.handler.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.handler.eof_received()
+
+    def pause_writing(self) -> None:
+        self.handler.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.handler.resume_writing()
+
+
+class QuietClientErrors(logging.Filter):
+    """aiohttp's errors about one client (a bad request line, a reset stream): one line,
+    no traceback, rate-limited."""
+
+    def __init__(self, refused: OneLine) -> None:
+        super().__init__()
+        self.refused = refused
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, CLIENT_ERRORS):
+            return True  # a fault of ours keeps its traceback
+        self.refused.warning("broken request", f"{type(error).__name__}: {error}"[:160])
+        return False
