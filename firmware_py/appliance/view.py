@@ -13,7 +13,8 @@ def render_view(view: Any, t: float, *, colour: bool, header: str = "") -> str:
     lines = [header] if header else []
     lines.append(f"t = {t:7.1f} s   state: {view.state}")
     if view.grid is None:
-        lines.append("(no board in view)")
+        lines.append("(no board in view)" if view.state == "scanning"
+                     else "(the board is changing: waiting for it to settle)")
         return "\n".join(lines)
     board = Board.from_grid(view.grid)
     lines.extend(draw_board(view.grid, colour=colour))

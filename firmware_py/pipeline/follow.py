@@ -17,31 +17,40 @@ frame it was:
   empty hole);
 * ``successor``: exactly one lowest free hole looks different and the
   readers see a disc of the side to move there (by :data:`DISC_MARGIN`);
+* ``confirmed``: holes look different but the frame's own reading is the
+  committed board (a hand over empty holes, a change of light): the board;
 * ``moving``: a hole looks different that no legal next disc explains (a
   hand, a falling disc, two discs, a disc in the wrong colour, a disc taken
   out): nothing is counted, until it has lasted :data:`SETTLE_S`;
 * ``something-else``: such a change has lasted that long: the board is read
-  again, every hole that still looks as it did holding what it held (a
-  person does not re-read what did not move: :func:`held_log_probs`), and
-  the most probable legal board of that goes to the voter, whose rules report
-  it as it is (an illegal grid is never committed, a cleared board starts a
+  again, every hole that still looks as it did keeping a strong prior for
+  what it held (a person does not re-read what did not move:
+  :func:`held_log_probs`), and the most probable legal board of that, when
+  the reader's margins accept it, goes to the voter, whose rules report it
+  as it is (an illegal grid is never committed, a cleared board starts a
   new game);
 * ``reading``: nothing to follow yet (no committed board, or a reader
-  without looks): the full reading, as before.
+  without looks), or no board in view: the full reading, as before.
 
-Whenever the full reading is used, the empty board has the prior of a game's
-start (:data:`START_PRIOR` nats): it is voted for when, with that prior, it
-is :data:`START_MARGIN` ahead of every other legal board and of the grid
-seen (:func:`start_lead`). A game starts empty; a single hole the readers
-doubt (a yellow cushion behind it) must not keep a whole game from being
+A change under way ends after :data:`CALM_FRAMES` unchanged frames in a row
+(a frame without the board does not end it).
+
+While nothing is committed, the empty board has the prior of a game's start
+(:data:`START_PRIOR` nats): it is voted for when, with that prior, it is
+:data:`START_MARGIN` ahead of every other legal board and of the grid seen
+(:func:`start_lead`). A game starts empty; a single hole the readers doubt
+(a yellow cushion behind it) must not keep a whole game from being
 followed. On the 33 real photographs of ``../shared/data`` this takes every
-empty board (lead 3.0) and no other (the highest, 1.4, a board of 25 sticker
-discs; without the guard of the grid seen, a lone yellow disc and a sticker
-board would have been read empty).
+empty board (lead 3.0) and no other (the highest, 1.4, a board of 25
+sticker discs; without the guard of the grid seen, a lone yellow disc and a
+sticker board would have been read empty). A board read again is read
+without it: a disc the readers doubt is never taken away by the prior.
 
 The looks of the committed board (the *baseline*) are taken again at each
-commit (:func:`rebase`) and drift with slow light changes on ``unchanged``
-frames (an exponential moving average, :data:`DRIFT_RATE`).
+commit (:func:`rebase`), drift with slow light changes on ``unchanged``
+frames (an exponential moving average, :data:`DRIFT_RATE`), and are taken
+again after :data:`REBASE_S` of ``confirmed`` frames (the light changed for
+good, the camera was nudged).
 """
 
 from __future__ import annotations
@@ -51,7 +60,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.decide import decide, legal_boards
+from firmware_py.vision.reader import DEFAULT_ILLEGAL_MARGIN, DEFAULT_MARGIN
 from firmware_py.vision.reading import FINISHED, OK, Reading
 
 Grid = tuple[str, ...]
@@ -59,17 +70,19 @@ Grid = tuple[str, ...]
 UNCHANGED = "unchanged"
 SUCCESSOR = "successor"
 MOVING = "moving"
+CONFIRMED = "confirmed"
 SOMETHING_ELSE = "something-else"
 READING = "reading"
 
 CHANGE_DISTANCE = 14.0  # Lab units (12 ring means): a hole that moved this far changed
 DISC_MARGIN = 1.0  # nats: the readers' disc of the side to move over empty and the other
-SETTLE_S = 1.0  # an unexplained change that lasts this long is read in full
+SETTLE_S = 1.0  # an unexplained change that lasts this long is read again
+REBASE_S = 5.0  # a change the frame's reading says is no change, this long: new looks
+CALM_FRAMES = 3  # unchanged frames in a row that end a change under way
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
 START_PRIOR = 3.0  # nats: a game starts on the empty board
 START_MARGIN = 2.5  # nats: the empty board with its prior over any other legal board
 HELD_DOUBT = 1e-3  # an unchanged hole's doubt about holding what it held
-CLASSES = ".RY"  # the readers' classes, in the order of ``cell_log_probs``
 EMPTY_GRID: Grid = ("." * WIDTH,) * HEIGHT
 
 
@@ -80,11 +93,12 @@ class FollowParams:
     change_distance: float = CHANGE_DISTANCE
     disc_margin: float = DISC_MARGIN
     settle_s: float = SETTLE_S
+    rebase_s: float = REBASE_S
     drift_rate: float = DRIFT_RATE
     start_prior: float = START_PRIOR
     start_margin: float = START_MARGIN
-    accept_margin: float = 2.5  # nats: a board read again is read as the reader's are
-    illegal_margin: float = 3.0  # (``[vision] accept_margin``, ``illegal_margin``)
+    accept_margin: float = DEFAULT_MARGIN  # a board read again is decided as the reader
+    illegal_margin: float = DEFAULT_ILLEGAL_MARGIN  # decides (``[vision]`` margins)
 
 
 @dataclass(frozen=True)
@@ -93,6 +107,7 @@ class FollowState:
 
     baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
     unexplained_since: float | None = None
+    calm: int = 0  # unchanged frames in a row
 
 
 @dataclass(frozen=True)
@@ -135,75 +150,95 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
     """Judge one frame against the committed board ``reference``.
 
     ``full_grid`` is what the frame's full reading would vote for (``None``:
-    no board); it is passed on when there is nothing to follow or the change
-    has lasted :attr:`FollowParams.settle_s`.
+    no board); it is passed on when there is nothing to follow.
     """
     looks, log_probs = reading.cell_looks, reading.cell_log_probs
-    if (reference is None or state.baseline is None or looks is None or log_probs is None
-            or not reading.found):
-        return replace(state, unexplained_since=None), _full(READING, reading, full_grid,
-                                                               params)
+    if not reading.found:  # the board out of view: a change under way goes on
+        return state, Followed(READING, full_grid, confidence=reading.confidence)
+    if reference is None or state.baseline is None or looks is None or log_probs is None:
+        return FollowState(state.baseline), _start(reading, full_grid, params)
     changed = changed_cells(state.baseline, looks, params.change_distance)
     cells = tuple(int(index) for index in np.flatnonzero(changed))
     if not cells:
-        drifted = (1 - params.drift_rate) * state.baseline + params.drift_rate * looks
-        return (FollowState(drifted, None),
-                Followed(UNCHANGED, tuple(reference.grid_lines()), reference, confidence=1.0))
+        return _unchanged(state, reference, looks, params)
+    calm = replace(state, calm=0)
     successor = _one_disc(reference, cells, log_probs, params.disc_margin)
     if successor is not None:
         lead = disc_lead(log_probs, cells[0], reference.to_move)
-        return (replace(state, unexplained_since=None),
+        return (replace(calm, unexplained_since=None),
                 Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells,
                          _share(lead)))
     since = state.unexplained_since if state.unexplained_since is not None else now
-    state = replace(state, unexplained_since=since)
+    calm = replace(calm, unexplained_since=since)
+    reference_grid = tuple(reference.grid_lines())
+    if full_grid == reference_grid:  # the frame's own reading still sees the board
+        if now - since >= params.rebase_s:  # a lasting change of light, a camera nudged
+            calm = FollowState(np.array(looks, np.float32, copy=True))
+        return calm, Followed(CONFIRMED, reference_grid, reference, cells, reading.confidence)
     if now - since >= params.settle_s:
-        return state, _reread(reference, reading, changed, params, cells)
-    return state, Followed(MOVING, changed=cells, confidence=reading.confidence)
+        return calm, _reread(reference, reading, changed, params, cells)
+    return calm, Followed(MOVING, changed=cells, confidence=reading.confidence)
 
 
-def _full(kind: str, reading: Reading, full_grid: Grid | None,
-          params: FollowParams) -> Followed:
-    """The full reading's verdict, or the empty board when its start prior puts it ahead."""
-    lead = start_lead(reading, params.start_prior)
+def _unchanged(state: FollowState, reference: Board, looks: np.ndarray,
+               params: FollowParams) -> tuple[FollowState, Followed]:
+    """No hole changed: the committed board; a change under way ends after
+    :data:`CALM_FRAMES` such frames in a row."""
+    drifted = (1 - params.drift_rate) * state.baseline + params.drift_rate * looks
+    calm = state.calm + 1
+    since = None if calm >= CALM_FRAMES else state.unexplained_since
+    return (FollowState(drifted, since, calm),
+            Followed(UNCHANGED, tuple(reference.grid_lines()), reference, confidence=1.0))
+
+
+def _start(reading: Reading, full_grid: Grid | None, params: FollowParams) -> Followed:
+    """Nothing committed yet: the full reading, or the empty board when its start prior
+    puts it ahead."""
+    lead = start_lead(reading, params.start_prior, params.start_margin)
     if lead >= params.start_margin:
-        return Followed(kind, EMPTY_GRID, Board.empty(), confidence=_share(lead))
-    return Followed(kind, full_grid, confidence=reading.confidence)
+        return Followed(READING, EMPTY_GRID, Board.empty(), confidence=_share(lead))
+    return Followed(READING, full_grid, confidence=reading.confidence)
 
 
 def _reread(reference: Board, reading: Reading, changed: np.ndarray, params: FollowParams,
             cells: tuple[int, ...]) -> Followed:
-    """The most probable legal board when only the ``changed`` holes are read again."""
-    held = replace(reading, cell_log_probs=held_log_probs(reading.cell_log_probs, reference,
-                                                          changed))
-    decision = decide(held.cell_log_probs, params.accept_margin, params.illegal_margin)
-    grid = decision.grid if decision.status in (OK, FINISHED) else None
-    return replace(_full(SOMETHING_ELSE, held, grid, params), changed=cells,
-                   board=decision.board)
+    """The most probable legal board when the unchanged holes keep what they held
+    (:func:`held_log_probs`); ``grid`` None unless the margins accept it. No start prior
+    here: a board being cleared is read as it stands."""
+    held = held_log_probs(reading.cell_log_probs, reference, changed)
+    decision = decide(held, params.accept_margin, params.illegal_margin)
+    if decision.status not in (OK, FINISHED):
+        return Followed(SOMETHING_ELSE, changed=cells, confidence=decision.confidence)
+    return Followed(SOMETHING_ELSE, decision.grid, decision.board, cells, decision.confidence)
 
 
 def held_log_probs(log_probs: np.ndarray, reference: Board, changed: np.ndarray) -> np.ndarray:
-    """``log_probs`` with every unchanged hole sure (1 - 2 :data:`HELD_DOUBT`) of its
-    class on ``reference``."""
-    held = np.array(log_probs, np.float64, copy=True)
+    """``log_probs`` with a prior on every unchanged hole: its class on ``reference``
+    (1 - 2 :data:`HELD_DOUBT`), the others :data:`HELD_DOUBT` each, so only readers
+    more than 6.9 nats sure of another class overrule what the hole held."""
     classes = np.array([CLASSES.index(char) for char in "".join(reference.grid_lines())])
-    sure = np.full((len(classes), len(CLASSES)), np.log(HELD_DOUBT))
-    sure[np.arange(len(classes)), classes] = np.log(1 - 2 * HELD_DOUBT)
-    held[~changed] = sure[~changed]
+    prior = np.full((len(classes), len(CLASSES)), np.log(HELD_DOUBT))
+    prior[np.arange(len(classes)), classes] = np.log(1 - 2 * HELD_DOUBT)
+    held = np.array(log_probs, np.float64, copy=True)
+    held[~changed] += prior[~changed]
+    held[~changed] -= np.logaddexp.reduce(held[~changed], axis=1, keepdims=True)
     return held
 
 
-def start_lead(reading: Reading, prior: float) -> float:
+def start_lead(reading: Reading, prior: float, enough: float = np.inf) -> float:
     """Nats of the empty board, with ``prior``, over every other legal board and over the
     grid seen (each hole's most probable class: an illegal board the camera clearly
-    shows, a yellow disc alone, is no empty board); -inf without readers."""
+    shows, a yellow disc alone, is no empty board); -inf without readers. When the
+    grid seen alone keeps the lead under ``enough``, that bound is returned at once."""
     log_probs = reading.cell_log_probs
     if log_probs is None or not reading.found:
         return -np.inf
     empty_score = float(np.sum(log_probs[:, 0]))
-    seen_score = float(np.sum(np.max(log_probs, axis=1)))
+    bound = empty_score + prior - float(np.sum(np.max(log_probs, axis=1)))
+    if bound < enough:
+        return bound
     others = [score for score, board in legal_boards(log_probs, count=2) if board.n_discs]
-    return empty_score + prior - max([*others, seen_score])
+    return min(bound, empty_score + prior - max(others, default=-np.inf))
 
 
 def disc_lead(log_probs: np.ndarray, cell: int, colour: str) -> float:

@@ -56,7 +56,6 @@ from firmware_py.pipeline.events import (
     View,
 )
 from firmware_py.pipeline.follow import (
-    SOMETHING_ELSE,
     SUCCESSOR,
     Followed,
     FollowParams,
@@ -186,8 +185,6 @@ def _on_reading(state: PipelineState, reading: Reading, now: float, params: Pipe
         cache = state.cache
         known = cache.result if cache is not None and cache.grid == verdict.consensus else None
         state = replace(state, result=known, failed=None, follow=rebase(follow_state, reading))
-    elif followed.kind == SOMETHING_ELSE and verdict.stable:  # the full reading confirms
-        state = replace(state, follow=rebase(follow_state, reading))  # the board: new looks
     return replace(state, candidate=_plausible(state, reading, followed, params))
 
 

@@ -325,11 +325,12 @@ class FrameLoop:
 
 def feed_and_teach(pipeline: Pipeline, reader: Any, reading: Reading, now: float) -> None:
     """Feed ``reading`` to ``pipeline``; when that commits the empty board, teach the
-    reader this installation's empty look from the frame (``reader.learn_empty``).
+    reader this installation's empty look from the frame (``reader.learn_empty``:
+    the holes the readers favour empty).
 
     The follower may read a game's empty board where the frame alone was refused
-    (a hole the readers doubt: :mod:`.follow`); the reader then knows that hole's
-    look as empty, as ``c4pi calibrate`` would have taught it.
+    (a hole the readers doubt: :mod:`.follow`); the reader then learns the holes
+    it can, as ``c4pi calibrate`` would have taught them.
     """
     before = pipeline.state.reference
     pipeline.feed(reading, now)

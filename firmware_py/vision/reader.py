@@ -178,10 +178,17 @@ class BoardReader:
                              decision, markers)
 
     def learn_empty(self, reading: Reading) -> None:
-        """Learn every hole's look from ``reading``, a frame of the empty board (the
-        pipeline committed it: a game's start, followed)."""
-        if self.empty_board is not None and reading.cell_looks is not None:
-            self.empty_board.learn(reading.cell_looks)
+        """Learn the look of the holes the readers favour empty in ``reading``, a frame
+        of the board the pipeline followed as the empty board at a game's start.
+
+        Not the holes where a disc was more probable (the prior of a game's start
+        may have read the board empty over them): a pale disc's look must never
+        be learnt as the empty hole's (step 9 of ``docs/vision.md``).
+        """
+        log_probs = reading.cell_log_probs
+        if self.empty_board is None or reading.cell_looks is None or log_probs is None:
+            return
+        self.empty_board.learn(reading.cell_looks, np.argmax(log_probs, axis=1) == 0)
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)

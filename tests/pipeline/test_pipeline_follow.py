@@ -12,6 +12,7 @@ import pytest
 
 from firmware_py.board import Board
 from firmware_py.pipeline.follow import (
+    CONFIRMED,
     EMPTY_GRID,
     MOVING,
     READING,
@@ -24,7 +25,7 @@ from firmware_py.pipeline.follow import (
     lowest_free_holes,
     rebase,
 )
-from firmware_py.vision.reading import OK, Reading
+from firmware_py.vision.reading import NO_BOARD, OK, Reading
 
 LOOKS = {".": np.full(12, 40.0), "R": np.full(12, 140.0), "Y": np.full(12, 220.0)}
 PARAMS = FollowParams()
@@ -125,11 +126,57 @@ def test_a_change_that_comes_and_goes_restarts_the_settle_clock():
     board, state = committed("44")
     hand = [".......", ".......", ".......", ".......", "YYY....", "YYY...."]
     state, _ = follow(state, board, reading_of(hand), 0.0, PARAMS, None)
-    state, back = follow(state, board, reading_of(board.grid_lines()), 0.5, PARAMS, None)
-    assert back.kind == UNCHANGED
+    for step in range(3):  # three unchanged frames end the change
+        state, back = follow(state, board, reading_of(board.grid_lines()), 0.3 + step / 10,
+                             PARAMS, None)
+        assert back.kind == UNCHANGED
     state, again = follow(state, board, reading_of(hand), 0.9, PARAMS, None)
     _, later = follow(state, board, reading_of(hand), 1.5, PARAMS, None)
     assert again.kind == MOVING and later.kind == MOVING  # 0.6 s since it came back
+
+
+def test_one_calm_frame_or_a_lost_board_does_not_restart_the_settle_clock():
+    board, state = committed("44")
+    hand = [".......", ".......", ".......", ".......", "YYY....", "YYY...."]
+    state, _ = follow(state, board, reading_of(hand), 0.0, PARAMS, None)
+    state, _ = follow(state, board, reading_of(board.grid_lines()), 0.3, PARAMS, None)
+    state, lost = follow(state, board, Reading(NO_BOARD), 0.5, PARAMS, None)
+    assert lost.kind == READING and lost.grid is None
+    _, settled = follow(state, board, reading_of(hand), 1.0, PARAMS, None)
+    assert settled.kind == SOMETHING_ELSE
+
+
+def test_a_change_the_frame_reads_as_the_board_keeps_it_shown_then_rebases():
+    board, state = committed("44")
+    looks = {key: value + 60 for key, value in LOOKS.items()}  # the light changed for good
+    frame = reading_of(board.grid_lines(), looks_of=looks)
+    grid = tuple(board.grid_lines())
+    state, first = follow(state, board, frame, 0.0, PARAMS, grid)
+    assert first.kind == CONFIRMED and first.grid == grid
+    state, later = follow(state, board, frame, PARAMS.rebase_s, PARAMS, grid)
+    assert later.kind == CONFIRMED
+    _, after = follow(state, board, frame, PARAMS.rebase_s + 0.1, PARAMS, None)
+    assert after.kind == UNCHANGED  # the new looks are the baseline
+
+
+def test_a_doubted_first_disc_is_never_read_away_by_the_start_prior():
+    board, state = committed("")
+    after = board.play(4)
+    hole = lowest_free_holes(board)[4]
+    reading = reading_of(after.grid_lines(), override={hole: [0.5, 0.4, 0.1]})
+    state, _ = follow(state, board, reading, 0.0, PARAMS, None)
+    _, settled = follow(state, board, reading, 1.0, PARAMS, None)
+    assert settled.kind == SOMETHING_ELSE and settled.grid is None  # refused, not "empty"
+
+
+def test_readers_very_sure_of_a_disc_overrule_an_unchanged_hole():
+    board, state = committed("4455")
+    grid = Board.from_moves("445512").grid_lines()  # two discs: read again
+    sure_red = {lowest_free_holes(board)[3]: [1e-5, 1 - 2e-5, 1e-5]}  # unchanged, 11 nats
+    reading = reading_of(grid, override=sure_red)
+    state, _ = follow(state, board, reading, 0.0, PARAMS, None)
+    _, settled = follow(state, board, reading, 1.0, PARAMS, None)
+    assert settled.grid is not None and settled.grid[5][:3] == "RYR"
 
 
 def test_slow_light_drift_is_followed_not_taken_for_a_change():

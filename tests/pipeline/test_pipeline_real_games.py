@@ -97,11 +97,14 @@ def test_a_cleared_board_starts_a_new_game(composer):
     assert stats.shown == stats.positions
 
 
-def test_a_hand_over_the_grid_for_three_seconds_never_commits(composer):
-    steps = [*opening(), Step(grid("4453"), 1.5, hand_s=3.0, hand_y=200.0)]
-    stats = run_film(film(composer, "res").frames(steps), reader())
+@pytest.mark.parametrize("hand_y", [200.0, 470.0])  # over empty holes; over the discs
+def test_a_hand_over_the_grid_for_three_seconds_never_commits(composer, hand_y):
+    steps = [*opening(), Step(grid("4453"), 1.5, hand_s=3.0, hand_y=hand_y)]
+    commits = []
+    stats = run_film(film(composer, "res").frames(steps), reader(), on_commit=commits.append)
     assert stats.wrong_frames == 0
     assert stats.shown == stats.positions
+    assert len(commits) == 5  # the empty board and the four moves: none under the hand
 
 
 def test_a_start_mid_game_is_read_as_it_stands(composer):

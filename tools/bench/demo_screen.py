@@ -9,9 +9,9 @@ Reports:
 * positions on the table and those the screen showed (solved or finished);
 * the longest silence: seconds from a position landing to the screen first
   showing it (to its end when never shown);
-* seconds and views showing a wrong board: a board that did not stand on the
-  table in the last ``--late`` seconds (the board before a landing, shown
-  while the vote runs, is late, not wrong).
+* seconds and views showing a wrong board (its answer shown or pending): a
+  board that did not stand on the table in the last ``--late`` seconds (the
+  board before a landing, shown while the vote runs, is late, not wrong).
 
     .venv/bin/python -m tools.bench.demo_screen --seconds 1800
 """
@@ -38,7 +38,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.table: list[tuple[float, Grid]] = []  # (t, grid) whenever the table changes
-        self.views: list[tuple[float, Grid | None]] = []  # (t, grid shown or None)
+        self.views: list[tuple[float, Grid | None, bool]] = []  # (t, board, answered)
         self.lock = threading.Lock()
 
     def on_frame(self, scene: Any) -> None:
@@ -48,9 +48,10 @@ class Recorder:
                 self.table.append((time.monotonic(), grid))
 
     def on_view(self, view: Any, _t: float) -> None:
-        shown = tuple(view.grid) if view.grid and view.state in (SOLVED, FINISHED) else None
+        board = tuple(view.grid) if view.grid else None  # on the screen, answer or not
+        answered = board is not None and view.state in (SOLVED, FINISHED)
         with self.lock:
-            self.views.append((time.monotonic(), shown))
+            self.views.append((time.monotonic(), board, answered))
 
 
 def recording_source(source: Any, recorder: Recorder) -> Any:
@@ -73,11 +74,12 @@ def score(recorder: Recorder, end: float, late_s: float) -> dict[str, Any]:
     longest, wrong_s = 0.0, 0.0
     for index, (landed, grid) in enumerate(table):
         until = table[index + 1][0] if index + 1 < len(table) else end
-        first = next((t for t, seen in views if seen == grid and landed <= t < until), None)
+        first = next((t for t, seen, answered in views
+                      if answered and seen == grid and landed <= t < until), None)
         positions += 1
         shown += first is not None
         longest = max(longest, (first if first is not None else until) - landed)
-    for index, (t, seen) in enumerate(views):
+    for index, (t, seen, _answered) in enumerate(views):
         if seen is not None and seen not in stood_between(table, t - late_s, t, end):
             wrong_views += 1
             wrong_s += (views[index + 1][0] if index + 1 < len(views) else end) - t
@@ -131,8 +133,10 @@ def run(seconds: float, seed: int, late_s: float, config_path: str | None) -> di
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=1800.0)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seconds", type=float, default=1800.0,
+                        help="how long to run the demo (1800: the figures are printed at "
+                             "the end)")
+    parser.add_argument("--seed", type=int, default=1, help="the simulated games' seed (1)")
     parser.add_argument("--late", type=float, default=0.5,
                         help="seconds a board may stay shown after it left the table (0.5)")
     parser.add_argument("--config", help="c4pi config (default as c4pi)")

@@ -1,4 +1,4 @@
-"""The live pipeline on games filmed from real photographs (:mod:`tools.bench.real_games`).
+"""The live pipeline on games filmed from real photographs (needs ../shared/data).
 
 Each film is read frame by frame by the board reader and followed by the
 pipeline (:mod:`firmware_py.pipeline.follow`); the screen it would show is
@@ -6,7 +6,8 @@ compared with the grid standing on the table in that frame:
 
 * legal positions shown (a position counts once the screen showed it solved
   or finished while it stood on the table);
-* frames showing a wrong board: the screen shows a board that did not stand
+* frames showing a wrong board: the screen shows a board (its answer shown or
+  still pending) that did not stand
   on the table in the voting window ending at that frame (the board before a
   disc landed, shown for the few frames the vote takes, is late, not wrong);
 * the delay from a disc landing to its position being shown (median, max),
@@ -30,7 +31,7 @@ import random
 import statistics
 import sys
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,11 +85,14 @@ def follows(before: Grid | None, after: Grid) -> bool:
                for column in old.legal_columns())
 
 
-def run_film(frames: Iterable[FilmFrame], reader: Any,
-             params: PipelineParams | None = None) -> FilmStats:
-    """Feed ``frames`` through the reader and a pipeline; score what it shows."""
+def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | None = None,
+             on_commit: Callable[[Board], None] | None = None) -> FilmStats:
+    """Feed ``frames`` through the reader and a pipeline; score what it shows
+    (``on_commit`` sees each committed board)."""
     views: list[View] = []
-    pipeline = Pipeline(params or PipelineParams(), SyncPort(FakeSolver()))
+    pipeline = Pipeline(params or PipelineParams(), SyncPort(FakeSolver()),
+                        on_commit=(lambda board, _kind, _t: on_commit(board)) if on_commit
+                        else None)
     stats = FilmStats()
     standing: Grid | None = None
     landed_at = 0.0
@@ -107,13 +111,13 @@ def run_film(frames: Iterable[FilmFrame], reader: Any,
             stats.something_else += [] if follows(standing, frame.truth) else [
                 {"from": "/".join(standing or ()), "to": "/".join(frame.truth)}]
             standing, landed_at, shown_yet = frame.truth, frame.t, False
-        if view.state in SHOWN:
+        if view.grid is not None:  # a board on the screen, its answer shown or pending
             if view.grid not in recent:
                 stats.wrong_frames += 1
                 if len(stats.wrong_examples) < 3:
                     stats.wrong_examples.append({"t": frame.t, "shown": "/".join(view.grid),
                                                  "table": "/".join(frame.truth)})
-            elif view.grid == frame.truth and not shown_yet:
+            elif view.grid == frame.truth and view.state in SHOWN and not shown_yet:
                 shown_yet = True
                 stats.delays_s.append(round(frame.t - landed_at, 2))
         last_view = view
@@ -188,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             film, steps = film_of_game(composer, source, args.seed + index, args.moves,
                                        args.hold)
             reader = BoardReader.from_config(config.vision, config.camera)
-            films.append(run_film(film.frames(steps), reader))
+            films.append(run_film(film.frames(steps), reader,
+                                  PipelineParams.from_config(config.vision)))
         results[source] = summarise(films)
         print(f"{source}: {json.dumps(results[source])}", flush=True)
     wrong = sum(result["frames_showing_wrong"] for result in results.values())
