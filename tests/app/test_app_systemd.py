@@ -46,6 +46,15 @@ def test_unit_has_required_settings() -> None:
     assert settings["ExecStart"][0].endswith("/.venv/bin/c4pi run")
 
 
+def test_unit_bounds_files_and_memory_above_what_the_appliance_uses() -> None:
+    from firmware_py.config import HudConfig
+
+    settings = unit_settings()
+    files = int(settings["LimitNOFILE"][0])
+    assert files >= 4 * HudConfig().max_connections  # the page's cap leaves room for the rest
+    assert settings["MemoryMax"][0].endswith("M") and int(settings["MemoryMax"][0][:-1]) >= 512
+
+
 def test_unit_parses_as_ini() -> None:
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.read_string(UNIT.read_text())
