@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 VISION_LOOP = "vision"
 SERIAL_LOOP = "serial"
 MAIN_LOOP = "main"
+SERIAL_READY_S = 2.0  # start waits this long at most for the robot port to open
 
 
 def _default_solver(config: Config) -> Any:
@@ -147,6 +148,7 @@ class Appliance:
             self.opponent = self._make_opponent()
         if self.config.serial.enabled:
             self._start_serial()
+            self.serial.wait_connected(SERIAL_READY_S)  # READY=1: the robot link answers
         if self.config.camera.enabled:
             self._spawn(VISION_LOOP, self._vision_loop)
         self.activity.ready()

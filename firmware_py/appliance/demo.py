@@ -106,10 +106,12 @@ def run_demo(config: Config, *, seed: int | None, fps: float | None, wav_path: P
                          mode=mode, level=level)
     with PtyWire() as wire:
         header = banner(config, wire.robot_path)
-        out.write(header)
-        out.flush()
         holder: list[Any] = []
         appliance = Appliance(config, SystemdNotifier(),
                               demo_parts(wire, seed, out, header, holder))
         holder.append(appliance)
-        return run_until_signalled(appliance)
+
+        def announce() -> None:  # the robot port is named once the service answers on it
+            out.write(header)
+            out.flush()
+        return run_until_signalled(appliance, on_started=announce)

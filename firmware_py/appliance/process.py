@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -16,8 +17,10 @@ from firmware_py.appliance.app import Appliance
 log = logging.getLogger(__name__)
 
 
-def run_until_signalled(appliance: Appliance) -> int:
-    """Start ``appliance``, run until SIGTERM/SIGINT, stop it cleanly; exit status."""
+def run_until_signalled(appliance: Appliance,
+                        on_started: Callable[[], None] | None = None) -> int:
+    """Start ``appliance``, call ``on_started``, run until SIGTERM/SIGINT, stop it
+    cleanly; exit status."""
     stop = threading.Event()
 
     def handler(signum: int, _frame: FrameType | None) -> None:
@@ -29,6 +32,8 @@ def run_until_signalled(appliance: Appliance) -> int:
     }
     try:
         appliance.start()
+        if on_started is not None:
+            on_started()
         appliance.run(stop)
     finally:
         appliance.stop()
