@@ -232,25 +232,14 @@ def tone(frames: int) -> np.ndarray:
     return np.full(frames, 1000, np.int16)
 
 
-def wait_for(predicate, seconds: float = 5.0) -> bool:
-    import time as time_module
-
-    deadline = time_module.monotonic() + seconds
-    while time_module.monotonic() < deadline:
-        if predicate():
-            return True
-        time_module.sleep(0.01)
-    return False
-
-
 def test_the_wav_file_is_bounded_to_the_last_minutes(tmp_path: Path) -> None:
     import wave
 
     path = tmp_path / "demo.wav"
     sink = WavSink(path, max_s=0.5, block_frames=800, realtime=False)
     sink.start(tone, 16000)
-    assert wait_for(lambda: (tmp_path / "demo.old.wav").exists())
-    assert wait_for(lambda: sink._frames > 0)
+    wait_for(lambda: (tmp_path / "demo.old.wav").exists())
+    wait_for(lambda: sink._frames > 0)
     sink.close()
     with wave.open(str(tmp_path / "demo.old.wav")) as old:
         assert old.getnframes() == 8000  # exactly max_s of audio, a valid file
@@ -263,16 +252,16 @@ def test_a_full_disk_is_reported_survived_and_recovered(tmp_path: Path, caplog) 
     clock = StepClock()
     sink = WavSink(path, retry_s=1.0, block_frames=100, realtime=False, clock=clock)
     sink.start(tone, 8000)
-    assert wait_for(lambda: sink._frames > 0)
+    wait_for(lambda: sink._frames > 0)
 
     def full(_data: bytes) -> None:
         raise OSError(28, "No space left on device")
     sink._handle.writeframes = full  # the disk fills up
-    assert wait_for(lambda: sink.failure is not None)
+    wait_for(lambda: sink.failure is not None)
     assert "No space left on device" in sink.failure
     assert sink._thread.is_alive() and sink.failure is not None  # survives, still failing
     clock.now += 1.0
-    assert wait_for(lambda: sink.failure is None)  # reopened after retry_s: space again
+    wait_for(lambda: sink.failure is None)  # reopened after retry_s: space again
     assert sink._thread.is_alive()
     sink.close()
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
@@ -288,13 +277,13 @@ def test_a_deleted_folder_is_reported_and_written_again_once_it_is_back(tmp_path
     sink = WavSink(folder / "demo.wav", retry_s=0.5, block_frames=100, realtime=False,
                    clock=clock)
     sink.start(tone, 8000)
-    assert wait_for(lambda: sink._frames > 0)
+    wait_for(lambda: sink._frames > 0)
     shutil.rmtree(folder)
     clock.now += 0.5  # the next check finds the file gone, reopening fails: no folder
-    assert wait_for(lambda: sink.failure is not None)
+    wait_for(lambda: sink.failure is not None)
     clock.now += 0.5
-    assert wait_for(lambda: sink.failure is not None and "No such file" in sink.failure)
+    wait_for(lambda: sink.failure is not None and "No such file" in sink.failure)
     folder.mkdir()
     clock.now += 0.5
-    assert wait_for(lambda: sink.failure is None and (folder / "demo.wav").exists())
+    wait_for(lambda: sink.failure is None and (folder / "demo.wav").exists())
     sink.close()
