@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_py.appliance.retry import PartRetry
 from firmware_py.board import Board
 from firmware_py.config import Config
 from firmware_py.notify import Notifier, Watchdog, watchdog_interval
@@ -126,6 +127,7 @@ class Appliance:
         self.view: Any = None
         self.serial_answers = 0
         self._threads: list[threading.Thread] = []
+        self.retries: dict[str, PartRetry] = {}
         self._status = ""
 
     # ------------------------------------------------------------ start
@@ -143,7 +145,7 @@ class Appliance:
         if self.config.hud.enabled and self.parts.hud is not None:
             self._start_hud()
         if self.config.speech.enabled:
-            self.announcer = self._start_announcer()
+            self._start_announcer()
         if self.config.play.mode == "opponent":
             self.opponent = self._make_opponent()
         if self.config.serial.enabled:
@@ -174,10 +176,18 @@ class Appliance:
         self.worker.add_busy_listener(self.hub.set_solver_busy)
         games = (PlayGames(worker_scorer(self.worker, HUD_PRIORITY))
                  if self.config.play.web else None)
-        try:
-            self.hud = self.parts.hud(self.config, self.hub, games)
-        except Exception as error:  # no page must not stop the appliance
-            log.error("HUD unavailable: %s", error)
+        factory = self.parts.hud
+        assert factory is not None
+        self.retries["screen"] = PartRetry(
+            "the screen (web page)", lambda: factory(self.config, self.hub, games),
+            self._hud_up, self.stopping, first_s=self.parts.retry_s[0])
+        self.retries["screen"].begin()
+
+    def _hud_up(self, hud: Any) -> None:
+        if self.stopping.is_set():  # came up while the appliance stops
+            hud.stop()
+            return
+        self.hud = hud
 
     def _make_opponent(self) -> Any:
         from firmware_py.board import other
@@ -186,11 +196,10 @@ class Appliance:
         from firmware_py.worker import VISION_PRIORITY
 
         play = self.config.play
-        announcer = self.announcer
 
         def speak(clips: tuple[str, ...], key: object) -> None:
-            if announcer is not None:
-                announcer.say(clips, key)
+            if self.announcer is not None:  # speech may come up later
+                self.announcer.say(clips, key)
 
         if self.hub is not None:
             colour = "Red" if play.colour == "R" else "Yellow"
@@ -200,15 +209,24 @@ class Appliance:
                         worker_thinker(self.worker, VISION_PRIORITY), speak, random.Random(),
                         on_change=self.hub.set_message if self.hub is not None else None)
 
-    def _start_announcer(self) -> Any:
-        try:
+    def _start_announcer(self) -> None:
+        def start() -> Any:
             announcer = self.parts.announcer(self.config)
             announcer.start()
-            announcer.say_startup()
             return announcer
-        except Exception as error:  # no speaker must not stop the appliance
-            log.error("speech unavailable: %s", error)
-            return None
+
+        self.retries["speech"] = PartRetry("speech", start, self._speech_up, self.stopping,
+                                           first_s=self.parts.retry_s[0])
+        self.retries["speech"].begin()
+
+    def _speech_up(self, announcer: Any) -> None:
+        if self.stopping.is_set():
+            announcer.close()
+            return
+        self.announcer = announcer
+        announcer.say_startup()
+        if self.hub is not None:
+            self.hub.set_part("speech", "on")
 
     def _start_serial(self) -> None:
         from firmware_py.play.levels import level
@@ -278,7 +296,7 @@ class Appliance:
             start = time.monotonic()
             coach = self.opponent is None  # an opponent does not tell the person their move
             self.pipeline = Pipeline(params_from_config(self.config), WorkerPort(self.worker),
-                                     announcer=self.announcer if coach else None,
+                                     announcer=LateAnnouncer(self) if coach else None,
                                      on_show=self._on_view, on_commit=self._on_commit,
                                      clock=lambda: time.monotonic() - start)
             loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
@@ -335,8 +353,19 @@ class Appliance:
             if self.view is not None:
                 parts.append(_describe_view(self.view))
         if self.config.speech.enabled:
-            parts.append("speech on" if self.announcer is not None else "speech unavailable")
+            parts.append(self._speech_status())
+        if self.retries.get("screen") and self.retries["screen"].down:
+            parts.append(f"screen down: {self.retries['screen'].down}")
         return "; ".join(parts)
+
+    def _speech_status(self) -> str:
+        retry = self.retries.get("speech")
+        if self.announcer is None:
+            return f"speech down: {retry.down}" if retry and retry.down else "speech starting"
+        failure = getattr(getattr(self.announcer, "sink", None), "failure", None)
+        if self.hub is not None:
+            self.hub.set_part("speech", "failing" if failure else "on")
+        return f"speech failing: {failure}" if failure else "speech on"
 
     def update_status(self, force: bool = False) -> None:
         line = self.status_line()
@@ -383,6 +412,19 @@ class Appliance:
             self.advantage.close()
         if self.activity is not None:
             self.activity.close()
+
+
+class LateAnnouncer:
+    """The appliance's announcer as it is now: speech that comes up late is heard."""
+
+    def __init__(self, appliance: Appliance) -> None:
+        self.appliance = appliance
+
+    def __getattr__(self, name: str) -> Any:
+        announcer = self.appliance.announcer
+        if announcer is None:
+            return lambda *args, **kwargs: None
+        return getattr(announcer, name)
 
 
 class _HeartbeatPort:

@@ -185,6 +185,10 @@ class HudHub:
     def set_solver_gone(self) -> None:
         self._set_health(solver="gone")
 
+    def set_part(self, name: str, state: str) -> None:
+        """The health of another part (``speech``: ``on``, ``failing``)."""
+        self._set_health(**{name: state})
+
     def refresh_health(self) -> None:
         """Recompute the camera's health and the frame rate; publish if they changed."""
         now = self.clock()
