@@ -277,6 +277,8 @@ def _check_cross_fields(config: Config, source: str) -> None:
         raise ConfigError(source, "[led] gpio_pin", 'must be set (1-27) when activity = "gpio"')
     if config.serial.reconnect_min_s > config.serial.reconnect_max_s:
         raise ConfigError(source, "[serial] reconnect_min_s", "must not exceed reconnect_max_s")
+    for key, path, folder in _path_keys(config):
+        _check_path_kind(source, key, path, folder)
     code = config.hud.pairing_code
     if code and (len(code) < 6 or not code.isascii() or not code.isalnum()):
         raise ConfigError(source, "[hud] pairing_code",
@@ -285,6 +287,26 @@ def _check_cross_fields(config: Config, source: str) -> None:
     if (pins[0] == 0) != (pins[1] == 0):
         raise ConfigError(source, "[led] advantage_red_pin",
                           "set both advantage pins or neither")
+
+
+def _path_keys(config: Config) -> list[tuple[str, str, bool]]:
+    """(key, path, must be a folder) of every path in the config."""
+    return [("[solver] book", config.solver.book, False),
+            ("[vision] model", config.vision.model, False),
+            ("[vision] empty_board_file", config.vision.empty_board_file, False),
+            ("[speech] wav_path", config.speech.wav_path, False),
+            ("[speech] clip_dir", config.speech.clip_dir, True)]
+
+
+def _check_path_kind(source: str, key: str, path: str, folder: bool) -> None:
+    """A path that exists must be of its kind (a folder for ``*_dir``, else a file)."""
+    if not path:
+        return
+    resolved = resolve_path(path)
+    if folder and resolved.exists() and not resolved.is_dir():
+        raise ConfigError(source, key, f"{resolved} is a file, not a folder")
+    if not folder and resolved.is_dir():
+        raise ConfigError(source, key, f"{resolved} is a folder, not a file")
 
 
 def _hint(name: str, known: Any) -> str:

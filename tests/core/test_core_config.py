@@ -203,3 +203,19 @@ def test_the_command_line_exits_78_on_a_file_that_is_not_utf8(tmp_path: Path) ->
                            "solve", "44"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 78, done.stderr
     assert "not UTF-8" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("key, kind", [("[speech]\nclip_dir", "file"),
+                                       ("[speech]\nwav_path", "folder"),
+                                       ("[solver]\nbook", "folder"),
+                                       ("[vision]\nmodel", "folder")])
+def test_a_path_of_the_wrong_kind_names_the_key(tmp_path: Path, key: str, kind: str) -> None:
+    target = tmp_path / "thing"
+    if kind == "file":
+        target.write_text("x")
+    else:
+        target.mkdir()
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, f'{key} = "{target}"\n'))
+    section, name = key.split("\n")
+    assert caught.value.key == f"{section} {name}" and f"is a {kind}" in str(caught.value)
