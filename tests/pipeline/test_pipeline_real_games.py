@@ -11,12 +11,15 @@ saying why, when the shared data is absent.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import cv2
 import pytest
 
 from firmware_py.board import Board
 from firmware_py.config import CameraConfig, VisionConfig
+from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import INVALID
 from tools.bench.live_games import run_film
@@ -125,17 +128,11 @@ def test_a_cheat_that_makes_the_board_illegal_stays_invalid(composer):
     assert board_reader.read(frames[-1].image).status == INVALID
 
 
-
 def test_the_start_prior_reads_every_empty_real_photo_empty_and_no_other(shared):
     """The 33 labelled photographs (real-dev, real-dev2): the empty board's prior at a
     game's start (``follow.start_lead``) takes each empty board and no board with discs,
-    legal or not."""
-    import json
-
-    import cv2
-
-    from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
-
+    legal or not. (The prior and margin were chosen with these photos in view: this
+    guards them; the films above are the measurement.)"""
     board_reader = BoardReader.from_config(VisionConfig(remember_empty_board=False),
                                            CameraConfig())
     verdicts = {}
