@@ -15,10 +15,12 @@ frame it was:
 * ``unchanged``: no hole looks different: the committed board, whatever the
   readers make of it in this frame (a red wall behind an empty hole stays an
   empty hole);
-* ``successor``: exactly one lowest free hole looks different and the
-  readers see a disc of the side to move there (by :data:`DISC_MARGIN`);
-* ``confirmed``: holes look different but the frame's own reading is the
-  committed board (a hand over empty holes, a change of light): the board;
+* ``successor``: one lowest free hole looks different and the readers see a
+  disc of the side to move there (by :data:`DISC_MARGIN`), every other hole
+  that looks different being read by them as it was (the hand leaving);
+* ``confirmed``: holes look different but the readers read each as it was,
+  or the frame's own reading is the committed board (a hand over empty
+  holes, a change of light): the board;
 * ``moving``: a hole looks different that no legal next disc explains (a
   hand, a falling disc, two discs, a disc in the wrong colour, a disc taken
   out): nothing is counted, until it has lasted :data:`SETTLE_S`;
@@ -162,19 +164,23 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
     if not cells:
         return _unchanged(state, reference, looks, params)
     calm = replace(state, calm=0)
-    successor = _one_disc(reference, cells, log_probs, params.disc_margin)
+    leads = [class_lead(log_probs, cell, reference_class(reference, cell)) for cell in cells]
+    against = tuple(cell for cell, lead in zip(cells, leads, strict=True)
+                    if lead < params.disc_margin)  # changes the readers do not read as before
+    successor = _one_disc(reference, against, log_probs, params.disc_margin)
     if successor is not None:
-        lead = disc_lead(log_probs, cells[0], reference.to_move)
+        lead = disc_lead(log_probs, against[0], reference.to_move)
         return (replace(calm, unexplained_since=None),
                 Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells,
                          _share(lead)))
     since = state.unexplained_since if state.unexplained_since is not None else now
     calm = replace(calm, unexplained_since=since)
     reference_grid = tuple(reference.grid_lines())
-    if full_grid == reference_grid:  # the frame's own reading still sees the board
+    if not against or full_grid == reference_grid:  # the readers still see the board
         if now - since >= params.rebase_s:  # a lasting change of light, a camera nudged
             calm = FollowState(np.array(looks, np.float32, copy=True))
-        return calm, Followed(CONFIRMED, reference_grid, reference, cells, reading.confidence)
+        confidence = _share(min(leads)) if not against else reading.confidence
+        return calm, Followed(CONFIRMED, reference_grid, reference, cells, confidence)
     if now - since >= params.settle_s:
         return calm, _reread(reference, reading, changed, params, cells)
     return calm, Followed(MOVING, changed=cells, confidence=reading.confidence)
@@ -241,12 +247,22 @@ def start_lead(reading: Reading, prior: float, enough: float = np.inf) -> float:
     return min(bound, empty_score + prior - max(others, default=-np.inf))
 
 
+def class_lead(log_probs: np.ndarray, cell: int, wanted: str) -> float:
+    """Nats of class ``wanted`` (".", "R", "Y") at ``cell`` over the other two."""
+    row = log_probs[cell]
+    index = CLASSES.index(wanted)
+    return float(row[index] - max(row[other] for other in range(len(CLASSES))
+                                  if other != index))
+
+
 def disc_lead(log_probs: np.ndarray, cell: int, colour: str) -> float:
     """Nats of a ``colour`` disc at ``cell`` over the other two classes."""
-    row = log_probs[cell]
-    wanted = CLASSES.index(colour)
-    return float(row[wanted] - max(row[index] for index in range(len(CLASSES))
-                                   if index != wanted))
+    return class_lead(log_probs, cell, colour)
+
+
+def reference_class(board: Board, cell: int) -> str:
+    """The class of ``cell`` (top row first) on ``board``."""
+    return board.grid_lines()[cell // WIDTH][cell % WIDTH]
 
 
 def _share(lead: float) -> float:

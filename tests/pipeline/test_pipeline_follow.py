@@ -188,12 +188,30 @@ def test_slow_light_drift_is_followed_not_taken_for_a_change():
         assert verdict.kind == UNCHANGED, step
 
 
-def test_a_sudden_light_change_of_the_whole_board_is_not_a_move():
+def test_a_sudden_light_change_is_no_move():
     board, state = committed("44")
     looks = {key: value + 60 for key, value in LOOKS.items()}
-    _, verdict = follow(state, board, reading_of(board.grid_lines(), looks_of=looks), 0.0,
-                        PARAMS, None)
-    assert verdict.kind == MOVING
+    _, read = follow(state, board, reading_of(board.grid_lines(), looks_of=looks), 0.0,
+                     PARAMS, None)
+    assert read.kind == CONFIRMED and read.board == board  # the readers read it as it was
+    unsure = {index: [0.34, 0.33, 0.33] for index in range(42)}
+    _, dark = follow(state, board, reading_of(board.grid_lines(), looks_of=looks,
+                                              override=unsure), 0.0, PARAMS, None)
+    assert dark.kind == MOVING and dark.grid is None  # nor is it a board nobody can read
+
+
+def test_the_next_disc_is_followed_while_a_hand_still_darkens_other_holes():
+    board, state = committed("4453")
+    after = board.play(1)
+    shaded = {key: value + 30 for key, value in LOOKS.items()}
+    reading = reading_of(after.grid_lines())
+    looks = reading.cell_looks.copy()
+    for cell in (0, 1, 2, 3):  # the top row under the leaving hand, still read empty
+        looks[cell] = shaded["."]
+    reading = Reading(OK, grid=reading.grid, cell_looks=looks,
+                      cell_log_probs=reading.cell_log_probs)
+    _, verdict = follow(state, board, reading, 0.0, PARAMS, None)
+    assert verdict.kind == SUCCESSOR and verdict.board.grid_lines() == after.grid_lines()
 
 
 def test_a_finished_game_has_no_next_disc():
