@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import logging
 import math
+import re
 import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -190,6 +191,9 @@ def load_config(explicit: str | Path | None = None) -> Config:
         raise ConfigError(str(path), "", f"not UTF-8 text: byte {error.start} is "
                                          f"{error.object[error.start]:#04x}") from None
     except tomllib.TOMLDecodeError as error:
+        if path.read_bytes().startswith(b"\xef\xbb\xbf"):
+            raise ConfigError(str(path), "", "starts with a byte order mark (BOM): save it "
+                                             "as UTF-8 without BOM") from None
         raise ConfigError(str(path), "", f"not valid TOML: {error}") from None
     return parse_config(data, str(path))
 
@@ -279,6 +283,7 @@ def _check_cross_fields(config: Config, source: str) -> None:
         raise ConfigError(source, "[serial] reconnect_min_s", "must not exceed reconnect_max_s")
     for key, path, folder in _path_keys(config):
         _check_path_kind(source, key, path, folder)
+    _check_hosts(source, config.hud.hosts)
     code = config.hud.pairing_code
     if code and (len(code) < 6 or not code.isascii() or not code.isalnum()):
         raise ConfigError(source, "[hud] pairing_code",
@@ -302,11 +307,28 @@ def _check_path_kind(source: str, key: str, path: str, folder: bool) -> None:
     """A path that exists must be of its kind (a folder for ``*_dir``, else a file)."""
     if not path:
         return
-    resolved = resolve_path(path)
-    if folder and resolved.exists() and not resolved.is_dir():
+    try:
+        resolved = resolve_path(path)
+        exists, is_dir = resolved.exists(), resolved.is_dir()
+    except (OSError, RuntimeError) as error:  # ~nouser, a name too long, no permission
+        raise ConfigError(source, key, f"unusable path {path!r}: "
+                                       f"{getattr(error, 'strerror', None) or error}") from None
+    if folder and exists and not is_dir:
         raise ConfigError(source, key, f"{resolved} is a file, not a folder")
-    if not folder and resolved.is_dir():
+    if not folder and is_dir:
         raise ConfigError(source, key, f"{resolved} is a folder, not a file")
+
+
+HOST_NAME = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+                       r"(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$")
+
+
+def _check_hosts(source: str, hosts: str) -> None:
+    """``[hud] hosts``: comma-separated host names (no port, no wildcard, no space)."""
+    for name in (part.strip() for part in hosts.split(",")):
+        if name and not HOST_NAME.match(name.lower()):
+            raise ConfigError(source, "[hud] hosts", f"{name!r} is not a host name "
+                                                     "(letters, digits, '-' and '.'; no port)")
 
 
 def _hint(name: str, known: Any) -> str:

@@ -359,16 +359,21 @@ class Appliance:
         return "; ".join(parts)
 
     def _speech_status(self) -> str:
+        state, why = self.speech_state()
+        return f"speech {state}: {why}" if why else f"speech {state}"
+
+    def speech_state(self) -> tuple[str, str]:
+        """(``on`` | ``failing`` | ``down`` | ``starting``, why)."""
         retry = self.retries.get("speech")
         if self.announcer is None:
-            return f"speech down: {retry.down}" if retry and retry.down else "speech starting"
+            return ("down", retry.down) if retry and retry.down else ("starting", "")
         failure = getattr(getattr(self.announcer, "sink", None), "failure", None)
-        if self.hub is not None:
-            self.hub.set_part("speech", "failing" if failure else "on")
-        return f"speech failing: {failure}" if failure else "speech on"
+        return ("failing", failure) if failure else ("on", "")
 
     def update_status(self, force: bool = False) -> None:
         line = self.status_line()
+        if self.hub is not None and self.config.speech.enabled:
+            self.hub.set_part("speech", self.speech_state()[0])
         if force or line.split(";")[0:2] != self._status.split(";")[0:2]:
             self.notifier.notify(f"STATUS={line}")
         self._status = line

@@ -40,7 +40,7 @@ class PartRetry:
         try:
             part = self.start()
         except Exception as error:  # any failure of a part: it runs without it, and retries
-            why = f"{type(error).__name__}: {error}" if not str(error) else str(error)
+            why = str(error) or type(error).__name__
             if why != self.down:
                 log.error("%s unavailable: %s (trying again, every %g s at most)", self.name,
                           why, self.longest_s)

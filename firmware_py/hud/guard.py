@@ -1,26 +1,27 @@
 """What the HUD server refuses, before any route runs: hostile clients get a 4xx and
 one log line, never a traceback, and never the appliance's file handles.
 
-* **connections** (:class:`GuardedSite`): at most ``max_connections`` at once
-  (the next are closed at once); a connection that has not sent a whole
-  request's headers within :data:`HEADER_TIMEOUT_S` is closed; idle
-  keep-alive connections close after :data:`KEEPALIVE_S`;
+* **connections** (:mod:`.connections`): capped, and closed when they send no
+  whole request within :data:`HEADER_TIMEOUT_S`; idle keep-alive connections
+  close after :data:`KEEPALIVE_S`;
 * **requests** (:func:`request_guard`): the ``Host`` must be a name the
   appliance answers to (:class:`Hosts`: DNS rebinding cannot read the
   room's camera); a ``POST`` must be JSON, from this page (``Origin`` and
   ``Sec-Fetch-Site``: no cross-site request forgery); with ``lan`` on, the
   camera and the play routes need the pairing code (``[hud] pairing_code``,
-  given once as ``?code=`` and then kept in a cookie) and stay off without one;
+  given once as ``?code=`` and then kept in a cookie for a year) and stay off
+  without one; an address that gives :data:`PAIR_TRIES` wrong codes waits
+  :data:`PAIR_LOCK_S` before it may try again;
 * **bodies** (:func:`json_object`): a JSON object nested at most
   :data:`MAX_JSON_DEPTH` deep;
-* **the log** (:class:`OneLine`): each refusal is one line, at most one per
+* **the log** (:class:`OneLine`): each refusal is one line (control
+  characters escaped: a client cannot forge log lines), at most one per
   reason every :data:`LOG_EVERY_S` (with how many were not logged), and
   aiohttp's own errors about broken clients lose their tracebacks.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import ipaddress
 import json
@@ -40,9 +41,11 @@ KEEPALIVE_S = 15.0
 MAX_JSON_DEPTH = 8
 LOG_EVERY_S = 10.0
 PAIR_COOKIE = "c4pi_pair"
+PAIR_COOKIE_S = 365 * 86400
+PAIR_TRIES, PAIR_LOCK_S = 10, 60.0  # wrong codes from one address, then it waits
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 PAIRED_PREFIXES = ("/camera", "/play")  # what a household network may not see unpaired
-CLIENT_ERRORS = (HttpProcessingError, ConnectionError, asyncio.CancelledError, TimeoutError)
+CLIENT_ERRORS = (HttpProcessingError, ConnectionError)
 AIOHTTP_LOGGERS = ("aiohttp.server", "aiohttp.web", "aiohttp.access")
 
 
@@ -65,7 +68,13 @@ class OneLine:
         quiet = self._quiet.pop(reason, 0)
         self._last[reason] = now
         more = f" ({quiet} more not logged)" if quiet else ""
-        self.logger.warning("HUD refused a client: %s: %s%s", reason, detail, more)
+        self.logger.warning("HUD refused a client: %s: %s%s", reason, one_line(detail), more)
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    """``text`` on one line, control characters escaped, at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in flat)[:limit]
 
 
 class Hosts:
@@ -80,7 +89,8 @@ class Hosts:
         self.port = port
         self.lan = lan
         name = socket.gethostname().lower()
-        self.names = {*LOCAL_NAMES, name, f"{name}.local", *(e.lower() for e in extra if e)}
+        self.names = {*LOCAL_NAMES, name, f"{name}.local",
+                      *(e.lower().rstrip(".") for e in extra if e)}
 
     def allows(self, host_header: str | None) -> bool:
         """True when ``host_header`` ("name", "name:port", "[v6]:port") is ours."""
@@ -105,10 +115,11 @@ def split_host(host: str) -> tuple[str, int | None]:
         name, port_text = host, ""
     if not port_text:
         return name, None
-    return name, int(port_text) if port_text.isdigit() else -1
+    return name, int(port_text) if port_text.isascii() and port_text.isdigit() else -1
 
 
 def is_ip(name: str) -> bool:
+    """True for an IPv4 or IPv6 address literal."""
     try:
         ipaddress.ip_address(name)
     except ValueError:
@@ -117,30 +128,57 @@ def is_ip(name: str) -> bool:
 
 
 def is_loopback(address: str | None) -> bool:
+    """True for a loopback address (the Pi's own screen)."""
     try:
         return address is not None and ipaddress.ip_address(address).is_loopback
     except ValueError:
         return False
 
 
-def request_guard(hosts: Hosts, pairing_code: str, refused: OneLine) -> Any:
+class Pairing:
+    """The pairing code, and the addresses that gave too many wrong ones."""
+
+    def __init__(self, code: str, clock: Callable[[], float] = time.monotonic) -> None:
+        self.code, self.clock = code, clock
+        self._wrong: dict[str, tuple[int, float]] = {}  # address -> (wrong codes, last)
+
+    def paired(self, request: web.Request) -> bool:
+        """The request gives the code (``?code=`` or the cookie), and its address may try."""
+        if not self.code:
+            return False
+        address = request.remote or "?"
+        wrong, last = self._wrong.get(address, (0, 0.0))
+        if wrong >= PAIR_TRIES and self.clock() - last < PAIR_LOCK_S:
+            return False
+        given = request.query.get("code") or request.cookies.get(PAIR_COOKIE) or ""
+        if given.isascii() and hmac.compare_digest(given.encode(), self.code.encode()):
+            self._wrong.pop(address, None)
+            return True
+        if given:
+            self._wrong[address] = (wrong % PAIR_TRIES + 1, self.clock())
+        return False
+
+
+def request_guard(hosts: Hosts, pairing: Pairing, refused: OneLine) -> Any:
     """The middleware that checks every request (see the module docstring)."""
 
     @web.middleware
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
-        problem = _problem(request, hosts, pairing_code)
+        problem = _problem(request, hosts, pairing)
         if problem is not None:
             status, reason = problem
-            refused.warning(reason, f"{request.remote} {request.method} {request.path[:80]}")
+            refused.warning(reason, f"{request.remote} {request.method} "
+                                    f"{request.raw_path[:80]!r}")
             return web.json_response({"error": reason}, status=status)
         response = await handler(request)
-        if pairing_code and request.query.get("code") == pairing_code:
-            response.set_cookie(PAIR_COOKIE, pairing_code, httponly=True, samesite="Strict")
+        if pairing.code and request.query.get("code") == pairing.code:
+            response.set_cookie(PAIR_COOKIE, pairing.code, httponly=True, samesite="Strict",
+                                max_age=PAIR_COOKIE_S)
         return response
     return guard
 
 
-def _problem(request: web.Request, hosts: Hosts, pairing_code: str) -> tuple[int, str] | None:
+def _problem(request: web.Request, hosts: Hosts, pairing: Pairing) -> tuple[int, str] | None:
     """(status, reason) when the request is refused, else None."""
     if not hosts.allows(request.headers.get("Host")):
         return 421, "not a name this appliance answers to (Host header)"
@@ -150,8 +188,8 @@ def _problem(request: web.Request, hosts: Hosts, pairing_code: str) -> tuple[int
         if not same_origin(request):
             return 403, "a POST must come from this appliance's own page"
     if (hosts.lan and request.path.startswith(PAIRED_PREFIXES)
-            and not is_loopback(request.remote) and not paired(request, pairing_code)):
-        if not pairing_code:
+            and not is_loopback(request.remote) and not pairing.paired(request)):
+        if not pairing.code:
             return 403, "the camera and play pages are off on the network ([hud] pairing_code)"
         return 403, "pairing code needed: open the page with ?code= and the code"
     return None
@@ -166,15 +204,7 @@ def same_origin(request: web.Request) -> bool:
     if origin is None:
         return True  # not a browser's cross-site request (those send Origin on POST)
     scheme, _, rest = origin.partition("://")
-    return scheme in ("http", "https") and rest.lower() == request.headers.get(
-        "Host", "").lower()
-
-
-def paired(request: web.Request, pairing_code: str) -> bool:
-    if not pairing_code:
-        return False
-    given = request.query.get("code") or request.cookies.get(PAIR_COOKIE) or ""
-    return hmac.compare_digest(given.encode(), pairing_code.encode())
+    return scheme == request.scheme and rest.lower() == request.headers.get("Host", "").lower()
 
 
 def json_object(text: str, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
@@ -182,9 +212,11 @@ def json_object(text: str, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
     depth = deepest = 0
     in_string = escaped = False
     for char in text:
-        if in_string:
-            escaped = not escaped and char == "\\"
-            in_string = escaped or char != '"'
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped = char == "\\"
+            in_string = char != '"'
         elif char == '"':
             in_string = True
         elif char in "[{":
@@ -200,73 +232,6 @@ def json_object(text: str, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
     return body
 
 
-class GuardedSite(web.TCPSite):
-    """A TCP site whose connections are capped and must send their headers in time."""
-
-    def __init__(self, runner: web.AppRunner, host: str, port: int, *, max_connections: int,
-                 refused: OneLine, header_timeout_s: float = HEADER_TIMEOUT_S) -> None:
-        super().__init__(runner, host, port, reuse_address=True)
-        self.max_connections = max_connections
-        self.refused = refused
-        self.header_timeout_s = header_timeout_s
-        self.open = 0
-
-    async def start(self) -> None:
-        await web.BaseSite.start(self)
-        loop = asyncio.get_running_loop()
-        server = self._runner.server
-        assert server is not None
-        self._server = await loop.create_server(
-            lambda: CountedConnection(server(), self), self._host, self._port,
-            backlog=self._backlog, reuse_address=True)
-
-    def opened(self, connection: CountedConnection, transport: asyncio.BaseTransport) -> None:
-        """Count a new connection; close it beyond the cap, or if it sends no request."""
-        self.open += 1
-        if self.open > self.max_connections:
-            self.refused.warning("too many connections",
-                                 f"{self.max_connections} open ([hud] max_connections)")
-            transport.close()
-            return
-        asyncio.get_running_loop().call_later(self.header_timeout_s, self._deadline,
-                                              connection.handler, transport)
-
-    def closed(self) -> None:
-        self.open -= 1
-
-    def _deadline(self, handler: Any, transport: asyncio.BaseTransport) -> None:
-        if not transport.is_closing() and getattr(handler, "_request_count", 1) == 0:
-            self.refused.warning("no whole request", f"within {self.header_timeout_s:g} s")
-            transport.close()
-
-
-class CountedConnection(asyncio.Protocol):
-    """aiohttp's request handler for one connection, counted by its :class:`GuardedSite`."""
-
-    def __init__(self, handler: Any, site: GuardedSite) -> None:
-        self.handler, self.site = handler, site
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.handler.connection_made(transport)
-        self.site.opened(self, transport)
-
-    def connection_lost(self, exc: BaseException | None) -> None:
-        self.site.closed()
-        self.handler.connection_lost(exc)
-
-    def data_received(self, data: bytes) -> None:
-        self.handler.data_received(data)
-
-    def eof_received(self) -> bool | None:
-        return self.handler.eof_received()
-
-    def pause_writing(self) -> None:
-        self.handler.pause_writing()
-
-    def resume_writing(self) -> None:
-        self.handler.resume_writing()
-
-
 class QuietClientErrors(logging.Filter):
     """aiohttp's errors about one client (a bad request line, a reset stream): one line,
     no traceback, rate-limited."""
@@ -279,5 +244,5 @@ class QuietClientErrors(logging.Filter):
         error = record.exc_info[1] if record.exc_info else None
         if not isinstance(error, CLIENT_ERRORS):
             return True  # a fault of ours keeps its traceback
-        self.refused.warning("broken request", f"{type(error).__name__}: {error}"[:160])
+        self.refused.warning("broken request", f"{type(error).__name__}: {error}")
         return False

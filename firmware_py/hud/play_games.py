@@ -70,10 +70,12 @@ class PlayGames:
         return self._state(game, session, text)
 
     def state(self, game: Any) -> dict[str, Any]:
-        session = self._session(game)
         with self._lock:
-            text = self._games[game][2]
-        return self._state(game, session, text)
+            self._forget_idle()
+            entry = self._games.get(game) if isinstance(game, str) else None
+        if entry is None:
+            raise PlayError(f"no such game: {game!r} (it may have ended after an hour idle)")
+        return self._state(game, entry[0], entry[2])
 
     def _session(self, game: Any) -> PlaySession:
         with self._lock:

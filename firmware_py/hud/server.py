@@ -28,6 +28,7 @@ import asyncio
 import functools
 import json
 import logging
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -36,15 +37,16 @@ from aiohttp import web
 
 from firmware_py.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
+from firmware_py.hud.connections import GuardedSite
 from firmware_py.hud.guard import (
     AIOHTTP_LOGGERS,
     HEADER_TIMEOUT_S,
     KEEPALIVE_S,
     LOCAL_NAMES,
     MAX_JSON_DEPTH,
-    GuardedSite,
     Hosts,
     OneLine,
+    Pairing,
     QuietClientErrors,
     json_object,
     request_guard,
@@ -100,6 +102,8 @@ class HudServer:
     @property
     def url(self) -> str:
         host = "localhost" if self.host in ("127.0.0.1", "::1", "localhost") else self.host
+        if host in ("0.0.0.0", "::"):  # every interface: the name a phone can use
+            host = f"{socket.gethostname()}.local"
         return f"http://{host}:{self.port}/"
 
     # ------------------------------------------------------------ lifecycle
@@ -171,7 +175,7 @@ class HudServer:
     def _app(self) -> web.Application:
         self._hosts = Hosts(self.port, lan=self.host not in LOCAL_NAMES,
                             extra=self.extra_hosts)
-        guard = request_guard(self._hosts, self.pairing_code, self.refused)
+        guard = request_guard(self._hosts, Pairing(self.pairing_code), self.refused)
         app = web.Application(middlewares=[_security_headers, guard], client_max_size=4096)
         app.router.add_get("/", self._index)
         app.router.add_get("/events", self._events)
@@ -226,6 +230,8 @@ class HudServer:
             "Content-Type": "text/event-stream", "Cache-Control": "no-store",
             "X-Accel-Buffering": "no"})
         await response.prepare(request)
+        if request.method == "HEAD":
+            return response
         queue: asyncio.Queue = asyncio.Queue()
         self._queues.add(queue)
         self.event_clients += 1
@@ -249,6 +255,8 @@ class HudServer:
             "Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}",
             "Cache-Control": "no-store"})
         await response.prepare(request)
+        if request.method == "HEAD":
+            return response
         self.camera_clients += 1
         self.feed.wake()
         try:
@@ -275,9 +283,10 @@ class HudServer:
         return response
 
     def _drop(self, request: web.Request, who: str) -> None:
+        """Abort a streaming client's connection (close would wait for it to read)."""
         self.refused.warning("dropped", f"{who} for {WRITE_TIMEOUT_S:g} s: {request.remote}")
         if request.transport is not None:
-            request.transport.close()
+            request.transport.abort()
 
     async def _play_page(self, request: web.Request) -> web.StreamResponse:
         if self.games is None:
@@ -328,9 +337,15 @@ class HudServer:
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:
+    """The request's body as a JSON object (UTF-8, whatever charset it claims); a body
+    that does not arrive within :data:`WRITE_TIMEOUT_S` is a :class:`PlayError`."""
     try:
-        return json_object(await request.text())
-    except (ValueError, UnicodeDecodeError):
+        body = await asyncio.wait_for(request.read(), WRITE_TIMEOUT_S)
+    except TimeoutError:
+        raise PlayError("the request body did not arrive") from None
+    try:
+        return json_object(body.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         raise PlayError("the request must be a JSON object (nested at most "
                         f"{MAX_JSON_DEPTH} deep)") from None
 

@@ -14,6 +14,7 @@ import logging
 import random
 import socket
 import time
+from collections import Counter
 from unittest import mock
 
 import pytest
@@ -22,7 +23,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_py.hud import server as server_module
-from firmware_py.hud.guard import Hosts, OneLine, _problem, json_object, split_host
+from firmware_py.hud.connections import REQUEST_COUNT, GuardedSite
+from firmware_py.hud.guard import (
+    Hosts,
+    OneLine,
+    Pairing,
+    _problem,
+    json_object,
+    one_line,
+    split_host,
+)
 from firmware_py.hud.hub import HudHub
 from firmware_py.hud.play_games import PlayGames
 from firmware_py.hud.server import HudServer
@@ -107,6 +117,9 @@ def test_deeply_nested_json_is_a_400_without_a_traceback(server, caplog) -> None
 
 def test_json_object_depth_and_kind() -> None:
     assert json_object('{"a": [[1], {"b": "[[[["}]}') == {"a": [[1], {"b": "[[[["}]}
+    assert json_object(r'{"n":"\"[[[[[[[[["}') == {"n": '"[[[[[[[[['}  # escaped quote
+    with pytest.raises(ValueError):  # an escaped quote does not hide what follows
+        json_object('{"x":"\\"","y":' + "[" * 50 + "]" * 50 + "}")
     with pytest.raises(ValueError):
         json_object("[" * 9 + "]" * 9)
     with pytest.raises(ValueError):
@@ -145,20 +158,22 @@ def test_a_stream_client_that_does_not_read_is_dropped(monkeypatch) -> None:
         asyncio.run(server_module._write(Stuck(), b"x"))
 
 
+def mocked(path: str, remote: str = "192.168.1.20", cookie: str = "",
+           host: str = "192.168.1.2:8080"):
+    transport = mock.Mock()
+    transport.get_extra_info.side_effect = lambda name, default=None: (
+        (remote, 5000) if name == "peername" else default)
+    headers = {"Host": host}
+    if cookie:
+        headers["Cookie"] = f"c4pi_pair={cookie}"
+    return make_mocked_request("GET", path, headers=headers, transport=transport)
+
+
 def test_the_network_needs_the_pairing_code_for_the_camera_and_play() -> None:
     hosts = Hosts(8080, lan=True)
-    refused = OneLine()
-    del refused
 
     def problem(path: str, code: str, remote: str = "192.168.1.20", cookie: str = ""):
-        transport = mock.Mock()
-        transport.get_extra_info.side_effect = lambda name, default=None: (
-            (remote, 5000) if name == "peername" else default)
-        headers = {"Host": "192.168.1.2:8080"}
-        if cookie:
-            headers["Cookie"] = f"c4pi_pair={cookie}"
-        return _problem(make_mocked_request("GET", path, headers=headers, transport=transport),
-                        hosts, code)
+        return _problem(mocked(path, remote, cookie), hosts, Pairing(code))
 
     assert problem("/state", "") is None  # the board and the advice: the whole network
     assert problem("/camera.jpg", "")[0] == 403  # no code set: off on the network
@@ -166,9 +181,23 @@ def test_the_network_needs_the_pairing_code_for_the_camera_and_play() -> None:
     assert problem("/play?code=abc123", "abc123") is None
     assert problem("/camera.mjpg", "abc123", cookie="abc123") is None
     assert problem("/camera.jpg", "", remote="127.0.0.1") is None  # the Pi's own screen
+    odd = mock.Mock(remote="192.168.1.20", query={}, cookies={"c4pi_pair": "\udcff\udcfe"})
+    assert not Pairing("abc123").paired(odd)  # undecodable bytes in a cookie: no 500
+
+
+def test_ten_wrong_codes_lock_an_address_out_for_a_minute() -> None:
+    now = [0.0]
+    pairing = Pairing("abc123", clock=lambda: now[0])
+    for _ in range(10):
+        assert not pairing.paired(mocked("/play?code=000000"))
+    assert not pairing.paired(mocked("/play?code=abc123"))  # even the right one, for now
+    assert pairing.paired(mocked("/play?code=abc123", remote="192.168.1.21"))  # another
+    now[0] = 61.0
+    assert pairing.paired(mocked("/play?code=abc123"))
 
 
 def test_split_host() -> None:
+    assert split_host("localhost:\u00b2") == ("localhost", -1)  # a superscript is no port
     assert split_host("localhost:8080") == ("localhost", 8080)
     assert split_host("[::1]:80") == ("::1", 80)
     assert split_host("::1") == ("::1", None)
@@ -217,4 +246,87 @@ def test_fuzzed_requests_never_get_a_5xx_nor_a_traceback(server, caplog, method,
     finally:
         connection.close()
     assert status < 500, (method, path, headers)
+    no_tracebacks(caplog)
+
+
+def raw(port: int, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(data)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+            if b"\r\n\r\n" in b"".join(chunks) and b"Content-Length" in chunks[0]:
+                break
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GET /state HTTP/1.1\r\nHost: localhost:\xc2\xb2\r\nConnection: close\r\n\r\n",
+    b"POST /play/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json;"
+    b" charset=bogus-xyz\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    b"POST /play/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
+    b"\r\nContent-Length: 3018\r\nConnection: close\r\n\r\n"
+    b'{"x":"\\"","y":' + b"[" * 1500 + b"]" * 1500 + b"}",
+])
+def test_raw_requests_that_once_gave_a_500_get_a_4xx(server, caplog, request_bytes) -> None:
+    answer = raw(server.port, request_bytes.replace(b"{port}", str(server.port).encode()))
+    status = int(answer.split(b" ", 2)[1])
+    assert 400 <= status < 500, answer[:200]
+    no_tracebacks(caplog)
+
+
+def test_a_client_cannot_forge_a_log_line(server, caplog) -> None:
+    request(server.port, "GET", "/x%0a2026-11-26%20CRITICAL%20forged", headers={"Host": "evil"})
+    lines = [r.getMessage() for r in caplog.records if r.name == "firmware_py.hud.guard"]
+    assert lines and all("\n" not in line for line in lines)
+    assert one_line("a\nb\x1bc") == "a b\\x1bc"
+
+
+def test_head_on_a_stream_ends_at_once(server) -> None:
+    status, body = request(server.port, "HEAD", "/events")
+    assert status == 200 and body == b""
+
+
+def test_a_dropped_stream_client_is_aborted_not_left_to_drain() -> None:
+    transport = mock.Mock()
+    hud = HudServer(HudHub(), port=0)
+    hud._drop(mock.Mock(transport=transport, remote="192.168.1.20"), "a camera client")
+    transport.abort.assert_called_once()
+    transport.close.assert_not_called()
+
+
+def test_the_screen_and_the_network_have_their_own_pools() -> None:
+    site = GuardedSite.__new__(GuardedSite)  # the counting alone, no socket
+    site.max_connections, site.pools, site.addresses = 4, Counter(), Counter()
+    assert [site.admit("192.168.1.20") for _ in range(5)][-1] is not None  # over the pool
+    assert site.admit("127.0.0.1") is None  # the Pi's own screen still gets in
+    assert site.admit("192.168.1.21") is not None
+    for _ in range(5):
+        site.release("192.168.1.20")
+    site.release("192.168.1.21")
+    site.release("127.0.0.1")
+    assert site.open == 0 and not site.addresses
+
+
+def test_the_header_deadline_reads_an_attribute_aiohttp_still_has() -> None:
+    from aiohttp.web_protocol import RequestHandler
+
+    assert REQUEST_COUNT in RequestHandler.__slots__
+
+
+HEADER_BYTES = st.binary(max_size=40).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b""))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(host=HEADER_BYTES, cookie=HEADER_BYTES, content_type=HEADER_BYTES,
+       body=st.binary(max_size=200))
+def test_fuzzed_raw_headers_never_get_a_5xx_nor_a_traceback(server, caplog, host, cookie,
+                                                            content_type, body) -> None:
+    data = (b"POST /play/new HTTP/1.1\r\nHost: " + host + b"\r\nCookie: " + cookie
+            + b"\r\nContent-Type: " + content_type + b"\r\nContent-Length: "
+            + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+    answer = raw(server.port, data)
+    if answer:
+        assert int(answer.split(b" ", 2)[1]) < 500, answer[:200]
     no_tracebacks(caplog)
