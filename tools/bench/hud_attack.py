@@ -8,7 +8,8 @@ Reports:
 
 * robot queries answered, and the slowest answer;
 * views the demo printed during the flood (the vision loop carries on);
-* log lines the demo wrote during the flood, per second;
+* log lines the demo wrote during the flood, per second (the robot's queries
+  log two lines each), of which refusals, and tracebacks;
 * seconds until every half-sent connection was closed by the server;
 * the page's answer time once they are gone.
 
@@ -149,13 +150,16 @@ def run(half: int, streams: int, seconds: float) -> dict[str, Any]:
         clients = flood(port, half, streams)
         closed_s = all_closed(clients[:half], seconds)
         flood_s = time.monotonic() - began
-        log_lines = (work / "log.txt").read_bytes()[log_before:].count(b"\n")
+        logged = (work / "log.txt").read_bytes()[log_before:]
+        log_lines = logged.count(b"\n")
         result = {"half_sent": half, "streams": streams, "connected": len(clients),
                   "half_sent_closed_after_s": closed_s,
                   "robot_answers": len(answers) - asked_before,
                   "robot_slowest_s": round(max(answers[asked_before:], default=0.0), 3),
                   "views_during_flood": len(views) - views_before,
                   "log_lines_per_s": round(log_lines / flood_s, 2),
+                  "refusal_lines": logged.count(b"HUD refused"),
+                  "tracebacks": logged.count(b"Traceback"),
                   "page_after_s": page_time(port)}
         for client in clients:
             client.close()
