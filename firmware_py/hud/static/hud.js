@@ -72,6 +72,9 @@ function drawHealth(health) {
       health.camera === "no frames");
   add(health.solver === "gone" ? "solver unavailable" : `solver ${health.solver}`,
       health.solver === "gone");
+  if (health.speech && health.speech !== "on") {
+    add(`speech ${health.speech}`, health.speech === "down" || health.speech === "failing");
+  }
   $("health").replaceChildren(...parts);
   const note = $("camera-note");
   note.textContent = health.camera === "no frames" ? "The camera delivers no pictures." : "";
