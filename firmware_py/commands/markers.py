@@ -17,14 +17,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "markers", help="write the printable sheet of the four board markers",
         description="Write an A4 PNG (with its dpi recorded) holding the four AprilTag 36h11 "
                     "markers at true size for a board of the given hole pitch, with cut lines "
-                    "and placement instructions. Print it at 100%%.")
+                    "and placement instructions. Print it at 100 percent (no scaling).")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png",
                         help="output PNG file")
-    parser.add_argument("--pitch-mm", type=float, metavar="N",
-                        help="hole pitch of the board (centre to centre), in mm")
-    parser.add_argument("--charuco", action="store_true",
-                        help="write the ChArUco board of `c4pi calibrate-camera` instead "
-                             "(A4 landscape)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pitch-mm", type=float, metavar="N",
+                      help="hole pitch of the board (centre to centre), in mm")
+    what.add_argument("--charuco", action="store_true",
+                      help="write the ChArUco board of `c4pi calibrate-camera` instead "
+                           "(A4 landscape)")
     parser.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
     parser.add_argument("--marker-size-pitch", type=float, default=None, metavar="F",
                         help="marker side in pitches (default: [vision] marker_size_pitch)")
@@ -41,10 +42,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 2
     if args.charuco:
         return _write_charuco(output, args.dpi)
-    if args.pitch_mm is None:
-        print("c4pi markers: --pitch-mm is required (the board's hole pitch in mm)",
-              file=sys.stderr)
-        return 2
     size = args.marker_size_pitch or config.vision.marker_size_pitch
     return _write_sheet(lambda: marker_sheet(args.pitch_mm, size, args.dpi), output, args.dpi,
                         f"A4 at {args.dpi} dpi, pitch {args.pitch_mm:g} mm, "

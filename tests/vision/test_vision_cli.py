@@ -90,3 +90,15 @@ def test_markers_sheet_has_true_size_markers(tmp_path: Path) -> None:
         assert abs(side - expected_px) < 2.5
     assert main(["markers", "-o", str(tmp_path / "x.pdf"), "--pitch-mm", "34"]) == 2
     assert main(["markers", "-o", str(out), "--pitch-mm", "500"]) == 2
+
+
+def test_markers_usage_says_a_pitch_or_the_charuco_board_is_needed(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["markers", "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert "(--pitch-mm N | --charuco)" in text and "%%" not in text
+    with pytest.raises(SystemExit) as done:
+        main(["markers", "-o", "m.png"])
+    assert done.value.code == 2
+    assert "one of the arguments --pitch-mm --charuco is required" in capsys.readouterr().err
