@@ -228,7 +228,8 @@ def check_clips(config: Config, options: SelftestOptions) -> str:
     directory = default_clip_dir(config.speech)
     problems = check_clips(directory, ClipSettings.from_config(config.speech))
     if problems:
-        raise Fail(f"{directory}: {problems[0]} (run `c4pi clips build`)")
+        hint = "" if "c4pi clips build" in problems[0] else " (run `c4pi clips build`)"
+        raise Fail(f"{directory}: {problems[0]}{hint}")
     return f"clip set complete in {directory}"
 
 
