@@ -32,7 +32,9 @@ frame it was:
   as it is (an illegal grid is never committed, a cleared board starts a
   new game);
 * ``reading``: nothing to follow yet (no committed board, or a reader
-  without looks), or no board in view: the full reading, as before.
+  without looks), or no board in view: the board read in full, every hole
+  that still shows the room it showed when gravity proved it empty held
+  empty (:mod:`.first_sight`).
 
 A change under way ends after :data:`CALM_FRAMES` unchanged frames in a row
 (a frame without the board does not end it).
@@ -62,6 +64,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.pipeline.first_sight import RoomLooks, hold_room
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.decide import decide, legal_boards
 from firmware_py.vision.reader import DEFAULT_ILLEGAL_MARGIN, DEFAULT_MARGIN
@@ -110,6 +113,7 @@ class FollowState:
     baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
     unexplained_since: float | None = None
     calm: int = 0  # unchanged frames in a row
+    room: RoomLooks | None = None  # before the first board (:mod:`.first_sight`)
 
 
 @dataclass(frozen=True)
@@ -157,8 +161,14 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
     looks, log_probs = reading.cell_looks, reading.cell_log_probs
     if not reading.found:  # the board out of view: a change under way goes on
         return state, Followed(READING, full_grid, confidence=reading.confidence)
-    if reference is None or state.baseline is None or looks is None or log_probs is None:
-        return FollowState(state.baseline), _start(reading, full_grid, params)
+    if looks is None or log_probs is None:
+        return FollowState(state.baseline), Followed(READING, full_grid,
+                                                     confidence=reading.confidence)
+    if reference is None or state.baseline is None:
+        room = (state.room or RoomLooks.empty()).learn(looks, log_probs)
+        held = hold_room(log_probs, room.still_room(looks, params.change_distance))
+        return (FollowState(state.baseline, room=room),
+                _start(replace(reading, cell_log_probs=held), params))
     changed = changed_cells(state.baseline, looks, params.change_distance)
     cells = tuple(int(index) for index in np.flatnonzero(changed))
     if not cells:
@@ -197,13 +207,17 @@ def _unchanged(state: FollowState, reference: Board, looks: np.ndarray,
             Followed(UNCHANGED, tuple(reference.grid_lines()), reference, confidence=1.0))
 
 
-def _start(reading: Reading, full_grid: Grid | None, params: FollowParams) -> Followed:
-    """Nothing committed yet: the full reading, or the empty board when its start prior
-    puts it ahead."""
+def _start(reading: Reading, params: FollowParams) -> Followed:
+    """Nothing committed yet: the board read with the room held empty
+    (:mod:`.first_sight`), or the empty board when its start prior puts it ahead."""
     lead = start_lead(reading, params.start_prior, params.start_margin)
     if lead >= params.start_margin:
         return Followed(READING, EMPTY_GRID, Board.empty(), confidence=_share(lead))
-    return Followed(READING, full_grid, confidence=reading.confidence)
+    assert reading.cell_log_probs is not None
+    decision = decide(reading.cell_log_probs, params.accept_margin, params.illegal_margin)
+    if decision.status not in (OK, FINISHED):
+        return Followed(READING, confidence=decision.confidence)
+    return Followed(READING, decision.grid, decision.board, confidence=decision.confidence)
 
 
 def _reread(reference: Board, reading: Reading, changed: np.ndarray, params: FollowParams,

@@ -25,6 +25,7 @@ from firmware_py.pipeline.follow import (
     lowest_free_holes,
     rebase,
 )
+from firmware_py.vision.decide import decide
 from firmware_py.vision.reading import NO_BOARD, OK, Reading
 
 LOOKS = {".": np.full(12, 40.0), "R": np.full(12, 140.0), "Y": np.full(12, 220.0)}
@@ -50,10 +51,40 @@ def committed(moves: str):
     return board, rebase(FollowState(), reading_of(board.grid_lines()))
 
 
-def test_nothing_to_follow_passes_the_full_reading():
-    reading = reading_of(Board.from_moves("44").grid_lines())
-    state, verdict = follow(FollowState(), None, reading, 0.0, PARAMS, ("full",))
+def test_nothing_to_follow_reads_the_board_in_full():
+    board = Board.from_moves("44")
+    state, verdict = follow(FollowState(), None, reading_of(board.grid_lines()), 0.0, PARAMS,
+                            None)
+    assert verdict.kind == READING and verdict.board.grid_lines() == board.grid_lines()
+
+
+def test_a_reader_without_looks_is_passed_through():
+    reading = Reading(OK, grid=tuple(Board.from_moves("4").grid_lines()))
+    _, verdict = follow(FollowState(), None, reading, 0.0, PARAMS, ("full",))
     assert verdict.kind == READING and verdict.grid == ("full",)
+
+
+def test_the_room_seen_through_a_hole_before_the_first_board_is_never_a_disc():
+    room = {20: [0.02, 0.96, 0.02]}  # column 7 row 4: a red wall, "red" to both readers
+    first = reading_of(EMPTY_GRID, override=room)  # rows 1-3 empty below it: it floats
+    state, _ = follow(FollowState(), None, first, 0.0, PARAMS, None)
+    later = Board.from_moves("7771")  # rows 1-3 of column 7 now hold R Y R
+    reading = reading_of(later.grid_lines(), override=room)  # the wall: still read red
+    reading.cell_looks[20] = first.cell_looks[20]  # ... and it looks as it did
+    alone = decide(reading.cell_log_probs, 2.5, 3.0)
+    assert alone.board is not None and alone.board.columns[6] == "RYRR"  # legal, wrong
+    _, verdict = follow(state, None, reading, 5.0, PARAMS, None)
+    assert verdict.board.grid_lines() == later.grid_lines()
+
+
+def test_proven_empty_is_every_hole_above_a_sure_empty_one():
+    from firmware_py.pipeline.first_sight import proven_empty
+
+    probs = np.full((42, 3), 0.01)
+    probs[:, 1] = 0.98  # every hole a red disc ...
+    probs[38, :] = [0.98, 0.01, 0.01]  # ... but column 4 row 1 surely empty
+    proven = proven_empty(np.log(probs))
+    assert set(np.flatnonzero(proven)) == {3, 10, 17, 24, 31}  # column 4, rows 2-6
 
 
 def test_an_unchanged_board_is_the_committed_board_whatever_the_readers_say():
@@ -233,8 +264,8 @@ def test_the_start_prior_reads_an_empty_board_with_one_doubtful_hole():
 def test_the_start_prior_never_hides_a_disc_the_readers_see():
     grid = Board.from_moves("6").grid_lines()
     reading = reading_of(grid, sure=0.9)
-    _, verdict = follow(FollowState(), None, reading, 0.0, PARAMS, ("full",))
-    assert verdict.grid == ("full",)
+    _, verdict = follow(FollowState(), None, reading, 0.0, PARAMS, None)
+    assert verdict.grid == tuple(grid)
 
 
 def test_rebase_takes_the_committed_frames_looks():

@@ -1,0 +1,70 @@
+"""Before the first board: what shows through a hole that cannot hold a disc is the room.
+
+Until a board is committed, every frame teaches :class:`RoomLooks` the look of
+the holes that gravity proves empty: each hole above the lowest one the
+readers are :data:`EMPTY_SURE` nats sure is empty (no disc floats). A red
+wall seen through a high hole from the first frame is then known for what it
+is: when the board is read before anything is committed, every hole that
+still looks as it did when it was proven empty is held empty
+(:func:`hold_room`), even once discs stand below it and the readers, seeing
+red, would make a legal board of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from firmware_py.board import HEIGHT, WIDTH
+
+EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
+ROOM_DOUBT = 1e-3  # a held hole's doubt about being empty
+
+
+def proven_empty(log_probs: np.ndarray) -> np.ndarray:
+    """(42,) True for each hole above its column's lowest surely empty hole."""
+    empty_lead = log_probs[:, 0] - np.maximum(log_probs[:, 1], log_probs[:, 2])
+    sure = empty_lead >= EMPTY_SURE
+    proven = np.zeros(WIDTH * HEIGHT, bool)
+    for column in range(WIDTH):
+        for line in range(HEIGHT - 1, -1, -1):  # bottom row first (lines run top first)
+            if sure[line * WIDTH + column]:
+                proven[column:line * WIDTH:WIDTH] = True  # every hole above it
+                break
+    return proven
+
+
+@dataclass(frozen=True)
+class RoomLooks:
+    """The look of each hole when gravity proved it empty (NaN where never)."""
+
+    looks: np.ndarray
+
+    @classmethod
+    def empty(cls) -> RoomLooks:
+        return cls(np.full((WIDTH * HEIGHT, 12), np.nan, np.float32))
+
+    def learn(self, looks: np.ndarray, log_probs: np.ndarray) -> RoomLooks:
+        """Remember the looks of the holes this frame proves empty, first sight kept."""
+        new = proven_empty(log_probs) & np.isnan(self.looks[:, 0])
+        if not new.any():
+            return self
+        learnt = self.looks.copy()
+        learnt[new] = looks[new]
+        return RoomLooks(learnt)
+
+    def still_room(self, looks: np.ndarray, distance: float) -> np.ndarray:
+        """(42,) True where a hole looks as it did when it was proven empty."""
+        known = ~np.isnan(self.looks[:, 0])
+        gaps = np.linalg.norm(np.nan_to_num(self.looks) - looks, axis=1)
+        return known & (gaps < distance)
+
+
+def hold_room(log_probs: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """``log_probs`` with a prior for "empty" (1 - 2 :data:`ROOM_DOUBT`) on ``room`` holes."""
+    prior = np.log(np.array([1 - 2 * ROOM_DOUBT, ROOM_DOUBT, ROOM_DOUBT]))
+    held = np.array(log_probs, np.float64, copy=True)
+    held[room] += prior
+    held[room] -= np.logaddexp.reduce(held[room], axis=1, keepdims=True)
+    return held
