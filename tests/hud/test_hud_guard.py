@@ -260,13 +260,15 @@ def raw(port: int, data: bytes) -> bytes:
     return b"".join(chunks)
 
 
+ESCAPED = b'{"x":"\\"","y":' + b"[" * 1500 + b"]" * 1500 + b"}"  # an escaped quote, deep
+
+
 @pytest.mark.parametrize("request_bytes", [
     b"GET /state HTTP/1.1\r\nHost: localhost:\xc2\xb2\r\nConnection: close\r\n\r\n",
     b"POST /play/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json;"
     b" charset=bogus-xyz\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
     b"POST /play/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
-    b"\r\nContent-Length: 3018\r\nConnection: close\r\n\r\n"
-    b'{"x":"\\"","y":' + b"[" * 1500 + b"]" * 1500 + b"}",
+    b"\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(ESCAPED), ESCAPED),
 ])
 def test_raw_requests_that_once_gave_a_500_get_a_4xx(server, caplog, request_bytes) -> None:
     answer = raw(server.port, request_bytes.replace(b"{port}", str(server.port).encode()))
