@@ -146,11 +146,6 @@ def changed_cells(baseline: np.ndarray, looks: np.ndarray, distance: float) -> n
     return np.linalg.norm(looks - baseline, axis=1) >= distance
 
 
-def sees_disc(log_probs: np.ndarray, cell: int, colour: str, margin: float) -> bool:
-    """The readers see a ``colour`` disc at ``cell`` by ``margin`` nats over the rest."""
-    return disc_lead(log_probs, cell, colour) >= margin
-
-
 def follow(state: FollowState, reference: Board | None, reading: Reading, now: float,
            params: FollowParams, full_grid: Grid | None) -> tuple[FollowState, Followed]:
     """Judge one frame against the committed board ``reference``.
@@ -179,7 +174,7 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
                     if lead < params.disc_margin)  # changes the readers do not read as before
     successor = _one_disc(reference, against, log_probs, params.disc_margin)
     if successor is not None:
-        lead = disc_lead(log_probs, against[0], reference.to_move)
+        lead = class_lead(log_probs, against[0], reference.to_move)
         return (replace(calm, unexplained_since=None),
                 Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells,
                          _share(lead)))
@@ -269,11 +264,6 @@ def class_lead(log_probs: np.ndarray, cell: int, wanted: str) -> float:
                                   if other != index))
 
 
-def disc_lead(log_probs: np.ndarray, cell: int, colour: str) -> float:
-    """Nats of a ``colour`` disc at ``cell`` over the other two classes."""
-    return class_lead(log_probs, cell, colour)
-
-
 def reference_class(board: Board, cell: int) -> str:
     """The class of ``cell`` (top row first) on ``board``."""
     return board.grid_lines()[cell // WIDTH][cell % WIDTH]
@@ -290,7 +280,7 @@ def _one_disc(reference: Board, cells: tuple[int, ...], log_probs: np.ndarray,
     if len(cells) != 1 or reference.is_finished:
         return None
     for column, hole in lowest_free_holes(reference).items():
-        if hole == cells[0] and sees_disc(log_probs, hole, reference.to_move, margin):
+        if hole == cells[0] and class_lead(log_probs, hole, reference.to_move) >= margin:
             return reference.play(column)
     return None
 

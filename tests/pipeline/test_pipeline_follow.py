@@ -105,11 +105,16 @@ def test_one_disc_of_the_side_to_move_at_a_lowest_hole_is_the_next_board(column)
     assert len(verdict.changed) == 1
 
 
+def doubted_next_disc(moves: str, column: int, probs: list[float]):
+    """The board of ``moves``, its follower state, and a frame of the next disc in
+    ``column`` that the readers see with ``probs`` (empty, red, yellow)."""
+    board, state = committed(moves)
+    hole = lowest_free_holes(board)[column]
+    return board, state, reading_of(board.play(column).grid_lines(), override={hole: probs})
+
+
 def test_a_disc_the_readers_doubt_is_not_followed():
-    board, state = committed("44")
-    after = board.play(1)
-    hole = lowest_free_holes(board)[1]
-    reading = reading_of(after.grid_lines(), override={hole: [0.4, 0.5, 0.1]})
+    board, state, reading = doubted_next_disc("44", 1, [0.4, 0.5, 0.1])
     _, verdict = follow(state, board, reading, 0.0, PARAMS, None)
     assert verdict.kind == MOVING and verdict.grid is None
 
@@ -191,10 +196,7 @@ def test_a_change_the_frame_reads_as_the_board_keeps_it_shown_then_rebases():
 
 
 def test_a_doubted_first_disc_is_never_read_away_by_the_start_prior():
-    board, state = committed("")
-    after = board.play(4)
-    hole = lowest_free_holes(board)[4]
-    reading = reading_of(after.grid_lines(), override={hole: [0.5, 0.4, 0.1]})
+    board, state, reading = doubted_next_disc("", 4, [0.5, 0.4, 0.1])
     state, _ = follow(state, board, reading, 0.0, PARAMS, None)
     _, settled = follow(state, board, reading, 1.0, PARAMS, None)
     assert settled.kind == SOMETHING_ELSE and settled.grid is None  # refused, not "empty"
