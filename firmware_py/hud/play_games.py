@@ -22,7 +22,7 @@ from typing import Any
 from firmware_py.board import Board
 from firmware_py.exc import PlayError
 from firmware_py.play.levels import LEVELS, level
-from firmware_py.play.session import PlaySession, Scorer
+from firmware_py.play.session import WEB_HELP, PlaySession, Scorer
 
 MAX_GAMES = 16
 IDLE_S = 3600.0
@@ -47,7 +47,8 @@ class PlayGames:
         if person not in ("R", "Y"):
             raise PlayError(f"colour must be 'R' or 'Y', got {person!r}")
         session = PlaySession(level(level_number), person, self.scorer,
-                              random.Random(self.rng.random()), draw=False)
+                              random.Random(self.rng.random()), draw=False,
+                              help_text=WEB_HELP)
         text = session.start()
         game = secrets.token_urlsafe(12)
         with self._lock:

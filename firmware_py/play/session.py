@@ -20,18 +20,20 @@ from firmware_py.scores import plies_to_end
 
 Scorer = Callable[[Board], Sequence[int | None]]
 HELP = "type a column 1-7, h for a hint, u to undo, q to quit"
+WEB_HELP = "tap a column to drop your disc; Hint shows the best move, Undo takes back yours"
 
 
 class PlaySession:
     """One game: the person plays ``person`` ("R" or "Y") against ``level``."""
 
     def __init__(self, level: Level, person: str, scorer: Scorer, rng: random.Random,
-                 *, colour: bool = False, draw: bool = True) -> None:
+                 *, colour: bool = False, draw: bool = True, help_text: str = HELP) -> None:
         if person not in ("R", "Y"):
             raise ValueError(f"person must be 'R' or 'Y', got {person!r}")
         self.level, self.person, self.scorer, self.rng = level, person, scorer, rng
         self.colour = colour
         self.draw = draw  # False: the answers leave the board out (a page draws its own)
+        self.help_text = help_text  # how to move: typed (the terminal) or tapped (a page)
         self.moves = ""
         self.over = False
 
@@ -42,8 +44,9 @@ class PlaySession:
     def start(self) -> str:
         """The opening text (and the appliance's first move when it plays Red)."""
         me = COLOUR_NAMES[other(self.person)]
+        how = self.help_text[:1].upper() + self.help_text[1:]
         intro = (f"You play {COLOUR_NAMES[self.person]}, I play {me} at level "
-                 f"{self.level.number} ({self.level.name}). {HELP}.")
+                 f"{self.level.number} ({self.level.name}). {how}.")
         if self.person == "Y":
             return "\n".join([intro, self._reply()])
         return "\n".join([intro, self._show()])
@@ -61,7 +64,7 @@ class PlaySession:
         if text in ("u", "undo"):
             return self._undo()
         if not (len(text) == 1 and text in "1234567"):
-            return f"{line.strip()!r} is not a move: {HELP}."
+            return f"{line.strip()!r} is not a move: {self.help_text}."
         column = int(text)
         if not self.board.can_play(column):
             return f"Column {column} is full: choose another."
