@@ -112,5 +112,5 @@ def test_the_routes(games: PlayGames) -> None:
 def test_the_page_tells_a_person_to_tap_not_to_type(games: PlayGames) -> None:
     """The page's first message is the page's, not the terminal's ("q to quit")."""
     text = games.new(4, "R")["text"]
-    assert "tap a column" in text and "q to quit" not in text and "type a column" not in text
+    assert "Tap a column" in text and "q to quit" not in text and "type a column" not in text
     assert "tap a column" in games.act(games.new(4, "R")["game"], "x")["text"]
