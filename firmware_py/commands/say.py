@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,13 +17,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+EXIT_NO_AUDIO = 69  # no audio output device to play on (sysexits' EX_UNAVAILABLE)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "say", help="speak the recommendation for a position (speaker or WAV file)",
         description='Solve the position and say "Red four. Red wins in 13." once, on the '
                     "speaker ([speech] sink and device) or into a WAV file. A finished "
-                    'game is said as "Red wins" / "It\'s a draw". Invalid positions exit 2.')
+                    'game is said as "Red wins" / "It\'s a draw". Exit status: 0 done, 2 an '
+                    "invalid position, 1 an audio problem, 69 no audio output device to play "
+                    "on (no sound card: use --out FILE.wav).")
     parser.add_argument("moves", nargs="?", metavar="MOVES",
                         help='the moves so far, digits 1-7 ("" = the empty board)')
     parser.add_argument("--out", metavar="FILE.wav", help="write a WAV file instead of playing")
@@ -37,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.board import Board
-    from firmware_py.exc import C4piError, PositionError
+    from firmware_py.exc import AudioError, C4piError, PositionError
 
     if args.list_devices:
         return _list_devices()
@@ -53,11 +58,28 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except PositionError as error:
         print(f"c4pi say: {error}", file=sys.stderr)
         return 2
+    if args.out is None and config.speech.sink == "pyaudio" and not _speaker_ok(args, config):
+        return EXIT_NO_AUDIO
     try:
         return _say(board, args, config)
+    except AudioError as error:
+        print(f"c4pi say: {error} (c4pi say --list-devices lists the outputs; "
+              "--out FILE.wav writes a file instead)", file=sys.stderr)
+        return 1
     except C4piError as error:
         print(f"c4pi say: {error}", file=sys.stderr)
         return 1
+
+
+def _speaker_ok(args: argparse.Namespace, config: Config) -> bool:
+    """True when PortAudio has an output to play on; else says why on stderr, in one line,
+    at once (before any retry loop)."""
+    problem = _no_output(config.speech.device)
+    if problem:
+        command = f"c4pi say {shlex.quote(args.moves)} --out FILE.wav"
+        print(f"c4pi say: {problem}; write the speech to a file instead: {command}",
+              file=sys.stderr)
+    return not problem
 
 
 def _say(board: Board, args: argparse.Namespace, config: Config) -> int:
@@ -104,20 +126,27 @@ def _solve(board: Board, config: Config, args: argparse.Namespace) -> tuple[int,
     return answer.column, answer.score
 
 
+def _no_output(device: str) -> str:
+    """Why there is nothing to play on ("" when PortAudio has an output to open)."""
+    from firmware_py.speech.sinks import probe_outputs
+
+    devices, default = probe_outputs()
+    if not devices:
+        return "no audio output device found (no sound card?)"
+    if not device.strip() and default is None:
+        return ("no default audio output device (choose one with [speech] device; "
+                "c4pi say --list-devices lists them)")
+    return ""
+
+
 def _list_devices() -> int:
-    import pyaudio
+    """The output devices on stdout, the default marked *; or why there are none."""
+    from firmware_py.speech.sinks import probe_outputs
 
-    from firmware_py.speech.sinks import output_devices
-
-    pa = pyaudio.PyAudio()
-    try:
-        default = pa.get_default_output_device_info()["index"]
-    except OSError:
-        default = None
-    try:
-        for index, name, rate in output_devices(pa):
-            mark = "*" if index == default else " "
-            print(f"{mark}{index:3}  {name}  ({rate} Hz)")
-    finally:
-        pa.terminate()
+    devices, default = probe_outputs()
+    if not devices:
+        print("no audio output devices found; use --out FILE.wav")
+    for index, name, rate in devices:
+        mark = "*" if index == default else " "
+        print(f"{mark}{index:3}  {name}  ({rate} Hz)")
     return 0

@@ -18,11 +18,13 @@ import ctypes
 import ctypes.util
 import functools
 import logging
+import os
+import sys
 import threading
 import time
 import wave
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, BinaryIO
@@ -291,6 +293,63 @@ def quiet_audio_libraries() -> tuple[object, ...]:
             continue
         handlers.append(handler)
     return tuple(handlers)
+
+
+@contextlib.contextmanager
+def stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 goes to /dev/null inside the block, then back where it was.
+
+    For PortAudio's device probing, whose C libraries (alsa-lib, libjack, their
+    plugins) print dozens of lines straight to the descriptor. Only for short,
+    single-threaded probes: another thread's log lines would be lost meanwhile.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def probe_outputs(pyaudio_module: ModuleType | None = None
+                  ) -> tuple[list[tuple[int, str, int]], int | None]:
+    """PortAudio's output devices (:func:`output_devices`) and the default one's index
+    (None: no default), probed with the C libraries' stderr silenced. No devices when
+    PortAudio cannot start at all (no sound card, no ALSA)."""
+    if pyaudio_module is None:
+        import pyaudio as pyaudio_module  # the real PortAudio binding
+
+        quiet_audio_libraries()
+    failure = ""
+    devices: list[tuple[int, str, int]] = []
+    default: int | None = None
+    with stderr_silenced():
+        try:
+            pa = pyaudio_module.PyAudio()
+        except Exception as error:       # PortAudio itself failed to initialise
+            failure = str(error)
+        else:
+            try:
+                devices = output_devices(pa)
+                default = _default_output(pa)
+            finally:
+                pa.terminate()
+    if failure:
+        log.debug("PortAudio did not start: %s", failure)
+    return devices, default
+
+
+def _default_output(pa: Any) -> int | None:
+    try:
+        return int(pa.get_default_output_device_info()["index"])
+    except (OSError, KeyError, TypeError):
+        return None
 
 
 class PyAudioSink(AudioSink):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -9,11 +13,12 @@ import pytest
 
 from firmware_py.board import Board
 from firmware_py.cli import main
+from firmware_py.commands.say import EXIT_NO_AUDIO
 from firmware_py.config import SpeechConfig
 from firmware_py.scores import plies_to_end
 from firmware_py.speech.clips import ClipSet, read_wav, to_int16
 from firmware_py.speech.say import play, render_once, speech_for
-from firmware_py.speech.sinks import WavSink
+from firmware_py.speech.sinks import WavSink, stderr_silenced
 from tools.shared_data import solver_sets_dir
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -119,3 +124,85 @@ def test_clips_build_if_missing_and_check(tmp_path: Path, config_file: Path,
     assert "clip 'n-7'" in capsys.readouterr().err
     assert main([*base, "check"]) == 0          # the config's clip_dir (the session set)
     assert "ok: 74 clips" in capsys.readouterr().out
+
+
+class FakePyAudio:
+    """A stand-in ``pyaudio`` module: the given output devices; each start prints C-library
+    chatter straight onto file descriptor 2, as alsa-lib and libjack do."""
+
+    paInt16, paContinue = 8, 0
+
+    def __init__(self, devices: list[dict]) -> None:
+        self.devices = devices
+        self.opened = 0
+
+    def PyAudio(self) -> types.SimpleNamespace:  # noqa: N802 (pyaudio's name)
+        os.write(2, b"ALSA lib confmisc.c:855:(parse_card) cannot find card '0'\n")
+        return types.SimpleNamespace(
+            get_device_count=lambda: len(self.devices),
+            get_device_info_by_index=lambda i: self.devices[i],
+            get_default_output_device_info=self._default,
+            is_format_supported=lambda *a, **k: True, open=self._open, terminate=lambda: None)
+
+    def _default(self) -> dict:
+        if not self.devices:
+            raise OSError(-9996, "No Default Output Device Available")
+        return self.devices[0]
+
+    def _open(self, **kwargs: object) -> None:
+        self.opened += 1
+        raise OSError(-9996, "Invalid output device (no default output device)")
+
+
+SPEAKER = {"name": "USB Audio Device: - (hw:1,0)", "maxOutputChannels": 2,
+           "defaultSampleRate": 48000.0, "index": 0}
+
+
+@pytest.fixture
+def plain_config(tmp_path: Path) -> Path:
+    path = tmp_path / "plain.toml"
+    path.write_text("[solver]\nuse_book = false\ntt_mb = 16\n")
+    return path
+
+
+def fake_audio(monkeypatch: pytest.MonkeyPatch, devices: list[dict]) -> FakePyAudio:
+    fake = FakePyAudio(devices)
+    monkeypatch.setitem(sys.modules, "pyaudio", fake)
+    return fake
+
+
+def test_say_without_a_sound_card_fails_at_once_naming_out(
+        plain_config: Path, monkeypatch: pytest.MonkeyPatch,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    fake = fake_audio(monkeypatch, [])
+    start = time.monotonic()
+    assert main(["--config", str(plain_config), "say", "4453"]) == EXIT_NO_AUDIO
+    assert time.monotonic() - start < 2.0          # no retry loop (it took 5.5 s)
+    assert fake.opened == 0
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and "ALSA" not in err
+    assert "no audio output device" in err and "c4pi say 4453 --out FILE.wav" in err
+
+
+def test_list_devices_prints_them_on_stdout_without_the_c_noise(
+        plain_config: Path, monkeypatch: pytest.MonkeyPatch,
+        capfd: pytest.CaptureFixture[str]) -> None:
+    fake_audio(monkeypatch, [SPEAKER, {"name": "Camera Mic", "maxOutputChannels": 0,
+                                       "defaultSampleRate": 16000.0, "index": 1}])
+    assert main(["--config", str(plain_config), "say", "--list-devices"]) == 0
+    out, err = capfd.readouterr()
+    assert out == "*  0  USB Audio Device: - (hw:1,0)  (48000 Hz)\n"
+    assert err == ""
+    fake_audio(monkeypatch, [])
+    assert main(["--config", str(plain_config), "say", "--list-devices"]) == 0
+    out, err = capfd.readouterr()
+    assert out == "no audio output devices found; use --out FILE.wav\n"
+    assert err == ""
+
+
+def test_stderr_silenced_restores_the_descriptor(capfd: pytest.CaptureFixture[str]) -> None:
+    with stderr_silenced():
+        os.write(2, b"hidden\n")
+    os.write(2, b"shown\n")
+    assert capfd.readouterr().err == "shown\n"
