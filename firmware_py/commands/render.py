@@ -14,11 +14,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Render a realistic synthetic frame of the board in position MOVES "
                     "(digits 1-7; '' or - for the empty board), as a camera would see it. "
                     "Without pose options the view is frontal; --random draws pose, lighting "
-                    "and colours from --seed.")
+                    "and colours from --seed. Without --seed the frame has no distractor "
+                    "objects (a plain background, no loose discs): a scene `c4pi read` reads.")
     parser.add_argument("moves", metavar="MOVES", help="move sequence, or - for the empty board")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="output image (.png, .jpg, ...)")
-    parser.add_argument("--seed", type=int, default=0, help="random details (default 0)")
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="random details: distractor objects in the background (loose "
+                             "discs with --generator scene), noise, per-disc variation "
+                             "(default: none of those objects, noise of seed 0)")
     parser.add_argument("--random", action="store_true",
                         help="random pose, lighting and colours from --seed")
     parser.add_argument("--grid", metavar="LINES",
@@ -67,6 +71,7 @@ def _overrides(args: argparse.Namespace, config: Config) -> dict:
 
 
 _SCENE_FIELDS = {"blur": "defocus_px", "light": "exposure"}  # else as _FIELDS
+_DISTRACTORS = {"flat": "clutter", "scene": "spare_discs"}  # the spec field counting them
 
 
 def _scene_overrides(args: argparse.Namespace, config: Config) -> dict:
@@ -97,11 +102,14 @@ def _render(args: argparse.Namespace, config: Config, position: object) -> tuple
 
         spec_type, draw, camera = RenderSpec, render_frame, camera_matrix
         changes = _overrides(args, config)
+    seed = 0 if args.seed is None else args.seed
+    if args.seed is None:  # the plain scene: no objects a newcomer's first read trips on
+        changes[_DISTRACTORS[args.generator]] = 0
     if args.random:
-        spec = spec_type.random(np.random.default_rng(args.seed), **changes)
+        spec = spec_type.random(np.random.default_rng(seed), **changes)
     else:
         spec = spec_type(**changes)
-    return draw(position, spec, seed=args.seed), spec, camera(spec)
+    return draw(position, spec, seed=seed), spec, camera(spec)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_py.board import Board
 from firmware_py.cli import main
 from firmware_py.simtable.render import RenderSpec, render_frame
 
@@ -70,6 +71,26 @@ def test_render_writes_a_readable_frame(tmp_path: Path, capsys: pytest.CaptureFi
     assert cv2.imread(str(tmp_path / "s.png")).shape == (360, 640, 3)
     assert main(["render", "48", "-o", str(out)]) == 2
     assert "illegal move" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("generator", ["flat", "scene"])
+def test_the_default_render_is_read_right(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                          generator: str) -> None:
+    """A newcomer's first try: ``c4pi render - -o x.png`` then ``c4pi read x.png``.
+    Seed 0's clutter put a dark-red object behind columns 6-7 and the read was refused."""
+    out = str(tmp_path / "x.png")
+    for moves in ("", "4453", "662262431342231"):
+        assert main(["render", moves or "-", "-o", out, "--generator", generator]) == 0
+        capsys.readouterr()
+        assert main(["read", out, "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["status"] == "ok"
+        assert data["grid"] == Board.from_moves(moves).grid_lines()
+    seeded = str(tmp_path / "seeded.png")
+    assert main(["render", "-", "-o", seeded, "--seed", "0", "--generator", generator]) == 0
+    assert main(["render", "-", "-o", out, "--generator", generator]) == 0
+    if generator == "flat":  # the seed brings the objects back (the scene has none at rest)
+        assert not np.array_equal(cv2.imread(seeded), cv2.imread(out))
 
 
 def test_markers_sheet_has_true_size_markers(tmp_path: Path) -> None:
