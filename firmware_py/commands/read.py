@@ -14,6 +14,17 @@ EXIT_OK = 0
 EXIT_NOT_OK = 3
 EXIT_BAD_INPUT = 2
 EXIT_MODEL = 1
+CONFIDENCE_MEANS = (
+    "The JSON's confidence is not a per-hole score: it is the share of the board read "
+    "against the next most probable legal board, P(read) / (P(read) + P(runner-up)), the "
+    "42 holes' probabilities taken as independent. A board is read only when it is "
+    "e^accept_margin times as probable as the runner-up, so ok and finished readings "
+    "show at least 1 / (1 + e^-accept_margin): 0.92 with the default [vision] "
+    "accept_margin 2.5. A refused reading shows less: below 0.92 when two legal boards "
+    "are too close, below 0.5 when the grid seen breaks the rules (then it is the best "
+    "legal board's share against that grid, weighed down by e^illegal_margin: 0.02 means "
+    "the camera clearly shows an illegal grid), 0 when no legal board or no board at all "
+    "is found.")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,10 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "read", help="read a Connect Four board from one image",
         description="Read one camera frame (any format OpenCV reads) and print the grid "
                     "(6 lines, top row first). Exit 0 when the reading is ok, 3 otherwise "
-                    "(no-board, invalid, finished); 2 when the image cannot be read.")
+                    "(no-board, invalid, finished); 2 when the image cannot be read. "
+                    + CONFIDENCE_MEANS)
     parser.add_argument("image", metavar="IMAGE", help="image file")
     parser.add_argument("--json", action="store_true",
-                        help='print {"status", "grid", "moves_to_play", "markers", "confidence"}')
+                        help='print {"status", "grid", "moves_to_play", "markers", "confidence"} '
+                             "(confidence: see above)")
     parser.set_defaults(func=run)
 
 

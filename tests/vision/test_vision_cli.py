@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import struct
 from pathlib import Path
 
@@ -51,6 +52,23 @@ def test_read_not_ok_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     finished = write_frame(tmp_path / "w.png", "4455667")
     assert main(["read", finished]) == 3
     assert "finished" in capsys.readouterr().err
+
+
+def test_read_help_says_what_confidence_means(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    """The number is explained, and it holds what the help says: at least
+    1 / (1 + e^-accept_margin) for a board read, under 0.5 for an illegal grid seen."""
+    with pytest.raises(SystemExit):
+        main(["read", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "confidence is not a per-hole score" in text and "runner-up" in text
+    assert "at least 1 / (1 + e^-accept_margin): 0.92" in text
+    assert main(["read", write_frame(tmp_path / "ok.png", "4453"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["confidence"] >= 1 / (1 + math.exp(-2.5))
+    floating = [".......", ".......", ".......", "...R...", ".......", "...Y..."]
+    assert main(["read", write_frame(tmp_path / "bad.png", floating), "--json"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "invalid" and data["confidence"] < 0.5
 
 
 def test_read_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
