@@ -7,7 +7,7 @@ disc scores ``-((42 - n) // 2 - k + 1)``; a draw scores 0.
 
 from __future__ import annotations
 
-from firmware_py.board import CELLS
+from firmware_py.board import CELLS, COLOUR_NAMES, Board, other
 from firmware_py.exc import PositionError
 
 WIN, LOSS, DRAW = "+", "-", "="
@@ -56,3 +56,17 @@ def pick_centre_first(columns: list[int] | tuple[int, ...]) -> int:
         if column in columns:
             return column
     raise PositionError(f"no column to choose from {columns!r}")
+
+
+DISTANCE_MEANS = "discs still to play, both players', the best one included"
+
+
+def verdict(board: Board, score: int, plies: int) -> str:
+    """``"Red wins in 13"`` / ``"Yellow wins in 12"`` / ``"Draw in 20"``: the one way a
+    person is told the outcome and its distance (SPEC §2 plies to the end,
+    :data:`DISTANCE_MEANS`), on the screen, in speech and in the commands."""
+    result = outcome(score)
+    if result == "=":
+        return f"Draw in {plies}"
+    winner = board.to_move if result == "+" else other(board.to_move)
+    return f"{COLOUR_NAMES[winner]} wins in {plies}"

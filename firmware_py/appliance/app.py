@@ -98,6 +98,7 @@ class Parts:
     announcer: Callable[[Config], Any] = _default_announcer
     hud: Callable[[Config, Any, Any], Any] | None = _default_hud  # None: no web page
     on_view: Callable[[Any, float], None] | None = None
+    on_opponent: Callable[[str], None] | None = None  # the opponent's new message
     retry_s: tuple[float, float] = field(default=(0.5, 10.0))
 
 
@@ -174,7 +175,8 @@ class Appliance:
 
         self.hub = HudHub(WorkerAnalyst(self.worker))
         self.worker.add_busy_listener(self.hub.set_solver_busy)
-        games = (PlayGames(worker_scorer(self.worker, HUD_PRIORITY))
+        games = (PlayGames(worker_scorer(self.worker, HUD_PRIORITY),
+                           default_level=self.config.play.level)
                  if self.config.play.web else None)
         factory = self.parts.hud
         assert factory is not None
@@ -207,7 +209,13 @@ class Appliance:
         log.info("opponent mode: c4pi plays %s at level %d", play.colour, play.level)
         return Opponent(play.colour, level(play.level),
                         worker_thinker(self.worker, VISION_PRIORITY), speak, random.Random(),
-                        on_change=self.hub.set_message if self.hub is not None else None)
+                        on_change=self._opponent_said)
+
+    def _opponent_said(self, message: str) -> None:
+        if self.hub is not None:
+            self.hub.set_message(message)
+        if self.parts.on_opponent is not None:
+            self.parts.on_opponent(message)
 
     def _start_announcer(self) -> None:
         def start() -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from firmware_py.board import COLOUR_NAMES, Board
-from firmware_py.board_text import draw_board, verdict
+from firmware_py.board_text import draw_board
+from firmware_py.scores import verdict
 
 
 def render_view(view: Any, t: float, *, colour: bool, header: str = "") -> str:

@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from cython_solver import Solver
+    from firmware_py.board import Board
+    from firmware_py.scores import verdict
 
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
                                 tt_mb=args.tt_mb)
@@ -43,6 +45,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     print("column " + " ".join(f"{col:>3}" for col in range(1, 8)))
     print("score  " + " ".join("  -" if s is None else f"{s:>3}" for s in answer.scores))
     best = ", ".join(str(col) for col in answer.best_columns)
-    print(f"best: {best} (score {answer.score}, {answer.plies} plies to the end, "
-          f"{answer.nodes} nodes, {answer.ms:.1f} ms)")
+    board = Board.from_moves(args.moves)
+    print(f"best: {best} ({verdict(board, answer.score, answer.plies)}; score "
+          f"{answer.score:+d}, {answer.nodes} nodes, {answer.ms:.1f} ms)")
     return 0

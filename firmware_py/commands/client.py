@@ -63,12 +63,15 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
 
 def _explain(moves: str, answer: str) -> str:
-    """``play column 4: Yellow (to move) wins, 12 plies after this disc``."""
-    from firmware_py.board import COLOUR_NAMES
+    """``play column 4: Yellow wins in 13; the robot's 12 counts the discs after this one``."""
+    from firmware_py.board import COLOUR_NAMES, other
     from firmware_py.serial_link.protocol import check_moves
 
     board, _ = check_moves(moves)
-    side = f"{COLOUR_NAMES[board.to_move]} (to move)" if board is not None else "the side to move"
-    outcome = {"+": f"{side} wins", "-": f"{side} loses", "=": "draw"}.get(answer[1], "?")
-    after = int(answer[2:]) if answer[2:].isdigit() else "?"
-    return f"play column {answer[0]}: {outcome}, {after} plies after this disc"
+    if board is None or answer[1] not in "+-=" or not answer[2:].isdigit():
+        return f"play column {answer[0]}"
+    plies = int(answer[2:]) + 1
+    winner = {"+": board.to_move, "-": other(board.to_move)}.get(answer[1])
+    said = f"{COLOUR_NAMES[winner]} wins in {plies}" if winner else f"Draw in {plies}"
+    return (f"play column {answer[0]}: {said}; the robot's {answer[2:]} counts the discs "
+            f"after this one")

@@ -132,7 +132,8 @@ class Screen:
             from firmware_py.hud.taps import HUD_PRIORITY
 
             hud = config.hud
-            games = (PlayGames(worker_scorer(worker, HUD_PRIORITY))
+            games = (PlayGames(worker_scorer(worker, HUD_PRIORITY),
+                               default_level=config.play.level)
                      if worker is not None and config.play.web else None)
             server = HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
                                camera_fps=hud.camera_fps, camera_width=hud.camera_width,
@@ -218,7 +219,7 @@ class ViewPrinter:
 def describe(view: Any, t: float) -> str:
     """The human-readable form of a view."""
     from firmware_py.board import COLOUR_NAMES, Board
-    from firmware_py.scores import outcome
+    from firmware_py.scores import verdict
 
     head = f"[{t:8.2f} s] {view.state}"
     if view.grid is None:
@@ -227,9 +228,8 @@ def describe(view: Any, t: float) -> str:
     lines = [head]
     if view.best is not None:
         mover = COLOUR_NAMES[board.to_move]
-        verdict = {"+": f"{mover} wins", "-": f"{mover} loses", "=": "draw"}[outcome(view.score)]
-        lines[0] += (f": {mover} to play column {view.best} ({verdict}, {view.plies} plies "
-                     f"to the end; score {view.score:+d})")
+        lines[0] += (f": {mover} to play column {view.best} "
+                     f"({verdict(board, view.score, view.plies)}; score {view.score:+d})")
     elif board.is_finished:
         winner = board.winner
         lines[0] += f": {COLOUR_NAMES[winner]} has won" if winner else ": draw"

@@ -26,12 +26,13 @@ from typing import Any, Protocol
 
 from firmware_py.board import COLOUR_NAMES, Board
 from firmware_py.hud.game import GameLog, MoveMark, review
-from firmware_py.scores import outcome
-from firmware_py.vision.remedy import remedy
+from firmware_py.scores import verdict
+from firmware_py.vision.remedy import ACCEPTED, remedy
 
 log = logging.getLogger(__name__)
 
 CAMERA_STALE_S = 3.0  # no frame for this long: the page says the camera is gone
+REMEDY_AFTER_S = 10.0  # advice for a fault only once frames are refused this long
 FPS_WINDOW_S = 2.0
 
 Subscriber = Callable[[dict[str, Any]], None]
@@ -56,15 +57,6 @@ class LatestFrame:
     reading: Any
 
 
-def verdict_text(board: Board, score: int, plies: int) -> str:
-    """``"Red wins in 13"``, ``"Yellow wins in 12"``, ``"Draw in 20"``."""
-    result = outcome(score)
-    if result == "=":
-        return f"Draw in {plies}"
-    winner = board.to_move if result == "+" else ("Y" if board.to_move == "R" else "R")
-    return f"{COLOUR_NAMES[winner]} wins in {plies}"
-
-
 class HudHub:
     """The HUD's state (see the module docstring)."""
 
@@ -78,6 +70,7 @@ class HudHub:
         self._frame_seq = 0
         self._frame: LatestFrame | None = None
         self._frame_times: list[float] = []
+        self._refused_since: float | None = None  # the first of the refused frames in a row
         self._game = GameLog()
         self._person: str | None = None  # opponent mode: the person's colour (no hints)
         self._state: dict[str, Any] = {
@@ -130,17 +123,25 @@ class HudHub:
             "verdict": None, "winning": [],
         }
         if board is not None and view.best is not None:
-            changes["verdict"] = verdict_text(board, view.score, view.plies)
+            changes["verdict"] = verdict(board, view.score, view.plies)
         if self._person is not None:  # opponent mode: no move or outcome to give away
             changes.update(best=None, score=None, plies=None,
                            verdict=None if view.best is not None else changes["verdict"])
         if board is not None and board.is_finished:
             changes["winning"] = sorted([c, r] for c, r in board.winning_cells())
-            winner = board.winner
-            changes["verdict"] = f"{COLOUR_NAMES[winner]} has won" if winner else "Draw"
+            changes["verdict"] = self._result(board.winner)
         self._publish(**changes)
         if board is not None and view.best is not None and self._person is None:
             self._ask_reply(board, view.best)
+
+    def _result(self, winner: str | None) -> str:
+        """How a finished game is told: by colour, or to the person playing c4pi (the
+        words the speaker says: "I win" is "c4pi wins" on the screen)."""
+        if winner is None:
+            return "Draw"
+        if self._person is None:
+            return f"{COLOUR_NAMES[winner]} has won"
+        return "You win" if winner == self._person else "c4pi wins"
 
     def on_commit(self, board: Board, kind: str, t: float) -> None:
         """A board the pipeline committed: the game's moves follow it."""
@@ -161,13 +162,23 @@ class HudHub:
             self._frame = LatestFrame(self._frame_seq, image, analysis, reading)
             self._frame_times = [t for t in self._frame_times if now - t <= FPS_WINDOW_S]
             self._frame_times.append(now)
-            seen = _reading_json(reading, analysis)
+            seen = _reading_json(reading, analysis, self._lasting_refusal(reading, now))
             changed = seen != self._state["reading"]
             camera_was = self._state["health"]["camera"]
         if changed:
             self._publish(reading=seen)
         if camera_was != "live":
             self.refresh_health()
+
+    def _lasting_refusal(self, reading: Any, now: float) -> bool:
+        """True once every frame for :data:`REMEDY_AFTER_S` was refused: a fault to fix,
+        not a hand dropping a disc or a board being cleared."""
+        if reading is None or reading.status in ACCEPTED:
+            self._refused_since = None
+            return False
+        if self._refused_since is None:
+            self._refused_since = now
+        return now - self._refused_since >= REMEDY_AFTER_S
 
     def set_person(self, colour: str, opponent: str = "") -> None:
         """Opponent mode: the person plays ``colour``; the page gives no hints and shows
@@ -266,14 +277,15 @@ class HudHub:
                 "review": None if marks is None else [mark.as_json() for mark in marks]}
 
 
-def _reading_json(reading: Any, analysis: Any) -> dict[str, Any] | None:
+def _reading_json(reading: Any, analysis: Any, lasting: bool) -> dict[str, Any] | None:
+    """The reading for the page; the advice only for a ``lasting`` refusal."""
     if reading is None:
         return None
     markers = getattr(analysis, "markers", None)
     return {"status": reading.status,
             "grid": list(reading.grid) if reading.grid is not None else None,
             "reason": reading.reason or "",
-            "remedy": remedy(reading.status, reading.reason or ""),
+            "remedy": remedy(reading.status, reading.reason or "") if lasting else "",
             "markers": sorted(int(m) for m in markers) if markers else None,
             "marker_count": int(reading.markers)}
 

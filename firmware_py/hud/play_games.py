@@ -32,12 +32,18 @@ class PlayGames:
     """The play page's games (thread-safe; each call may solve, so run it off the loop)."""
 
     def __init__(self, scorer: Scorer, *, clock: Callable[[], float] = time.monotonic,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, default_level: int = 4) -> None:
         self.scorer = scorer
+        self.default_level = default_level  # [play] level: the page's choice at first
         self.clock = clock
         self.rng = rng or random.Random()
         self._games: OrderedDict[str, tuple[PlaySession, float, str]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def options(self) -> dict[str, Any]:
+        """What the page offers: the levels, and the one chosen at first."""
+        return {"level": self.default_level,
+                "levels": [{"number": n, "name": LEVELS[n].name} for n in sorted(LEVELS)]}
 
     def new(self, level_number: Any, person: Any) -> dict[str, Any]:
         """Start a game; the person plays ``person`` ("R" or "Y") against ``level_number``."""

@@ -60,7 +60,8 @@ def hud_strip(state: dict[str, Any], width: int, t: float) -> np.ndarray:
     text_width = width - 7 * cell - 30
     scale = min(1.6, text_width / 520)
     cv2.putText(strip, headline(state), (14, 56), FONT, scale, TEXT_BGR, 2, cv2.LINE_AA)
-    status = f"{state.get('state', '')}   t = {t:6.1f} s   moves {state['game']['moves'] or '-'}"
+    played = ", ".join(state["game"]["moves"]) or "none yet"
+    status = f"{state.get('state', '')}   t = {t:6.1f} s   columns played: {played}"
     cv2.putText(strip, status, (14, 104), FONT, scale * 0.5, (181, 163, 154), 1, cv2.LINE_AA)
     return strip
 
@@ -78,7 +79,8 @@ class Recorder:
         self._writer: cv2.VideoWriter | None = None
 
     def write(self, image: np.ndarray, analysis: Any, state: dict[str, Any], t: float) -> None:
-        picture = annotated_picture(image, analysis, self.width, self.min_cell_confidence)
+        picture = annotated_picture(image, analysis, self.width, self.min_cell_confidence,
+                                    banner=True)
         if picture.shape[1] != self.width:
             height = round(picture.shape[0] * self.width / picture.shape[1])
             picture = cv2.resize(picture, (self.width, height))

@@ -15,7 +15,11 @@ appliance does):
 * ``/play``: the play page, a game against c4pi in the browser
   (:mod:`firmware_py.hud.play_games`; only when ``games`` is given). Its
   ``POST /play/new`` and ``POST /play/<game>`` are the only routes that take
-  input: they play that browser's own game and change nothing else.
+  input: they play that browser's own game and change nothing else
+  (``/play/options``: the levels, and the page's first choice, ``[play] level``);
+* ``/phone.json`` and ``/phone.svg``: the address and QR code that open the
+  page on a phone (:mod:`firmware_py.hud.phone`), for the Pi's own screen
+  only, and only when the page is served to the network.
 
 A client too slow to take its events is dropped (its browser reconnects
 and starts again from the current state); the vision loop never waits for
@@ -48,9 +52,11 @@ from firmware_py.hud.guard import (
     OneLine,
     Pairing,
     QuietClientErrors,
+    is_loopback,
     json_object,
     request_guard,
 )
+from firmware_py.hud.phone import PhoneLink, lan_address, phone_link
 
 log = logging.getLogger(__name__)
 
@@ -184,8 +190,11 @@ class HudServer:
         app.router.add_get("/camera.jpg", self._camera_picture)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
         app.router.add_get("/play", self._play_page)
+        app.router.add_get("/phone.json", self._phone_json)
+        app.router.add_get("/phone.svg", self._phone_svg)
         if self.games is not None:
             app.router.add_post("/play/new", self._play_new)
+            app.router.add_get("/play/options", self._play_options)
             app.router.add_get("/play/{game}", self._play_state)
             app.router.add_post("/play/{game}", self._play_input)
         return app
@@ -288,6 +297,27 @@ class HudServer:
         if request.transport is not None:
             request.transport.abort()
 
+    def _phone_link(self, request: web.Request) -> PhoneLink | None:
+        """The phone link, for the Pi's own screen when the network may see the page."""
+        if not self._hosts.lan or not is_loopback(request.remote):
+            return None
+        return phone_link(lan_address(), self.port, self.pairing_code)
+
+    async def _phone_json(self, request: web.Request) -> web.Response:
+        link = self._phone_link(request)
+        if link is None:
+            return web.json_response({"error": "no phone link: the page is served to this "
+                                               "machine only ([hud] lan = false)"}, status=404)
+        return web.json_response({"url": link.shown, "qr": "/phone.svg"},
+                                 headers={"Cache-Control": "no-store"})
+
+    async def _phone_svg(self, request: web.Request) -> web.Response:
+        link = self._phone_link(request)
+        if link is None:
+            return web.Response(status=404, text="no phone link here")
+        return web.Response(body=link.svg(), content_type="image/svg+xml",
+                            headers={"Cache-Control": "no-store"})
+
     async def _play_page(self, request: web.Request) -> web.StreamResponse:
         if self.games is None:
             return web.Response(status=404, text="The play page is turned off here "
@@ -302,6 +332,9 @@ class HudServer:
         game = request.match_info["game"]
         return await self._play_call(request, lambda body: functools.partial(
             self.games.act, game, body.get("input")))
+
+    async def _play_options(self, request: web.Request) -> web.Response:
+        return web.json_response(self.games.options(), headers={"Cache-Control": "no-store"})
 
     async def _play_state(self, request: web.Request) -> web.Response:
         try:

@@ -14,9 +14,9 @@ import random
 from collections.abc import Callable, Sequence
 
 from firmware_py.board import COLOUR_NAMES, Board, other
-from firmware_py.board_text import draw_board, verdict
+from firmware_py.board_text import draw_board
 from firmware_py.play.levels import Level, choose
-from firmware_py.scores import plies_to_end
+from firmware_py.scores import plies_to_end, verdict
 
 Scorer = Callable[[Board], Sequence[int | None]]
 HELP = "type a column 1-7, h for a hint, u to undo, q to quit"

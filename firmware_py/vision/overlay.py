@@ -31,8 +31,10 @@ FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
 def annotate(frame: np.ndarray, analysis: FrameAnalysis,
-             min_cell_confidence: float = 0.6) -> np.ndarray:
-    """A copy of ``frame`` (BGR) with what the reader found drawn on it."""
+             min_cell_confidence: float = 0.6, *, banner: bool = True) -> np.ndarray:
+    """A copy of ``frame`` (BGR) with what the reader found drawn on it: markers, grid,
+    holes, and with ``banner`` the status and reason across the top (the screen
+    says those in its own caption, one place, and draws no banner)."""
     image = frame.copy()
     scale = max(image.shape[1] / 1280, 0.5)
     _draw_markers(image, analysis, scale)
@@ -45,7 +47,8 @@ def annotate(frame: np.ndarray, analysis: FrameAnalysis,
             _draw_grid(image, disc, DISC_PLANE, 1)
     if analysis.reading.grid is not None and fit.ok:
         _draw_cells(image, analysis, min_cell_confidence, scale)
-    _draw_banner(image, analysis, scale)
+    if banner:
+        _draw_banner(image, analysis, scale)
     return image
 
 

@@ -22,21 +22,15 @@ function drawBoard(element, grid, winning) {
 }
 
 function drawHeadline(state) {
-  const now = $("moves-now");
   const parts = [];
   if (state.best !== null && state.to_move) {
-    parts.push([state.to_move, `${state.to_move}→${state.best}`]);
-    if (state.reply) parts.push([state.reply.colour, `${state.reply.colour}→${state.reply.column}`]);
+    parts.push(span(state.to_move, `${state.to_move}→${state.best}`));
+    if (state.reply) {
+      parts.push(span("then", "then"));
+      parts.push(span(`${state.reply.colour} reply`, `${state.reply.colour}→${state.reply.column}`));
+    }
   }
-  now.replaceChildren(...parts.flatMap(([colour, text], index) => {
-    const span = document.createElement("span");
-    span.className = colour;
-    span.textContent = text;
-    if (index === 0) return [span];
-    const gap = document.createElement("span");
-    gap.className = "sep";
-    return [gap, span];
-  }));
+  $("moves-now").replaceChildren(...parts);
   let verdict = state.mode === "opponent" && state.state !== "finished"
     ? state.message || "Your move" : state.verdict;
   if (!verdict) {
@@ -44,19 +38,45 @@ function drawHeadline(state) {
                 solved: "Thinking…", finished: "Game over" }[state.state] || "";
   }
   $("verdict").textContent = verdict;
-  $("opponent").textContent = state.mode === "opponent" ? state.opponent : "";
+  $("explain").textContent = explain(state);
 }
 
-function drawReading(reading) {
-  const box = $("reading-box");
-  if (!reading) { box.hidden = true; return; }
-  box.hidden = false;
-  drawBoard($("reading"), reading.grid, []);
-  const markers = reading.markers ? ` (markers ${reading.markers.join(", ")})`
-                                  : ` (${reading.marker_count} markers)`;
-  $("reading-status").textContent = `camera reads: ${reading.status}${markers}`;
-  $("reading-reason").textContent = reading.reason;
-  $("reading-remedy").textContent = reading.remedy || "";
+function span(className, text) {
+  const element = document.createElement("span");
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+// One line that says what the headline means: whose turn, the reply, the distance.
+function explain(state) {
+  if (state.mode === "opponent") return state.opponent;
+  if (state.best === null || !state.to_move) return "";
+  let text = `${NAMES[state.to_move]} to move: play column ${state.best}`;
+  if (state.reply) {
+    text += `; then ${NAMES[state.reply.colour]}'s best reply is column ${state.reply.column}`;
+  }
+  return `${text}. "in ${state.plies}": ${state.plies} discs still to play, both players', this one included.`;
+}
+
+const STATUS_WORDS = { ok: "the camera reads the board", finished: "the camera reads a finished game" };
+
+function drawReading(reading, health) {
+  const status = $("reading-status");
+  const dead = health.camera === "no frames";
+  $("reading-box").hidden = !reading && !dead;
+  drawBoard($("reading"), reading ? reading.grid : null, []);
+  if (dead) {
+    status.textContent = "The camera delivers no pictures.";
+  } else if (reading) {
+    const markers = reading.markers ? `markers ${reading.markers.join(", ")}`
+                                    : `${reading.marker_count} markers`;
+    status.textContent = `${STATUS_WORDS[reading.status] || `camera: ${reading.status}`} (${markers})`;
+  }
+  status.className = "status" + (dead ? " bad" : "");
+  status.dataset.status = reading ? reading.status : "";
+  $("reading-reason").textContent = dead || !reading ? "" : reading.reason;
+  $("reading-remedy").textContent = dead || !reading ? "" : reading.remedy || "";
 }
 
 function drawHealth(health) {
@@ -76,20 +96,24 @@ function drawHealth(health) {
     add(`speech ${health.speech}`, health.speech === "down" || health.speech === "failing");
   }
   $("health").replaceChildren(...parts);
-  const note = $("camera-note");
-  note.textContent = health.camera === "no frames" ? "The camera delivers no pictures." : "";
-  note.className = "note" + (health.camera === "no frames" ? " bad" : "");
 }
 
 function drawGame(game) {
   const review = game.review || [];
-  const moves = [...game.moves];
-  const first = game.start ? (game.start.join("").replace(/\./g, "").length % 2 ? "Y" : "R") : "R";
-  const items = moves.map((column, index) => {
-    const colour = (index % 2 === 0) === (first === "R") ? "R" : "Y";
+  const before = game.start ? game.start.join("").replace(/\./g, "").length : 0;
+  const items = [];
+  if (before) {
+    const start = document.createElement("li");
+    start.className = "start";
+    start.textContent = `${before} disc${before === 1 ? "" : "s"} at the start`;
+    items.push(start);
+  }
+  [...game.moves].forEach((column, index) => {
+    const number = before + index + 1;  // the disc's number on the board, Red's first is 1
+    const colour = number % 2 ? "R" : "Y";
     const item = document.createElement("li");
     item.className = colour;
-    item.textContent = `${index + 1}. ${colour}${column}`;
+    item.textContent = `${number}. ${colour}${column}`;
     const mark = review[index];
     if (mark) {
       const note = document.createElement("span");
@@ -97,10 +121,12 @@ function drawGame(game) {
       note.textContent = mark.mark;
       item.appendChild(note);
     }
-    return item;
+    items.push(item);
   });
-  $("game").replaceChildren(...items);
-  $("game").dataset.moves = game.moves;
+  const list = $("game");
+  list.replaceChildren(...items);
+  list.scrollTop = list.scrollHeight;  // the latest moves stay in view
+  list.dataset.moves = game.moves;
 }
 
 function render(state) {
@@ -110,7 +136,7 @@ function render(state) {
   drawHeadline(state);
   drawBoard($("board"), state.grid || state.committed, state.winning);
   $("board").classList.toggle("changing", !state.grid && !!state.committed);
-  drawReading(state.reading);
+  drawReading(state.reading, state.health);
   drawHealth(state.health);
   drawGame(state.game);
   document.body.dataset.seq = state.seq;
@@ -121,20 +147,37 @@ function refreshCamera() {
   $("camera").src = "/camera.mjpg?t=" + Date.now();
 }
 
+function showPhoneLink() {
+  // Only the Pi's own screen gets a link, and only when phones may open the page.
+  fetch("/phone.json").then((response) => response.ok ? response.json() : null).then((link) => {
+    if (!link) return;
+    $("qr").src = `${link.qr}?t=${Date.now()}`;
+    $("phone-url").textContent = link.url;
+    $("phone").hidden = false;
+  }).catch(() => {});
+}
+
+function setOnline(online) {
+  $("offline").hidden = online;
+  document.body.classList.toggle("offline", !online);
+}
+
 function connect() {
   const events = new EventSource("/events");
   events.addEventListener("state", (message) => render(JSON.parse(message.data)));
   events.onopen = () => {
-    if (!$("link").hidden) refreshCamera();
-    $("link").hidden = true;
+    if (document.body.classList.contains("offline")) refreshCamera();
+    setOnline(true);
   };
-  events.onerror = () => { $("link").hidden = false; };
+  events.onerror = () => setOnline(false);
 }
 
 window.addEventListener("DOMContentLoaded", () => {
   drawBoard($("board"), null, []);
   $("camera").addEventListener("error", () => setTimeout(refreshCamera, 1000));
   connect();
+  showPhoneLink();
+  setInterval(showPhoneLink, 60000);  // the Pi's address may change (DHCP)
 });
 // The camera stream never ends: start it after the page has loaded.
 window.addEventListener("load", refreshCamera);

@@ -42,9 +42,20 @@ function show(state) {
   drawColumns(state);
   $("message").textContent = state.text.split("\n").filter((line) => line).join(" ");
   $("hint").disabled = $("undo").disabled = state.over || busy;
-  $("moves").textContent = state.moves ? `moves: ${state.moves}` : "";
+  $("moves").textContent = state.moves ? `Moves so far: ${movesText(state.moves)}` : "";
+  $("new").textContent = state.over ? "Play again" : "New game";
   document.body.dataset.moves = state.moves;
   document.body.dataset.over = state.over;
+}
+
+// "4153" -> "R4 Y1 R5 Y3" (Red always starts here).
+function movesText(moves) {
+  return [...moves].map((column, index) => `${index % 2 ? "Y" : "R"}${column}`).join(" ");
+}
+
+function setOnline(online) {
+  $("offline").hidden = online;
+  document.body.classList.toggle("offline", !online);
 }
 
 async function send(path, body) {
@@ -54,11 +65,13 @@ async function send(path, body) {
     const response = await fetch(path, { method: "POST", body: JSON.stringify(body),
                                          headers: { "Content-Type": "application/json" } });
     const answer = await response.json();
+    setOnline(true);
     if (!response.ok) throw new Error(answer.error || response.statusText);
     busy = false;
     show(answer);
   } catch (error) {
     busy = false;
+    if (error instanceof TypeError) setOnline(false);  // fetch itself failed: no server
     $("message").textContent = `Sorry: ${error.message}`;
     if (game) drawColumns(game);
   }
@@ -68,9 +81,35 @@ function play(input) {
   if (game && !game.over && !busy) send(`/play/${game.game}`, { input });
 }
 
+// The level chosen at first is the appliance's [play] level.
+async function loadOptions() {
+  try {
+    const response = await fetch("/play/options");
+    if (!response.ok) return;
+    const options = await response.json();
+    $("level").replaceChildren(...options.levels.map((level) => {
+      const option = document.createElement("option");
+      option.value = level.number;
+      option.textContent = `${level.number} ${level.name}`;
+      option.selected = level.number === options.level;
+      return option;
+    }));
+  } catch (error) { setOnline(false); }
+}
+
+// Is c4pi still there? (The page has no event stream to tell it.)
+async function checkOnline() {
+  try {
+    await fetch("/play/options", { method: "HEAD", cache: "no-store" });
+    setOnline(true);
+  } catch (error) { setOnline(false); }
+}
+
 window.addEventListener("DOMContentLoaded", () => {
   drawBoard(null);
   drawColumns(null);
+  loadOptions();
+  setInterval(checkOnline, 3000);
   $("setup").addEventListener("submit", (event) => {
     event.preventDefault();
     const colour = document.querySelector("input[name=colour]:checked").value;
