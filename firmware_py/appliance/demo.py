@@ -2,19 +2,22 @@
 
 The simulated camera plays endless games, the serial service listens on a
 pseudo-terminal, speech goes to the speaker when PortAudio sees one (else
-into a WAV file), and the terminal shows the board as the appliance sees it.
+into a WAV file), and the terminal follows the games one line per move
+(:class:`~firmware_py.appliance.move_log.MoveLog`).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from firmware_py.appliance.app import Parts
-from firmware_py.appliance.view import TerminalView
+from firmware_py.appliance.move_log import MoveLog
+from firmware_py.board import Board
 from firmware_py.config import Config
 
 log = logging.getLogger(__name__)
@@ -53,9 +56,23 @@ def demo_config(config: Config, *, wav_path: Path, speaker: bool, seed: int | No
     return replace(config, camera=camera, speech=speech, serial=serial, play=play)
 
 
-def demo_parts(wire: Any, seed: int | None, out: TextIO, header: str,
-               appliance: list[Any]) -> Parts:
-    """Factories for the demo: the pty for serial, a seeded simulator, a terminal view.
+def opponent_asker(appliance: list[Any]) -> Callable[[Board], int | None]:
+    """``asked_for`` of ``appliance[0]``'s opponent (None while there is none)."""
+    def asked_for(board: Board) -> int | None:
+        opponent = appliance[0].opponent if appliance else None
+        return opponent.asked_for(board) if opponent is not None else None
+    return asked_for
+
+
+def move_log(config: Config, out: TextIO, appliance: list[Any]) -> MoveLog:
+    """The terminal's move lines; in opponent mode they say what c4pi plays."""
+    if config.play.mode != "opponent":
+        return MoveLog(out)
+    return MoveLog(out, c4pi=config.play.colour, asked_for=opponent_asker(appliance))
+
+
+def demo_parts(wire: Any, seed: int | None, moves: MoveLog, appliance: list[Any]) -> Parts:
+    """Factories for the demo: the pty for serial, a seeded simulator, the move lines.
 
     In opponent mode the simulator's person plays against ``appliance[0]``'s opponent.
     """
@@ -65,17 +82,14 @@ def demo_parts(wire: Any, seed: int | None, out: TextIO, header: str,
     def source(config: Config, wait: Any) -> Any:
         if config.play.mode != "opponent":
             return sim_source(config.camera, seed=seed)
+        return sim_opponent_source(config.camera, opponent_asker(appliance),
+                                   config.play.colour, seed=seed)
 
-        def asked_for(board: Any) -> int | None:
-            opponent = appliance[0].opponent if appliance else None
-            return opponent.asked_for(board) if opponent is not None else None
-        return sim_opponent_source(config.camera, asked_for, config.play.colour, seed=seed)
-
-    view = TerminalView(out, header=header)
     return Parts(
         port_opener=lambda config: pyserial_opener(wire.service_path, config.serial.baud),
         source=source,
-        on_view=view.show,
+        on_view=moves.show,
+        on_opponent=moves.opponent_changed,
     )
 
 
@@ -85,7 +99,7 @@ def banner(config: Config, robot_path: str) -> str:
     mode = (f"c4pi plays {'Red' if play.colour == 'R' else 'Yellow'} at level {play.level}; "
             "the simulated person plays the other colour\n"
             if play.mode == "opponent" else "")
-    where = ("the speaker" if speech.sink == "pyaudio" else
+    where = ("off" if not speech.enabled else "the speaker" if speech.sink == "pyaudio" else
              f"WAV file {speech.wav_path}" if speech.sink == "wav" else "nowhere (null sink)")
     hud = (f"screen: http://localhost:{config.hud.port}/ in a browser\n"
            if config.hud.enabled else "")
@@ -105,13 +119,11 @@ def run_demo(config: Config, *, seed: int | None, fps: float | None, wav_path: P
     config = demo_config(config, wav_path=wav_path, speaker=has_speaker(), seed=seed, fps=fps,
                          mode=mode, level=level)
     with PtyWire() as wire:
-        header = banner(config, wire.robot_path)
         holder: list[Any] = []
-        appliance = Appliance(config, SystemdNotifier(),
-                              demo_parts(wire, seed, out, header, holder))
+        moves = move_log(config, out, holder)
+        appliance = Appliance(config, SystemdNotifier(), demo_parts(wire, seed, moves, holder))
         holder.append(appliance)
 
         def announce() -> None:  # the robot port is named once the service answers on it
-            out.write(header)
-            out.flush()
+            moves.start(banner(config, wire.robot_path))
         return run_until_signalled(appliance, on_started=announce)

@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run the appliance with the built-in simulated camera playing games, the "
                     "serial robot service on a pseudo-terminal (the path and a `c4pi client` "
                     "command to try are printed), speech on the speaker if there is one, "
-                    "else into a WAV file, and a live view of the board in the terminal.")
+                    "else into a WAV file, and one line per move in the terminal (in "
+                    "opponent mode, the column c4pi plays).")
     parser.add_argument("--seed", type=int, default=None, help="random seed of the games")
     parser.add_argument("--fps", type=float, default=None, help="simulated frame rate")
     parser.add_argument("--wav", type=Path, default=Path("c4pi-demo.wav"),
