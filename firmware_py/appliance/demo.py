@@ -8,7 +8,9 @@ into a WAV file), and the terminal follows the games one line per move
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,20 +26,45 @@ log = logging.getLogger(__name__)
 
 
 def has_speaker() -> bool:
-    """True when PortAudio has a default output device."""
+    """True when PortAudio has a default output device (probed quietly)."""
     try:
-        import pyaudio
+        from firmware_py.speech.sinks import probe_outputs
 
-        from firmware_py.speech.sinks import output_devices, quiet_audio_libraries
-
-        quiet_audio_libraries()
-        audio = pyaudio.PyAudio()
-        try:
-            return bool(output_devices(audio)) and bool(audio.get_default_output_device_info())
-        finally:
-            audio.terminate()
+        devices, default = probe_outputs()
     except Exception:  # no PortAudio, no ALSA, no device: all mean "no speaker"
         return False
+    return bool(devices) and default is not None
+
+
+def port_in_use(host: str, port: int) -> bool:
+    """True when another process listens on ``port`` (binding it fails with EADDRINUSE)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the screen binds
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
+def clash(config: Config, wav_flag: Path) -> str:
+    """Why this demo cannot run beside another c4pi ("" when it can): the screen's port
+    is taken, or its WAV file is being written (``wav_flag``: the ``--wav`` file)."""
+    from firmware_py.config import resolve_path
+    from firmware_py.speech.clips import is_being_written
+
+    hud, speech = config.hud, config.speech
+    if hud.enabled and port_in_use("0.0.0.0" if hud.lan else "127.0.0.1", hud.port):
+        return (f"port {hud.port} is in use - is another c4pi running? set [hud] port in a "
+                "config file (c4pi --config FILE demo)")
+    if speech.enabled and speech.sink == "wav":
+        path = resolve_path(speech.wav_path)
+        if is_being_written(path):
+            how = ("--wav FILE.wav" if speech.wav_path == str(wav_flag)
+                   else "[speech] wav_path in a config file")
+            return (f"{path} is being written by another c4pi process; give this one its "
+                    f"own file with {how}")
+    return ""
 
 
 def demo_config(config: Config, *, wav_path: Path, speaker: bool, seed: int | None,
@@ -118,6 +145,10 @@ def run_demo(config: Config, *, seed: int | None, fps: float | None, wav_path: P
 
     config = demo_config(config, wav_path=wav_path, speaker=has_speaker(), seed=seed, fps=fps,
                          mode=mode, level=level)
+    problem = clash(config, wav_path)
+    if problem:
+        print(f"c4pi demo: {problem}", file=sys.stderr)
+        return 1
     with PtyWire() as wire:
         holder: list[Any] = []
         moves = move_log(config, out, holder)

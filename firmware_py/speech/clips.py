@@ -13,6 +13,8 @@ re-renders a missing, stale or corrupt set.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
 import logging
@@ -25,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -339,10 +342,51 @@ def to_int16(samples: np.ndarray) -> np.ndarray:
 
 
 def write_wav(path: str | os.PathLike[str], samples: np.ndarray, rate: int) -> None:
-    """Write float samples in [-1, 1] (or int16) as a mono 16-bit WAV file."""
+    """Write float samples in [-1, 1] (or int16) as a mono 16-bit WAV file.
+
+    Raises :class:`AudioError` when it cannot, e.g. another c4pi process is writing
+    the file (:func:`open_exclusive`): that file is left as it is."""
     data = samples if samples.dtype == np.int16 else to_int16(samples)
-    with wave.open(str(path), "wb") as handle:
-        handle.setnchannels(1)
-        handle.setsampwidth(2)
-        handle.setframerate(rate)
-        handle.writeframes(data.astype("<i2").tobytes())
+    try:
+        with open_exclusive(path) as file, wave.open(file, "wb") as handle:
+            handle.setnchannels(1)
+            handle.setsampwidth(2)
+            handle.setframerate(rate)
+            handle.writeframes(data.astype("<i2").tobytes())
+    except OSError as error:
+        raise AudioError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+BUSY = "another c4pi process is writing it"
+
+
+def open_exclusive(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for writing under an exclusive ``flock`` (held until it is closed),
+    then emptied. When another open file holds the lock (another c4pi process writing
+    it), raises ``OSError(EBUSY)`` without touching the file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(fd, 0)
+    except BlockingIOError:
+        os.close(fd)
+        raise OSError(errno.EBUSY, BUSY, str(path)) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "wb")
+
+
+def is_being_written(path: str | os.PathLike[str]) -> bool:
+    """True when another open file holds ``path``'s lock (:func:`open_exclusive`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False  # missing (or unreadable: then writing it fails with its own reason)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # releases the lock just taken
+    return False

@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from firmware_py.exc import AudioError
+from firmware_py.speech.clips import open_exclusive
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,11 @@ class NullSink(PacedSink):
 class WavSink(PacedSink):
     """Writes the audio into a mono 16-bit WAV file, bounded and fault-tolerant.
 
+    The file is locked while it is written (``flock``, :func:`open_exclusive`): a
+    second c4pi process asked to write the same file fails to start (its
+    :class:`AudioError` says another c4pi process is writing it) and never
+    truncates or interleaves into the first one's audio.
+
     Every ``max_s`` seconds of audio the file is finalised and moved to
     ``<name>.old.wav`` and a new one begins: the last ``max_s`` to 2 x ``max_s``
     of speech are kept (about 26 MB per 10 minutes), never more. A write that
@@ -176,7 +182,7 @@ class WavSink(PacedSink):
             raise AudioError(f"cannot write {self.path}: {error.strerror}") from None
 
     def _begin(self) -> None:
-        self._file = open(self.path, "wb")  # noqa: SIM115 (closed by _finish)
+        self._file = open_exclusive(self.path)  # locked until _finish closes it
         self._handle = wave.open(self._file, "wb")  # noqa: SIM115 (closed by _finish)
         self._handle.setnchannels(1)
         self._handle.setsampwidth(2)
