@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from typing import TYPE_CHECKING
 
-from firmware_py.config import Config
+from firmware_py.config import Config, PlayConfig
 
-DEFAULT_LEVEL = 3
+if TYPE_CHECKING:
+    from firmware_py.play.session import PlaySession
+
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,10 +19,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "play", help="play against the appliance in the terminal",
         description="Play a game against c4pi at a strength level from 1 (beginner) to 6 "
                     "(perfect). Type a column 1-7, h for a hint (the perfect move and the "
-                    "outcome), u to take back your last move, q to quit. Works over SSH.")
-    parser.add_argument("--level", type=int, default=DEFAULT_LEVEL, metavar="N",
-                        help=f"strength 1-6 (default {DEFAULT_LEVEL}); 6 never loses a game "
-                             f"it could draw or win")
+                    "outcome), u to take back your last move, q to quit. After a game, y "
+                    "starts another. Works over SSH.")
+    parser.add_argument("--level", type=int, default=None, metavar="N",
+                        help=f"strength 1-6 (default: [play] level, {PlayConfig().level}, as "
+                             "on the screen's play page); 6 never loses a game it could draw "
+                             "or win")
     side = parser.add_mutually_exclusive_group()
     side.add_argument("--red", action="store_true", help="you play Red and move first (default)")
     side.add_argument("--yellow", action="store_true", help="you play Yellow; c4pi starts")
@@ -33,19 +38,50 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.play.session import PlaySession
 
     try:
-        chosen = level(args.level)
+        chosen = level(args.level if args.level is not None else config.play.level)
     except ValueError as error:
         print(f"c4pi play: {error}", file=sys.stderr)
         return 2
     solver = Solver.from_config(config)
-    session = PlaySession(chosen, "Y" if args.yellow else "R", solver.analyze,
-                          random.Random(args.seed), colour=sys.stdout.isatty())
+    rng = random.Random(args.seed)
+    while True:
+        session = PlaySession(chosen, "Y" if args.yellow else "R", solver.analyze, rng,
+                              colour=sys.stdout.isatty())
+        if not play_game(session) or not again():
+            return 0
+
+
+def play_game(session: PlaySession) -> bool:
+    """Play ``session`` on stdin/stdout; True when the game was played to its end (not
+    quit with q, end of input or Ctrl-C)."""
     print(session.start(), flush=True)
     while not session.over:
-        try:
-            line = input("> ")
-        except (EOFError, KeyboardInterrupt):
-            print()
-            return 0
+        line = ask("> ")
+        if line is None:
+            return False
         print(session.handle(line), flush=True)
-    return 0
+    return session.board.is_finished
+
+
+def again() -> bool:
+    """"Play again? (y/n)": True for y; n, q and the end of input say no."""
+    while True:
+        answer = ask("Play again? (y/n) ")
+        if answer is None:
+            return False
+        answer = answer.strip().lower()
+        if answer in ("y", "yes"):
+            return True
+        if answer in ("n", "no", "q", "quit"):
+            print("Bye.", flush=True)
+            return False
+        print("Type y for another game, n to stop.", flush=True)
+
+
+def ask(prompt: str) -> str | None:
+    """A line typed after ``prompt``; None at the end of input or on Ctrl-C."""
+    try:
+        return input(prompt)
+    except (EOFError, KeyboardInterrupt):
+        print()
+        return None
