@@ -54,9 +54,10 @@ function explain(state) {
   if (state.best === null || !state.to_move) return "";
   let text = `${NAMES[state.to_move]} to move: play column ${state.best}`;
   if (state.reply) {
-    text += `; then ${NAMES[state.reply.colour]}'s best reply is column ${state.reply.column}`;
+    text += `, then ${NAMES[state.reply.colour]}'s best reply is ${state.reply.column}`;
   }
-  return `${text}. "in ${state.plies}": ${state.plies} discs still to play, both players', this one included.`;
+  const discs = state.plies === 1 ? "disc" : "discs";
+  return `${text}. "In ${state.plies}": ${state.plies} ${discs} to go, this one included.`;
 }
 
 const STATUS_WORDS = { ok: "the camera reads the board", finished: "the camera reads a finished game" };
@@ -175,6 +176,10 @@ function connect() {
 window.addEventListener("DOMContentLoaded", () => {
   drawBoard($("board"), null, []);
   $("camera").addEventListener("error", () => setTimeout(refreshCamera, 1000));
+  $("camera").addEventListener("load", (event) => {  // the picture's shape sets its box
+    const { naturalWidth: width, naturalHeight: height } = event.target;
+    if (width && height) document.body.style.setProperty("--camera-aspect", `${width} / ${height}`);
+  });
   connect();
   showPhoneLink();
   setInterval(showPhoneLink, 60000);  // the Pi's address may change (DHCP)

@@ -94,6 +94,7 @@ async function loadOptions() {
       option.selected = level.number === options.level;
       return option;
     }));
+    document.body.dataset.options = "loaded";
   } catch (error) { setOnline(false); }
 }
 
