@@ -55,6 +55,11 @@ as_root() {
   else die "needs root for: $* (install sudo or run as root)"; fi
 }
 step() { CURRENT_STEP="$1"; say "$1"; }
+# pip install, quiet: -q, and setuptools' "Editable installation" advice (a 10-line
+# warning block every editable install prints, -q or not) filtered out by its message;
+# errors and any other warning still show.
+QUIET_WARNINGS="ignore:Editable installation"
+pip_install() { run env PYTHONWARNINGS="$QUIET_WARNINGS" "$PY" -m pip install -q "$@"; }
 is_pi() { grep -qi "raspberry pi" /proc/device-tree/model 2>/dev/null; }
 
 missing_apt_packages() {
@@ -87,7 +92,7 @@ create_venv() {
   # On the Pi, picamera2 and lgpio come from apt: let the venv see them.
   if is_pi; then flags+=(--system-site-packages); fi
   run python3 -m venv "${flags[@]}" "$VENV" || die "python3 -m venv"
-  run "$PY" -m pip install -q --upgrade pip setuptools wheel || die "pip upgrade"
+  pip_install --upgrade pip setuptools wheel || die "pip upgrade"
 }
 
 # What the installed package and extension were built from: the build files, the
@@ -124,9 +129,9 @@ install_python_package() {
     return
   fi
   run rm -f "$STAMP"
-  run "$PY" -m pip install -q -e "$HERE[$extras]" || die "pip install -e .[$extras]"
+  pip_install -e "$HERE[$extras]" || die "pip install -e .[$extras]"
   if is_pi; then
-    run "$PY" -m pip install -q --upgrade "${PI_PIP_PACKAGES[@]}" || die "pip install ${PI_PIP_PACKAGES[*]}"
+    pip_install --upgrade "${PI_PIP_PACKAGES[@]}" || die "pip install ${PI_PIP_PACKAGES[*]}"
   fi
   run "$PY" -c "import firmware_py, cython_solver.engine" || die "the package does not import"
   if [ "$DRY_RUN" = 0 ]; then printf '%s %s\n' "$fingerprint" "$extras" > "$STAMP"; fi

@@ -120,3 +120,36 @@ def test_kiosk_launcher_waits_for_the_page_then_opens_it_full_screen() -> None:
     check = subprocess.run(["bash", "-n", str(path)],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+
+
+def _package(folder: Path, version: str = "0.1") -> Path:
+    (folder / "quietpkg").mkdir(parents=True)
+    (folder / "quietpkg" / "__init__.py").write_text("")
+    (folder / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "quietpkg"\nversion = "{version}"\n')
+    return folder
+
+
+def _pip_install(tmp_path: Path, package: Path) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    offline = (f"--no-build-isolation --no-deps --no-index --prefix {tmp_path}/prefix "
+               f"-e {package}")  # this venv's setuptools; installs nothing into the venv
+    return bash(f"PY={sys.executable}; pip_install {offline}")
+
+
+def test_the_editable_install_is_quiet_but_shows_errors(tmp_path: Path) -> None:
+    """setuptools' "Editable installation" warning block no longer floods the set-up."""
+    quiet = _pip_install(tmp_path, _package(tmp_path / "good"))
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stdout == "" and "Editable installation" not in quiet.stderr
+    assert quiet.stderr.strip() == ""
+    broken = _pip_install(tmp_path, _package(tmp_path / "broken", version="not a version"))
+    assert broken.returncode != 0
+    assert "`project.version` must be pep440" in broken.stderr  # the real error shows
+
+
+def test_every_pip_install_of_setup_goes_through_the_quiet_helper() -> None:
+    lines = [line for line in SETUP.read_text().splitlines() if "-m pip install" in line]
+    assert len(lines) == 1 and lines[0].startswith("pip_install()")
