@@ -124,6 +124,12 @@ function drawGame(game) {
     }
     items.push(item);
   });
+  if (!items.length) {
+    const none = document.createElement("li");
+    none.className = "start";
+    none.textContent = "no moves yet";
+    items.push(none);
+  }
   const list = $("game");
   list.replaceChildren(...items);
   list.scrollTop = list.scrollHeight;  // the latest moves stay in view
