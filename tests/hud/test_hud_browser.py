@@ -35,6 +35,7 @@ return {seq: Number(document.body.dataset.seq || 0), state: text("state"),
         marks: [...document.querySelectorAll("#game .mark")].map(m => m.textContent),
         listed: [...document.querySelectorAll("#game li")].map(m => m.firstChild.textContent),
         camera: document.getElementById("camera").naturalWidth,
+        qr_shown: getComputedStyle(document.getElementById("phone")).display !== "none",
         reading: text("reading-status"), reason: text("reading-reason"),
         remedy: text("reading-remedy")};
 """
@@ -124,6 +125,7 @@ def test_a_finished_game_is_shown_with_its_four_and_its_review(browser, config_f
         screen = wait_until(browser, lambda s: s["state"] == "finished" and s["marks"], 90,
                             "the finished game with its review")
         assert screen["verdict"] == "Red has won" and screen["wins"] == 4
+        assert not screen["qr_shown"]  # [hud] lan = false: no phone can open the page
         assert len(screen["marks"]) == 7 and "threw the win away" in screen["marks"]
         assert screen["listed"] == [f"{n}. {'RY'[(n - 1) % 2]}{c}"
                                     for n, c in enumerate("4455667", start=1)], screen
