@@ -25,7 +25,7 @@ from firmware_py.hud.server import HudServer
 from firmware_py.pipeline.events import View
 from firmware_py.vision.reading import INVALID, OK, Reading
 from firmware_py.vision.remedy import remedy
-from tests.hud.chromium import chromium, set_viewport
+from tests.hud.chromium import chromium, set_viewport, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 FRAME = np.zeros((8, 8, 3), np.uint8)
@@ -142,3 +142,24 @@ def test_the_phone_link_carries_the_code_only_in_what_the_qr_opens() -> None:
     assert link.shown == "http://192.168.1.20:8080/"
     assert link.opened == "http://192.168.1.20:8080/?code=table2026"
     assert phone_link("pi.local", 8080, "").opened == "http://pi.local:8080/"
+
+
+def test_a_game_that_starts_with_discs_lists_them_first() -> None:
+    """The hub follows a game met with 35 discs on the board; the page says so and
+    numbers the next discs 36, 37 (Yellow's, then Red's)."""
+    moves = "255235466151743522757766223671633437"  # 36 discs, no four (checked below)
+    start = Board.from_moves(moves[:35])
+    assert not Board.from_moves(moves).is_finished
+    hub = HudHub()
+    server = HudServer(hub, port=0).start()
+    try:
+        hub.on_commit(start, "confirmed", 0.0)
+        hub.on_commit(Board.from_moves(moves), "successor", 1.0)
+        for browser in chromium():
+            browser.get(f"http://127.0.0.1:{server.port}/")
+            listed = wait_until(
+                browser, lambda s: len(s) == 2, 10, "the game's list",
+                'return [...document.querySelectorAll("#game li")].map(li => li.textContent);')
+    finally:
+        server.stop()
+    assert listed == ["35 discs at the start", f"36. Y{moves[35]}"]
