@@ -6,6 +6,9 @@
 #   ./setup.sh test       set up with test tools, then run the test suite
 #   ./setup.sh --system   on a Pi: install and start the c4pi service (as root)
 #   ./setup.sh --system --kiosk   also show the c4pi screen full-screen on the Pi's display
+#   ./setup.sh --robot    only the robot's solver (c4pi serve: solver, book, serial, LED);
+#                         for 32-bit Pis and 512 MB boards (Pi Zero, Zero W, Pi 2, Pi 3)
+#   ./setup.sh --robot --system   on a Pi: install and start the robot-only service
 #   ./setup.sh --uninstall  stop and remove the service (keeps /etc/c4pi)
 #   --dry-run             print what would be done, do nothing (with any of the above)
 #   --rebuild             reinstall c4pi and rebuild the Cython solver even when up to date
@@ -29,6 +32,12 @@ APT_PACKAGES=(
   libgl1 libglib2.0-0
 )
 PI_APT_PACKAGES=(python3-picamera2 python3-lgpio)
+# The robot-only install: the solver's build tools, and NumPy from apt (PyPI has no
+# NumPy wheels for 32-bit ARM; the venv sees the system's packages).
+ROBOT_APT_PACKAGES=(build-essential python3-dev python3-venv python3-pip python3-numpy)
+ROBOT_PI_APT_PACKAGES=(python3-lgpio)
+ROBOT=0
+ROBOT_UNIT_PATH=/etc/systemd/system/c4pi-robot.service
 # The kiosk page's browser tests drive Debian's Chromium (no browser download);
 # the robot sketch runs on an emulated Arduino Uno (avr-gcc, the Arduino core, simavr).
 TEST_APT_PACKAGES=(chromium chromium-driver gcc-avr avr-libc arduino-core-avr simavr libsimavr-dev)
@@ -75,6 +84,10 @@ install_apt_packages() {
   command -v apt-get >/dev/null || { say "no apt-get: skipping (install ${APT_PACKAGES[*]} yourself)"; return; }
   local wanted=("${APT_PACKAGES[@]}")
   if is_pi; then wanted+=("${PI_APT_PACKAGES[@]}"); fi
+  if [ "$ROBOT" = 1 ]; then
+    wanted=("${ROBOT_APT_PACKAGES[@]}")
+    if is_pi; then wanted+=("${ROBOT_PI_APT_PACKAGES[@]}"); fi
+  fi
   if [ "$WITH_TESTS" = 1 ]; then wanted+=("${TEST_APT_PACKAGES[@]}"); fi
   local missing
   mapfile -t missing < <(missing_apt_packages "${wanted[@]}")
@@ -89,8 +102,9 @@ create_venv() {
   step "Python virtual environment ($VENV)"
   if [ -x "$PY" ]; then echo "   exists"; return; fi
   local flags=()
-  # On the Pi, picamera2 and lgpio come from apt: let the venv see them.
-  if is_pi; then flags+=(--system-site-packages); fi
+  # On the Pi, picamera2 and lgpio come from apt, and for the robot-only install
+  # NumPy too: let the venv see them.
+  if is_pi || [ "$ROBOT" = 1 ]; then flags+=(--system-site-packages); fi
   run python3 -m venv "${flags[@]}" "$VENV" || die "python3 -m venv"
   pip_install --upgrade pip setuptools wheel || die "pip upgrade"
 }
@@ -107,21 +121,31 @@ build_fingerprint() {
 }
 
 # True when the last build (stamp: "fingerprint extras") came from the same
-# fingerprint, had the extras asked for (the test extras include the others)
-# and still imports.
+# fingerprint, had every extra asked for and still imports.
 build_is_current() {
-  local fingerprint="$1" extras="$2" built_print built_extras
+  local fingerprint="$1" extras="$2" built_print built_extras extra
   [ -f "$STAMP" ] || return 1
   read -r built_print built_extras < "$STAMP" || return 1
   [ "$built_print" = "$fingerprint" ] || return 1
-  [ "$built_extras" = "$extras" ] || [ "$built_extras" = "book,test" ] || return 1
+  for extra in ${extras//,/ }; do
+    [[ ",$built_extras," == *",$extra,"* ]] || return 1
+  done
   "$PY" -c "import firmware_py, cython_solver.engine" >/dev/null 2>&1
+}
+
+# The Python extras: the robot's solver is the plain package (+ the book's source);
+# the whole appliance adds the camera, speech and screen parts.
+python_extras() {
+  local extras="book"
+  if [ "$ROBOT" = 0 ]; then extras="appliance,$extras"; fi
+  if [ "$WITH_TESTS" = 1 ]; then extras="$extras,test"; fi
+  echo "$extras"
 }
 
 install_python_package() {
   step "c4pi and its Python dependencies (builds the Cython solver)"
-  local extras="book"
-  if [ "$WITH_TESTS" = 1 ]; then extras="book,test"; fi
+  local extras
+  extras="$(python_extras)"
   local fingerprint
   fingerprint="$(build_fingerprint)"
   if [ "$REBUILD" = 0 ] && build_is_current "$fingerprint" "$extras"; then
@@ -130,7 +154,7 @@ install_python_package() {
   fi
   run rm -f "$STAMP"
   pip_install -e "$HERE[$extras]" || die "pip install -e .[$extras]"
-  if is_pi; then
+  if is_pi && [ "$ROBOT" = 0 ]; then
     pip_install --upgrade "${PI_PIP_PACKAGES[@]}" || die "pip install ${PI_PIP_PACKAGES[*]}"
   fi
   run "$PY" -c "import firmware_py, cython_solver.engine" || die "the package does not import"
@@ -148,6 +172,7 @@ build_opening_book() {
 
 render_speech_clips() {
   step "Speech clips"
+  if [ "$ROBOT" = 1 ]; then echo "   (robot-only install: no speech)"; return; fi
   if "$VENV/bin/c4pi" clips --help >/dev/null 2>&1; then
     run "$VENV/bin/c4pi" clips build --if-missing || die "c4pi clips build"
   else
@@ -155,14 +180,23 @@ render_speech_clips() {
   fi
 }
 
+# The robot-only install runs the tests of what it has: the solver, the serial
+# link (robot protocol, LEDs), the core and the robot-only commands.
+ROBOT_TESTS=(tests/solver tests/serial tests/core tests/app/test_app_robot_only.py)
+
 run_tests() {
   step "Test suite"
   cd "$HERE"
+  if [ "$ROBOT" = 1 ]; then exec "$PY" -m pytest -q "${ROBOT_TESTS[@]}"; fi
   exec "$PY" -m pytest -q
 }
 
 run_appliance() {
   step "Starting c4pi"
+  if [ "$ROBOT" = 1 ]; then
+    echo "   robot-only install: the serial solver on a pseudo-terminal (c4pi serve --pty)"
+    exec "$VENV/bin/c4pi" serve --pty
+  fi
   if "$VENV/bin/c4pi" demo --help >/dev/null 2>&1 && ! has_pi_camera; then
     echo "   no Pi camera found: running the built-in demo"
     exec "$VENV/bin/c4pi" demo
@@ -209,7 +243,9 @@ install_code() {
     (cd "$HERE" && $files | tar -cf - -T -) | as_root tar -C "$INSTALL_DIR" -xf - \
       || die "copy to $INSTALL_DIR"
   fi
-  as_root "$INSTALL_DIR/setup.sh" || die "$INSTALL_DIR/setup.sh"
+  local flags=()
+  if [ "$ROBOT" = 1 ]; then flags+=(--robot); fi
+  as_root "$INSTALL_DIR/setup.sh" "${flags[@]}" || die "$INSTALL_DIR/setup.sh"
 }
 
 install_config() {
@@ -242,8 +278,13 @@ install_template() {
 }
 
 install_unit() {
-  step "systemd unit $UNIT_PATH"
-  install_template systemd/c4pi.service "$UNIT_PATH"
+  if [ "$ROBOT" = 1 ]; then
+    step "systemd unit $ROBOT_UNIT_PATH (robot only)"
+    install_template systemd/c4pi-robot.service "$ROBOT_UNIT_PATH"
+  else
+    step "systemd unit $UNIT_PATH"
+    install_template systemd/c4pi.service "$UNIT_PATH"
+  fi
   as_root systemctl daemon-reload || die "systemctl daemon-reload"
 }
 
@@ -257,8 +298,14 @@ enable_uart() {
 }
 
 start_service() {
-  step "Start the service"
-  as_root systemctl enable --now c4pi.service || die "systemctl enable --now c4pi"
+  local unit=c4pi.service other=c4pi-robot.service
+  if [ "$ROBOT" = 1 ]; then unit=c4pi-robot.service; other=c4pi.service; fi
+  step "Start the service $unit"
+  # One of the two owns the serial port: the other is stopped and disabled.
+  if systemctl list-unit-files "$other" 2>/dev/null | grep -q "$other"; then
+    as_root systemctl disable --now "$other" || true
+  fi
+  as_root systemctl enable --now "$unit" || die "systemctl enable --now $unit"
   run "$INSTALL_DIR/.venv/bin/c4pi" selftest || echo "   selftest reported failures (see above)"
 }
 
@@ -270,7 +317,7 @@ install_system() {
   install_unit
   enable_uart
   start_service
-  if [ "$KIOSK" = 1 ]; then install_kiosk; fi
+  if [ "$KIOSK" = 1 ] && [ "$ROBOT" = 0 ]; then install_kiosk; fi
 }
 
 # ---------------------------------------------------------------- --kiosk
@@ -341,15 +388,15 @@ install_kiosk() {
 
 uninstall_system() {
   step "Remove the c4pi service"
-  as_root systemctl disable --now c4pi.service || true
-  as_root rm -f "$UNIT_PATH" || die "rm $UNIT_PATH"
+  as_root systemctl disable --now c4pi.service c4pi-robot.service || true
+  as_root rm -f "$UNIT_PATH" "$ROBOT_UNIT_PATH" || die "rm $UNIT_PATH"
   as_root systemctl daemon-reload || true
   as_root rm -rf "$INSTALL_DIR" /var/lib/c4pi || die "rm $INSTALL_DIR"
   if id "$SERVICE_USER" >/dev/null 2>&1; then as_root userdel "$SERVICE_USER" || true; fi
   echo "   kept $ETC_DIR (your config); remove it by hand if you want"
 }
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 
 parse_args() {
   while [ $# -gt 0 ]; do
@@ -359,6 +406,7 @@ parse_args() {
       --system) ACTION=system ;;
       --uninstall) ACTION=uninstall ;;
       --kiosk) KIOSK=1 ;;
+      --robot) ROBOT=1 ;;
       --dry-run) DRY_RUN=1 ;;
       --rebuild) REBUILD=1 ;;
       -h|--help) usage; exit 0 ;;

@@ -2,9 +2,11 @@
 
 Each subcommand lives in its own module under :mod:`firmware_py.commands`
 (found automatically) and exposes ``register(subparsers)``, which adds its
-parser and sets ``func(args, config) -> int`` as the default. Command modules
-import their heavy dependencies inside ``func``, so ``c4pi --help`` stays
-fast. The config is loaded and validated once, before any command runs.
+parser and sets ``func(args, config) -> int`` as the default, and ``needs``,
+the optional parts it cannot run without (:mod:`firmware_py.parts`). Command
+modules import their heavy dependencies inside ``func``, so ``c4pi --help``
+stays fast and works on a robot-only install. The config is loaded and
+validated once, before any command runs.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from firmware_py import __version__
 from firmware_py.config import Config, load_config
 from firmware_py.exc import ConfigError
+from firmware_py.parts import EX_UNAVAILABLE, missing, needs_message, part_of_module
 
 EX_CONFIG = 78
 
@@ -66,12 +69,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"c4pi: config error: {error}", file=sys.stderr)
         return EX_CONFIG
     setup_logging(config, args.verbose)
+    absent = missing(getattr(args, "needs", ()))
+    if absent:
+        print(needs_message(args.command, absent), file=sys.stderr)
+        return EX_UNAVAILABLE
     try:
         return int(args.func(args, config) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as error:  # a part this install leaves out, found late
+        part = part_of_module(error.name)
+        if part is None:
+            raise
+        print(needs_message(args.command, [part]), file=sys.stderr)
+        return EX_UNAVAILABLE
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "readers take the room behind the board (a red wall, a yellow "
                              "cushion) for a disc. Only with every disc out: a disc left in "
                              "would later be read as an empty hole")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="give up on a live camera after S seconds (default 180)")
     parser.add_argument("-o", "--output", metavar="FILE.toml",
                         help="also write the [camera] lines to this file")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

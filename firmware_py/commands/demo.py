@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "simulated person")
     parser.add_argument("--level", type=int, choices=range(1, 7), metavar="1-6",
                         help="the opponent's strength (default: [play] level)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera", "speech", "screen"))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
     parser.add_argument("--marker-size-pitch", type=float, default=None, metavar="F",
                         help="marker side in pitches (default: [vision] marker_size_pitch)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true",
                         help='print {"status", "grid", "moves_to_play", "markers", "confidence"} '
                              "(confidence: see above)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 def reading_json(reading: Any) -> dict[str, Any]:

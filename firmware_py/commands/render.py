@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="flat: the board face drawn top-down and warped (default); "
                              "scene: a ray-cast 3-D scene (discs behind the face, room, "
                              "lights; no --glare, --shadow, --hide-marker, --no-board)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 _FIELDS = {"yaw": "yaw_deg", "pitch": "pitch_deg", "roll": "roll_deg", "fov": "fov_deg",

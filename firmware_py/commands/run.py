@@ -14,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "robot link, the LEDs and speech around one solver. Speaks the systemd "
                     "notify protocol (READY, STATUS, WATCHDOG) when NOTIFY_SOCKET is set. "
                     "SIGTERM or SIGINT stop it cleanly.")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera", "speech", "screen"))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--frame", type=int, default=None, metavar="N",
                         help=f"take frame N of the source (default: {LIVE_SETTLE_FRAMES} "
                              f"for a live camera, else 0)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--record", metavar="OUT.mp4",
                         help="write the annotated video: camera picture, what the reader "
                              "found, and the recommendation under it")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("camera",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

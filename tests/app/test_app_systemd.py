@@ -152,3 +152,56 @@ def test_exposure_rating_stays_low(tmp_path: Path) -> None:
     if not rating:
         pytest.skip(f"this systemd-analyze cannot rate a unit file offline: {result.stderr}")
     assert float(rating[0].split(":")[1].split()[0]) <= 1.8, rating[0]
+
+
+ROBOT_UNIT = ROOT / "systemd" / "c4pi-robot.service"
+
+
+def robot_settings() -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in ROBOT_UNIT.read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def test_the_robot_unit_runs_the_serial_solver_alone() -> None:
+    settings = robot_settings()
+    assert settings["ExecStart"][0].endswith("/.venv/bin/c4pi serve")
+    assert settings["Conflicts"] == ["c4pi.service"]  # one of them owns the serial port
+    assert settings["Restart"] == ["always"] and settings["WantedBy"] == ["multi-user.target"]
+    assert set(settings["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
+    assert settings["ExecStartPre"][0].startswith("+")  # the ACT LED, as the appliance's
+    assert settings["PrivateNetwork"] == ["yes"]  # the robot's solver needs no network
+    assert int(settings["MemoryMax"][0][:-1]) <= 256  # a 512 MB board keeps the rest
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_systemd_analyze_verify_the_robot_unit(tmp_path: Path) -> None:
+    install_dir = tmp_path / "opt"
+    binary = install_dir / ".venv" / "bin" / "c4pi"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    unit = tmp_path / "c4pi-robot.service"
+    unit.write_text(ROBOT_UNIT.read_text().replace("@INSTALL_DIR@", str(install_dir)))
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stderr.splitlines() if str(unit) in line] == []
+
+
+def test_robot_system_dry_run_installs_the_robot_unit_and_the_uart() -> None:
+    out = dry_run("--robot", "--system", env_extra={"C4PI_INSTALL_DIR": "/opt/c4pi-test"})
+    assert_in_order(out, [
+        "/opt/c4pi-test/setup.sh --robot",
+        "/etc/c4pi/config.toml",
+        "write /etc/systemd/system/c4pi-robot.service",
+        "systemctl daemon-reload",
+        "raspi-config nonint do_serial_hw 0",
+        "raspi-config nonint do_serial_cons 1",
+        "systemctl enable --now c4pi-robot.service",
+        "/opt/c4pi-test/.venv/bin/c4pi selftest",
+    ])
+    assert "c4pi-kiosk" not in out and "write /etc/systemd/system/c4pi.service" not in out

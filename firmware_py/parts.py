@@ -1,0 +1,63 @@
+"""The optional parts of c4pi, and whether this install has them.
+
+The plain package is the robot's solver: the solver, the opening book, the
+serial link and the LED (``./setup.sh --robot``, which runs on 32-bit Pis
+with 512 MB). The whole appliance (``./setup.sh``) adds the parts below; a
+command that needs one this install leaves out says so in one line instead
+of a traceback (:func:`needs_message`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib.util import find_spec
+
+EX_UNAVAILABLE = 69  # sysexits: a part the command needs is not installed
+INSTALL_HINT = "./setup.sh installs the whole appliance"
+
+
+@dataclass(frozen=True)
+class Part:
+    """An optional part: its name, the modules it brings, what a person knows it as."""
+
+    name: str
+    modules: tuple[str, ...]
+    known_as: str
+
+
+PARTS: dict[str, Part] = {part.name: part for part in (
+    Part("camera", ("cv2",), "OpenCV"),
+    Part("speech", ("pyaudio",), "PyAudio"),
+    Part("screen", ("aiohttp", "segno"), "aiohttp"),
+)}
+
+
+def installed(module: str) -> bool:
+    """True when ``module`` can be imported here (without importing it)."""
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):  # a blocked or broken module counts as absent
+        return False
+
+
+def missing(parts: Iterable[str]) -> list[str]:
+    """The names among ``parts`` that this install does not have."""
+    return [name for name in parts
+            if not all(installed(module) for module in PARTS[name].modules)]
+
+
+def part_of_module(module: str | None) -> str | None:
+    """The part that brings ``module`` (``"cv2.aruco"`` is the camera's), else None."""
+    root = (module or "").split(".")[0]
+    return next((part.name for part in PARTS.values() if root in part.modules), None)
+
+
+def needs_message(command: str, parts: Iterable[str]) -> str:
+    """``c4pi read needs the camera part (OpenCV), not installed here: …``."""
+    names = list(parts)
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    known = ", ".join(PARTS[name].known_as for name in names)
+    plural = "part" if len(names) == 1 else "parts"
+    return (f"c4pi {command} needs the {listed} {plural} ({known}), not installed here "
+            f"(a robot-only install): {INSTALL_HINT}")

@@ -1,0 +1,129 @@
+"""The robot-only install (``./setup.sh --robot``): ``c4pi serve`` without the camera,
+speech and screen parts, and every other command saying in one line what it needs.
+
+The parts are taken away as a robot-only install leaves them out: their modules
+(OpenCV, LiteRT, PyAudio, aiohttp, segno) cannot be imported in the child process.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.config import PROJECT_DIR
+from firmware_py.parts import EX_UNAVAILABLE
+from firmware_py.scores import serial_answer
+from tests.serial.conftest import read_test_set
+
+ROOT = Path(__file__).resolve().parents[2]
+LEFT_OUT = ("cv2", "ai_edge_litert", "pyaudio", "aiohttp", "segno")
+ROBOT_ONLY = ("import sys\n"
+              f"for name in {LEFT_OUT!r}: sys.modules[name] = None\n"
+              "from firmware_py.cli import main\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+
+
+def robot_only(*args: str, **popen: object) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", ROBOT_ONLY, *args], cwd=PROJECT_DIR,
+                            text=True, **popen)
+
+
+def run_robot_only(*args: str) -> subprocess.CompletedProcess[str]:
+    process = robot_only(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = process.communicate(timeout=120)
+    return subprocess.CompletedProcess(args, process.returncode, out, err)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "c4pi.toml"
+    path.write_text('[led]\nactivity = "none"\n[solver]\ntt_mb = 16\n')
+    return path
+
+
+@pytest.mark.parametrize(("command", "part"), [
+    (("read", "x.png"), "camera"), (("render", "-", "-o", "x.png"), "camera"),
+    (("demo",), "camera, speech and screen"), (("say", "4453"), "speech"),
+])
+def test_a_command_that_needs_a_missing_part_says_so_in_one_line(config, command,
+                                                                  part) -> None:
+    result = run_robot_only("--config", str(config), *command)
+    assert result.returncode == EX_UNAVAILABLE, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"c4pi {command[0]} needs the {part} part" in lines[0]
+    assert "./setup.sh" in lines[0]
+
+
+def test_selftest_skips_what_is_not_installed_and_says_why(config) -> None:
+    result = run_robot_only("--config", str(config), "selftest")
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+    for check in ("model", "calibration"):
+        assert " SKIP " in rows[check] and "camera part (OpenCV) is not installed" \
+            in rows[check], rows[check]
+    assert " PASS " in rows["solver"] and " PASS " in rows["book"]
+    assert "Traceback" not in result.stderr
+
+
+def test_serve_answers_the_robot_without_the_other_parts(config) -> None:
+    """``c4pi serve --pty`` answers public test-set positions (scores from the set)."""
+    positions = read_test_set("end-easy", 6) + read_test_set("middle-easy", 6)
+    process = robot_only("--config", str(config), "serve", "--pty",
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("robot side: "), line + process.stderr.read()
+        robot = os.open(line.split(": ", 1)[1].strip(), os.O_RDWR | os.O_NOCTTY)
+        try:
+            for moves, score in positions:
+                answer = query(robot, moves)
+                board = Board.from_moves(moves)
+                assert answer[:1] == "!", (moves, answer)
+                column = int(answer[1])
+                assert column in board.legal_columns(), (moves, answer)
+                assert answer[1:] == serial_answer(column, score, board.n_discs), (moves, answer)
+        finally:
+            os.close(robot)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert "Traceback" not in process.stderr.read()
+
+
+def query(robot: int, moves: str, timeout_s: float = 30.0) -> str:
+    """Send ``!moves?``; the acknowledgement and the answer, e.g. ``!4+40``."""
+    os.write(robot, f"!{moves}?".encode())
+    received = b""
+    deadline = time.monotonic() + timeout_s
+    while len(received) < 5 and time.monotonic() < deadline:
+        ready, _, _ = select.select([robot], [], [], 0.5)
+        if ready:
+            received += os.read(robot, 64)
+    return received.decode()
+
+
+def setup_function_value(function: str, robot: bool, tests: bool) -> str:
+    script = (f"source {ROOT / 'setup.sh'}; ROBOT={int(robot)}; WITH_TESTS={int(tests)}; "
+              f"{function}")
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                          timeout=30, check=True).stdout.strip()
+
+
+def test_the_robot_install_asks_for_no_camera_speech_or_screen_package() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    plain = " ".join(project["dependencies"]).lower()
+    for package in ("opencv", "litert", "pyaudio", "aiohttp", "segno"):
+        assert package not in plain, package
+    assert setup_function_value("python_extras", robot=True, tests=False) == "book"
+    assert setup_function_value("python_extras", robot=False, tests=False) == "appliance,book"
+    assert setup_function_value("python_extras", robot=False, tests=True) \
+        == "appliance,book,test"
