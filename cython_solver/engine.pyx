@@ -43,6 +43,7 @@ cdef enum:
     TT_LIMIT = 36               # positions with 36+ discs skip the table (cheaper to search)
 
 MAX_TT_MB = 4096
+cdef uint64_t TABLE_ALIGN = 2 << 20  # c4_table_alloc maps this much more, to align
 cdef uint64_t HASH_NONE = <uint64_t>1 << 62      # negamax computes the hash itself
 
 
@@ -61,6 +62,9 @@ cdef class Engine:
         entries = (<uint64_t>tt_mb << 20) // 8
         while (<uint64_t>1 << (bits + 1)) <= entries:
             bits += 1
+        if (<uint64_t>1 << bits) * 8 + TABLE_ALIGN > <uint64_t>(<size_t>-1):
+            raise MemoryError(f"a {tt_mb} MB transposition table does not fit this machine's "
+                              f"{8 * sizeof(size_t)}-bit address space")
         self.table_memory = <uint64_t *>c4_table_alloc((<size_t>1 << bits) * 8, &self.table_base,
                                                        &self.table_total)
         if self.table_memory == NULL:

@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 Position = str | Board | tuple[int, int]
 TIE_BREAKS = ("centre", "random")
 MAX_THREADS = 8
+AUTO_TT_MB = (8, 64)  # the table sized from memory: at least, at most (MB)
+MEMINFO = "/proc/meminfo"
 PARALLEL_EMPTY = 12     # search columns with threads only when this many cells are empty
 
 
@@ -47,6 +49,21 @@ def default_threads() -> int:
     except AttributeError:
         cores = os.cpu_count() or 1
     return max(1, min(4, cores))
+
+
+def auto_tt_mb(meminfo: str | os.PathLike[str] = MEMINFO) -> int:
+    """The table for this machine (``[solver] tt_mb = 0``): an eighth of the memory
+    available, rounded down to a power of two, 8 to 64 MB (64 when unknown). A 512 MB
+    Pi Zero leaves the OS its share; a Pi 4 gets the full 64."""
+    low, high = AUTO_TT_MB
+    try:
+        with open(meminfo, encoding="ascii") as lines:
+            kb = next(int(line.split()[1]) for line in lines
+                      if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return high
+    share = max(kb // 1024 // 8, 1)
+    return max(low, min(high, 1 << (share.bit_length() - 1)))
 
 
 @dataclass(frozen=True)
@@ -120,7 +137,8 @@ class Solver:
         section = config.solver if isinstance(config, Config) else config
         with_book = section.use_book if use_book is None else use_book
         book = resolve_path(section.book) if with_book else None
-        return cls(tt_mb=tt_mb or section.tt_mb, book=book, threads=section.threads or None)
+        return cls(tt_mb=tt_mb or section.tt_mb or auto_tt_mb(), book=book,
+                   threads=section.threads or None)
 
     # ------------------------------------------------------------ properties
 

@@ -40,7 +40,7 @@ def _opt(default: Any, *, lo: float | None = None, hi: float | None = None,
 
 @dataclass(frozen=True)
 class SolverConfig:
-    tt_mb: int = _opt(64, lo=8, hi=4096)
+    tt_mb: int = _opt(0, lo=0, hi=4096)  # 0: sized from the memory available
     book: str = _opt("books/book12.c4b")
     use_book: bool = _opt(True)
     tie_break: str = _opt("centre", choices=("centre", "random"))
@@ -279,6 +279,9 @@ def _check_cross_fields(config: Config, source: str) -> None:
                           f"must not exceed vote_window ({config.vision.vote_window})")
     if config.led.activity == "gpio" and config.led.gpio_pin == 0:
         raise ConfigError(source, "[led] gpio_pin", 'must be set (1-27) when activity = "gpio"')
+    if 0 < config.solver.tt_mb < 8:
+        raise ConfigError(source, "[solver] tt_mb", f"must be 0 (sized from the memory "
+                          f"available) or from 8 to 4096, got {config.solver.tt_mb}")
     if config.serial.reconnect_min_s > config.serial.reconnect_max_s:
         raise ConfigError(source, "[serial] reconnect_min_s", "must not exceed reconnect_max_s")
     for key, path, folder in _path_keys(config):

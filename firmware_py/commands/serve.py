@@ -113,7 +113,7 @@ def _make_solver(config: Config) -> tuple[Any, Any]:
     from cython_solver import Solver
 
     solver = Solver.from_config(config)
-    log.info("solver ready: %s", solver.book_status)
+    log.info("solver ready (tt %d MB); %s", solver.tt_mb, solver.book_status)
     rng = random.Random() if config.solver.tie_break == "random" else None
     return solver, rng
 
