@@ -28,7 +28,7 @@ SHOTS = (  # (file, command, width, height, what the page must show first)
 )
 READY = """
 const reviewed = document.querySelectorAll("#game .mark").length > 0;
-const state = document.getElementById("state").textContent;
+const state = document.getElementById("state").dataset.state;
 return state === arguments[0] && document.getElementById("camera").naturalWidth > 0
        && (state !== "finished" || reviewed)
        && (innerWidth < innerHeight || !document.getElementById("phone").hidden

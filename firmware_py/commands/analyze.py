@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from cython_solver import Solver
-    from firmware_py.board import Board
+    from firmware_py.board import COLOUR_NAMES, Board
     from firmware_py.scores import verdict
 
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
@@ -44,6 +44,10 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 0
     print("column " + " ".join(f"{col:>3}" for col in range(1, 8)))
     print("score  " + " ".join("  -" if s is None else f"{s:>3}" for s in answer.scores))
+    mover = COLOUR_NAMES[Board.from_moves(args.moves).to_move]
+    print(f"(each column's score for {mover}, who moves: above 0 wins, the higher the "
+          f"sooner; below 0 loses, "
+          f"the lower the sooner it loses; 0 draw; - full)")
     best = ", ".join(str(col) for col in answer.best_columns)
     board = Board.from_moves(args.moves)
     print(f"best: {best} ({verdict(board, answer.score, answer.plies)}; score "

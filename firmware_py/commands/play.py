@@ -83,5 +83,5 @@ def ask(prompt: str) -> str | None:
     try:
         return input(prompt)
     except (EOFError, KeyboardInterrupt):
-        print()
+        print("\nBye.", flush=True)
         return None

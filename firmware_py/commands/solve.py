@@ -28,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "position.")
     parser.add_argument("moves", metavar="MOVES", help='the moves so far, e.g. 4453 ("" = empty)')
     parser.add_argument("--json", action="store_true",
-                        help='print {"moves", "score", "best", "scores", "plies", "ms"}')
+                        help='print {"moves", "score", "best", "scores", "plies", "ms"}; '
+                             '"plies" counts the discs to the end with this one (the '
+                             'NxMM answer counts those after it: 3-35 is plies 36)')
     add_solver_flags(parser)
     parser.set_defaults(func=run)
 

@@ -229,7 +229,8 @@ def describe(view: Any, t: float) -> str:
     if view.best is not None:
         mover = COLOUR_NAMES[board.to_move]
         lines[0] += (f": {mover} to play column {view.best} "
-                     f"({verdict(board, view.score, view.plies)}; score {view.score:+d})")
+                     f"({verdict(board, view.score, view.plies)}; {mover}'s score "
+                     f"{view.score:+d})")
     elif board.is_finished:
         winner = board.winner
         lines[0] += f": {COLOUR_NAMES[winner]} has won" if winner else ": draw"

@@ -23,6 +23,7 @@ one log line, never a traceback, and never the appliance's file handles.
 from __future__ import annotations
 
 import hmac
+import html
 import ipaddress
 import json
 import logging
@@ -47,6 +48,14 @@ LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 PAIRED_PREFIXES = ("/camera", "/play")  # what a household network may not see unpaired
 CLIENT_ERRORS = (HttpProcessingError, ConnectionError)
 AIOHTTP_LOGGERS = ("aiohttp.server", "aiohttp.web", "aiohttp.access")
+REFUSED_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>c4pi</title>
+<style>body{font-family:sans-serif;background:#10141c;color:#f2f4f8;margin:2rem;
+font-size:1.2rem;line-height:1.5}a{color:#9aa3b5}</style></head><body>
+<h1>Not on this phone yet</h1><p>This page of c4pi opens only on a phone paired with it:
+scan the QR code on the c4pi screen, or ask its owner for the pairing code.</p>
+<p><a href="/">The board and the advice</a> are open to everyone here.</p>
+<p><small>({reason})</small></p></body></html>"""
 
 
 class OneLine:
@@ -169,6 +178,9 @@ def request_guard(hosts: Hosts, pairing: Pairing, refused: OneLine) -> Any:
             status, reason = problem
             refused.warning(reason, f"{request.remote} {request.method} "
                                     f"{request.raw_path[:80]!r}")
+            if request.method == "GET" and "text/html" in request.headers.get("Accept", ""):
+                page = REFUSED_PAGE.replace("{reason}", html.escape(reason))
+                return web.Response(status=status, text=page, content_type="text/html")
             return web.json_response({"error": reason}, status=status)
         response = await handler(request)
         if pairing.code and request.query.get("code") == pairing.code:

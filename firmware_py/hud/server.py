@@ -32,7 +32,6 @@ import asyncio
 import functools
 import json
 import logging
-import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -108,8 +107,8 @@ class HudServer:
     @property
     def url(self) -> str:
         host = "localhost" if self.host in ("127.0.0.1", "::1", "localhost") else self.host
-        if host in ("0.0.0.0", "::"):  # every interface: the name a phone can use
-            host = f"{socket.gethostname()}.local"
+        if host in ("0.0.0.0", "::"):  # every interface: the address a phone can use
+            host = lan_address()  # as the QR code on the screen says
         return f"http://{host}:{self.port}/"
 
     # ------------------------------------------------------------ lifecycle

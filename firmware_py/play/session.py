@@ -95,8 +95,9 @@ class PlaySession:
         last = max((i for i in range(len(self.moves)) if i % 2 == mine), default=None)
         if last is None:
             return "Nothing to undo."
+        taken = "your last move" if last == len(self.moves) - 1 else "your last move and my reply"
         self.moves = self.moves[:last]
-        return "\n".join(["Took back your last move.", self._show()])
+        return "\n".join([f"Took back {taken}.", self._show()])
 
     def _finish(self) -> str:
         self.over = True

@@ -51,7 +51,7 @@ const font = (selector) => parseFloat(getComputedStyle($(selector)).fontSize);
 return {width: innerWidth, height: innerHeight,
         scroll_height: document.documentElement.scrollHeight,
         scroll_width: document.documentElement.scrollWidth,
-        state: document.body.dataset.seq ? $("#state").textContent : "",
+        state: document.body.dataset.seq ? $("#state").dataset.state : "",
         camera_ready: $("#camera").naturalWidth > 0,
         headline: box($("#moves-now")), verdict: box($("#verdict")), board: box($("#board")),
         camera: box($("#camera")), qr: box($("#qr")), qr_ready: $("#qr").naturalWidth > 0,

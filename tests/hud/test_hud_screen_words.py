@@ -85,7 +85,7 @@ def test_the_distance_is_said_one_way_on_the_screen_in_watch_and_for_the_robot()
     hub = HudHub()
     hub.on_view(View("solved", EMPTY, 4, 1, 41), 0.0)
     assert hub.snapshot()["verdict"] == said
-    assert f"({said}; score +1)" in describe(View("solved", EMPTY, 4, 1, 41), 0.0)
+    assert f"({said}; Red's score +1)" in describe(View("solved", EMPTY, 4, 1, 41), 0.0)
     assert _explain("", "4+40").startswith(f"play column 4: {said};")
     readme = (REPO / "README.md").read_text()
     assert re.search(rf'"{said}"[^`]*`4\+40`', readme.replace("\n", " ")), "README"
@@ -163,3 +163,20 @@ def test_a_game_that_starts_with_discs_lists_them_first() -> None:
     finally:
         server.stop()
     assert listed == ["35 discs at the start", f"36. Y{moves[35]}"]
+
+
+def test_an_unpaired_phone_is_told_how_to_pair_instead_of_a_broken_picture(lan_server) -> None:
+    address = lan_address()
+    if address.endswith(".local"):
+        pytest.skip("this machine has no network address to connect from")
+    for browser in chromium():
+        set_viewport(browser, 390, 844)
+        browser.get(f"http://{address}:{lan_server.port}/")
+        shown = wait_until(browser, lambda s: s["unpaired"], 10, "the pairing note", """
+            const shown = (selector) => getComputedStyle(document.querySelector(selector))
+                                           .display !== "none";
+            return {unpaired: document.body.classList.contains("unpaired"),
+                    note: shown("#pair-note"), camera: shown(".camera-area"),
+                    play: shown(".link-out"), qr: shown("#phone")};""")
+    assert shown == {"unpaired": True, "note": True, "camera": False, "play": False,
+                     "qr": False}, shown

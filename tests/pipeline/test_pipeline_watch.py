@@ -102,7 +102,7 @@ def test_human_output(fakes, folder, capsys):
     status, lines, _ = watch(capsys, str(folder))
     assert status == 0
     text = "\n".join(lines)
-    assert "solved: Red to play column 4 (Draw in 42; score +0)" in text
+    assert "solved: Red to play column 4 (Draw in 42; Red's score +0)" in text
     assert "    ...R..." in text and "scanning" in text
 
 

@@ -99,7 +99,7 @@ def test_play_through_a_terminal_like_a_person() -> None:
         shown = _read_until(main, "Your move (Red).")  # the reply, then the whole board
         assert "I play " in shown and "\033[31m" in shown  # coloured discs on a terminal
         os.write(main, b"u\n")
-        _read_until(main, "Took back your last move.")
+        _read_until(main, "Took back your last move and my reply.")
         os.write(main, b"q\n")
         _read_until(main, "Bye.")
         assert process.wait(timeout=30) == 0

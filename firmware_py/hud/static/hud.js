@@ -21,24 +21,38 @@ function drawBoard(element, grid, winning) {
   element.dataset.grid = grid ? grid.join("/") : "";
 }
 
+// The words for the appliance's states, on the pill (the raw state is in data-state).
+const STATE_WORDS = { scanning: "looking for the board", transitional: "board changing",
+                      solved: "solved", finished: "game over" };
+let lastAdvice = null;  // the last solved headline: kept, dimmed, while a disc drops
+let lastGame = null;  // the game's list, drawn again when the window changes size
+
 function drawHeadline(state) {
+  // A disc dropping makes the board "transitional" for a moment: the last advice stays
+  // (dimmed) instead of the headline blinking out at every move.
+  const dropping = state.state === "transitional" && lastAdvice && state.mode !== "opponent";
+  if (state.state === "solved" && state.best !== null) lastAdvice = state;
+  else if (!dropping) lastAdvice = null;
+  const shown = dropping ? lastAdvice : state;
+  $("moves-now").classList.toggle("stale", !!dropping);
+  $("verdict").classList.toggle("stale", !!dropping);
   const parts = [];
-  if (state.best !== null && state.to_move) {
-    parts.push(span(state.to_move, `${state.to_move}→${state.best}`));
-    if (state.reply) {
+  if (shown.best !== null && shown.to_move) {
+    parts.push(span(shown.to_move, `${shown.to_move}→${shown.best}`));
+    if (shown.reply) {
       parts.push(span("then", "then"));
-      parts.push(span(`${state.reply.colour} reply`, `${state.reply.colour}→${state.reply.column}`));
+      parts.push(span(`${shown.reply.colour} reply`, `${shown.reply.colour}→${shown.reply.column}`));
     }
   }
   $("moves-now").replaceChildren(...parts);
   let verdict = state.mode === "opponent" && state.state !== "finished"
-    ? state.message || "Your move" : state.verdict;
+    ? state.message || "Your move" : shown.verdict;
   if (!verdict) {
     verdict = { scanning: "Looking for the board…", transitional: "The board is changing…",
                 solved: "Thinking…", finished: "Game over" }[state.state] || "";
   }
   $("verdict").textContent = verdict;
-  $("explain").textContent = explain(state);
+  $("explain").textContent = dropping ? "The board is changing…" : explain(state);
 }
 
 function span(className, text) {
@@ -60,24 +74,32 @@ function explain(state) {
   return `${text}. "In ${state.plies}": ${state.plies} ${discs} to go, this one included.`;
 }
 
-const STATUS_WORDS = { ok: "the camera reads the board", finished: "the camera reads a finished game" };
+// What the camera reads, in words: the reader's own reason only when a refusal lasts
+// (the hub then adds the advice); a frame refused now and then is normal play.
+const STATUS_WORDS = { ok: "reads the board", finished: "reads a finished game",
+                       "no-board": "finds no board", invalid: "cannot read this frame" };
 
 function drawReading(reading, health) {
   const status = $("reading-status");
   const dead = health.camera === "no frames";
   $("reading-box").hidden = !reading && !dead;
   drawBoard($("reading"), reading ? reading.grid : null, []);
+  const lasting = !!(reading && reading.remedy);
   if (dead) {
     status.textContent = "The camera delivers no pictures.";
   } else if (reading) {
-    const markers = reading.markers ? `markers ${reading.markers.join(", ")}`
-                                    : `${reading.marker_count} markers`;
-    status.textContent = `${STATUS_WORDS[reading.status] || `camera: ${reading.status}`} (${markers})`;
+    const count = reading.markers ? reading.markers.length : reading.marker_count;
+    const markers = count === 4 ? "" : `, ${count} of 4 markers seen`;
+    const words = STATUS_WORDS[reading.status] || reading.status;
+    const passing = reading.status === "ok" || reading.status === "finished" || lasting
+      ? "" : " (a hand or a falling disc: normal)";
+    status.textContent = `Camera ${words}${markers}${passing}`;
+    status.title = reading.reason || "";
   }
-  status.className = "status" + (dead ? " bad" : "");
+  status.className = "status" + (dead || lasting ? " bad" : "");
   status.dataset.status = reading ? reading.status : "";
-  $("reading-reason").textContent = dead || !reading ? "" : reading.reason;
-  $("reading-remedy").textContent = dead || !reading ? "" : reading.remedy || "";
+  $("reading-reason").textContent = dead || !lasting ? "" : reading.reason;
+  $("reading-remedy").textContent = dead || !lasting ? "" : reading.remedy;
 }
 
 function drawHealth(health) {
@@ -100,6 +122,7 @@ function drawHealth(health) {
 }
 
 function drawGame(game) {
+  lastGame = game;
   const review = game.review || [];
   const before = game.start ? game.start.join("").replace(/\./g, "").length : 0;
   const items = [];
@@ -132,13 +155,29 @@ function drawGame(game) {
   }
   const list = $("game");
   list.replaceChildren(...items);
-  list.scrollTop = list.scrollHeight;  // the latest moves stay in view
+  foldEarlyMoves(list);
   list.dataset.moves = game.moves;
+}
+
+// Where the list does not fit, the earliest moves fold into one "…" item: the
+// latest moves always show whole, never cut at the edge of the box.
+function foldEarlyMoves(list) {
+  const moves = [...list.querySelectorAll("li.R, li.Y")];
+  let folded = 0;
+  const fold = document.createElement("li");
+  fold.className = "start fold";
+  while (list.scrollHeight > list.clientHeight + 1 && folded < moves.length - 1) {
+    moves[folded].hidden = true;
+    folded += 1;
+    fold.textContent = `… ${folded} earlier`;
+    if (!fold.isConnected) moves[0].before(fold);
+  }
 }
 
 function render(state) {
   const pill = $("state");
-  pill.textContent = state.state;
+  pill.textContent = STATE_WORDS[state.state] || state.state;
+  pill.dataset.state = state.state;
   pill.className = "pill " + state.state;
   drawHeadline(state);
   drawBoard($("board"), state.grid || state.committed, state.winning);
@@ -151,6 +190,7 @@ function render(state) {
 }
 
 function refreshCamera() {
+  if (document.body.classList.contains("unpaired")) return;
   $("camera").src = "/camera.mjpg?t=" + Date.now();
 }
 
@@ -167,6 +207,18 @@ function showPhoneLink() {
 function setOnline(online) {
   $("offline").hidden = online;
   document.body.classList.toggle("offline", !online);
+  if (!online) $("state").textContent = "offline";
+}
+
+// A phone on the network without the pairing code gets no camera picture and no play
+// page: say how to pair instead of showing a broken picture and a link that refuses.
+function checkPairing() {
+  fetch("/camera.jpg", { method: "HEAD", cache: "no-store" }).then((response) => {
+    const unpaired = response.status === 403;
+    document.body.classList.toggle("unpaired", unpaired);
+    $("pair-note").hidden = !unpaired;
+    if (unpaired) $("camera").removeAttribute("src");
+  }).catch(() => {});
 }
 
 function connect() {
@@ -186,7 +238,9 @@ window.addEventListener("DOMContentLoaded", () => {
     const { naturalWidth: width, naturalHeight: height } = event.target;
     if (width && height) document.body.style.setProperty("--camera-aspect", `${width} / ${height}`);
   });
+  window.addEventListener("resize", () => { if (lastGame) drawGame(lastGame); });
   connect();
+  checkPairing();
   showPhoneLink();
   setInterval(showPhoneLink, 60000);  // the Pi's address may change (DHCP)
 });

@@ -44,6 +44,7 @@ function show(state) {
   $("hint").disabled = $("undo").disabled = state.over || busy;
   $("moves").textContent = state.moves ? `Moves so far: ${movesText(state.moves)}` : "";
   $("new").textContent = state.over ? "Play again" : "New game";
+  $("new").classList.toggle("quiet", !state.over);  // mid-game it is not the thing to tap
   document.body.dataset.moves = state.moves;
   document.body.dataset.over = state.over;
 }
