@@ -84,11 +84,11 @@ install_apt_packages() {
   command -v apt-get >/dev/null || { say "no apt-get: skipping (install ${APT_PACKAGES[*]} yourself)"; return; }
   local wanted=("${APT_PACKAGES[@]}")
   if is_pi; then wanted+=("${PI_APT_PACKAGES[@]}"); fi
-  if [ "$ROBOT" = 1 ]; then
+  if [ "$WITH_TESTS" = 1 ]; then wanted+=("${TEST_APT_PACKAGES[@]}"); fi
+  if [ "$ROBOT" = 1 ]; then  # its tests need no browser and no emulated Arduino
     wanted=("${ROBOT_APT_PACKAGES[@]}")
     if is_pi; then wanted+=("${ROBOT_PI_APT_PACKAGES[@]}"); fi
   fi
-  if [ "$WITH_TESTS" = 1 ]; then wanted+=("${TEST_APT_PACKAGES[@]}"); fi
   local missing
   mapfile -t missing < <(missing_apt_packages "${wanted[@]}")
   if [ "${#missing[@]}" = 0 ]; then echo "   all present"; return; fi

@@ -127,3 +127,13 @@ def test_the_robot_install_asks_for_no_camera_speech_or_screen_package() -> None
     assert setup_function_value("python_extras", robot=False, tests=False) == "appliance,book"
     assert setup_function_value("python_extras", robot=False, tests=True) \
         == "appliance,book,test"
+
+
+def test_the_robot_install_asks_apt_for_no_browser_and_numpy_from_the_system() -> None:
+    """With ``test`` too: the robot's tests need no Chromium and no emulated Arduino."""
+    asked = setup_function_value(
+        'missing_apt_packages() { printf "%s\\n" "$@"; }; as_root() { echo "$@"; }; '
+        "command() { return 0; }; install_apt_packages", robot=True, tests=True)
+    assert "python3-numpy" in asked and "build-essential" in asked, asked
+    for package in ("chromium", "simavr", "portaudio19-dev", "espeak-ng", "libgl1"):
+        assert package not in asked, (package, asked)
