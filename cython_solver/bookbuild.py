@@ -191,7 +191,9 @@ def book_entries(book: BookFile, positions: np.ndarray) -> list[tuple[int, int, 
     bits = book.header.bucket_bits
     index = np.frombuffer(book.index, dtype=np.uint32)
     positions = np.asarray(positions, dtype=np.int64)
-    buckets = np.searchsorted(index, positions, side="right") - 1
+    # int64: searchsorted gives the platform's intp, 32 bits on 32-bit ARM, where the
+    # shift below would overflow (tools/device/armhf_check.sh found it)
+    buckets = (np.searchsorted(index, positions, side="right") - 1).astype(np.int64)
     keys = np.frombuffer(book.keys, dtype=np.uint16)[positions].astype(np.int64)
     mixed = (buckets << (32 - bits)) | (keys & ((1 << (32 - bits)) - 1))
     scores = np.frombuffer(book.scores, dtype=np.int8)[positions]

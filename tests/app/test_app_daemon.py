@@ -20,6 +20,7 @@ import serial
 from firmware_py.board import Board
 from firmware_py.scores import plies_to_end
 from firmware_py.serial_link.ptywire import PtyWire
+from tests.emulation import patience
 
 # (moves, published score) from the public end-easy/middle-easy sets: independent truth.
 QUERIES = [
@@ -88,7 +89,7 @@ class Daemon:
                 self.messages.append(self.sock.recv(4096).decode())
 
     def wait_for(self, prefix: str, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patience(timeout)
         while time.monotonic() < deadline:
             for message in self.messages:
                 if message.startswith(prefix):
@@ -153,7 +154,7 @@ def test_daemon_end_to_end(tmp_path: Path, wire: PtyWire) -> None:
         code, seconds = daemon.stop()
     log_text = (tmp_path / "daemon.log").read_text()
     assert code == 0, log_text
-    assert seconds < 2.5, f"stopped in {seconds:.2f} s"
+    assert seconds < patience(2.5), f"stopped in {seconds:.2f} s"
     assert "speech: Red" in log_text or "speech: Yellow" in log_text, log_text
     assert "Traceback" not in log_text, log_text
     with wave.open(str(tmp_path / "speech.wav")) as wav:
@@ -168,7 +169,7 @@ def test_daemon_keeps_serving_when_camera_fails(tmp_path: Path, wire: PtyWire) -
                           source=str(tmp_path / "missing-video.mp4"))
     daemon = Daemon(tmp_path, config)
     try:
-        daemon.wait_for("READY=1", timeout=60)
+        daemon.wait_for("READY=1", timeout=patience(60))
         robot = serial.Serial(wire.robot_path, 9600, timeout=0.5)
         moves, score = QUERIES[0]
         answer = ask(robot, moves)

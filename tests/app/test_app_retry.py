@@ -14,10 +14,11 @@ from firmware_py.config import Config
 from firmware_py.exc import AudioError, HudError
 from firmware_py.leds import NoLed
 from firmware_py.notify import RecordingNotifier
+from tests.emulation import patience
 
 
 def wait_until(predicate, seconds: float = 5.0) -> bool:
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + patience(seconds)
     while time.monotonic() < deadline:
         if predicate():
             return True

@@ -14,6 +14,7 @@ import pytest
 
 from firmware_py.hud.hub import HudHub
 from firmware_py.hud.server import HudServer
+from tests.emulation import patience
 
 
 class SseClient:
@@ -44,7 +45,7 @@ class SseClient:
             pass
 
     def wait_for(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patience(timeout)
         while time.monotonic() < deadline:
             for state in reversed(self.states):
                 if predicate(state):

@@ -11,18 +11,20 @@ import numpy as np
 
 from firmware_py.hud.record import STRIP_HEIGHT
 from firmware_py.vision.overlay import GRID_READ
+from tests.emulation import fewer, patience
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_recording_decodes_and_shows_what_the_reader_found(tmp_path: Path) -> None:
     out = tmp_path / "game.mp4"
+    count = fewer(60, emulated=15)  # each frame rendered and read: slow under emulation
     result = subprocess.run(
         [sys.executable, "-m", "firmware_py", "watch", "sim", "--moves", "44", "--fast",
-         "--seed", "4", "--frames", "60", "--record", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+         "--seed", "4", "--frames", str(count), "--record", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=patience(300))
     assert result.returncode == 0, result.stderr
-    assert "60 frames written" in result.stderr
+    assert f"{count} frames written" in result.stderr
     video = cv2.VideoCapture(str(out))
     frames = []
     while True:
@@ -30,7 +32,7 @@ def test_the_recording_decodes_and_shows_what_the_reader_found(tmp_path: Path) -
         if not ok:
             break
         frames.append(frame)
-    assert len(frames) == 60
+    assert len(frames) == count
     last = frames[-1].astype(np.int32)
     picture, strip = last[:-STRIP_HEIGHT], last[-STRIP_HEIGHT:]
     # the fitted grid is drawn in the overlay's colour (cyan) where the board was read

@@ -17,6 +17,7 @@ from firmware_py.board import Board
 from firmware_py.config import load_config
 from firmware_py.play.levels import PERFECT, level
 from firmware_py.play.session import PlaySession
+from tests.emulation import patience
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_the_appliance_opens_when_the_person_plays_yellow(solver: Solver) -> Non
 
 
 def _read_until(fd: int, text: str, timeout: float = 30.0) -> str:
-    seen, end = b"", time.monotonic() + timeout
+    seen, end = b"", time.monotonic() + patience(timeout)
     while text.encode() not in seen and time.monotonic() < end:
         ready, _, _ = select.select([fd], [], [], 0.5)
         if ready:

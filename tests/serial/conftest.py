@@ -14,6 +14,7 @@ from firmware_py.board import Board
 from firmware_py.config import PROJECT_DIR
 from firmware_py.exc import SolveCancelled
 from firmware_py.scores import CENTRE_FIRST
+from tests.emulation import patience
 from tools.shared_data import missing_reason, solver_sets_dir
 
 TEST_SETS = solver_sets_dir()
@@ -36,8 +37,9 @@ def read_test_set(name: str, limit: int | None = None) -> list[tuple[str, int]]:
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Poll ``predicate`` until true or ``timeout``; returns its last value."""
-    deadline = time.monotonic() + timeout
+    """Poll ``predicate`` until true or ``timeout`` (longer under emulation); returns its
+    last value."""
+    deadline = time.monotonic() + patience(timeout)
     while time.monotonic() < deadline:
         if predicate():
             return True

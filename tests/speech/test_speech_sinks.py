@@ -14,6 +14,7 @@ import pytest
 
 from firmware_py.exc import AudioError
 from firmware_py.speech.sinks import NullSink, PyAudioSink, WavSink, find_output_device
+from tests.emulation import patience
 
 DEVICES = [{"name": "bcm2835 Headphones: - (hw:0,0)", "maxOutputChannels": 8,
             "defaultSampleRate": 44100.0, "index": 0},
@@ -93,7 +94,7 @@ class FakeStream:
 
 
 def wait_for(condition, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patience(timeout)
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)

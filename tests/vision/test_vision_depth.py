@@ -29,6 +29,7 @@ from firmware_py.vision.geometry import (
     plane_homography,
     pose_rotation,
 )
+from tests.emulation import EMULATED
 
 SIZE = (1280, 720)
 
@@ -138,6 +139,12 @@ def _read_views(generator: str, low: float, high: float, count: int,
     return counts
 
 
+SLOW_MEASURE = pytest.mark.skipif(
+    bool(EMULATED), reason="a measurement on 100-160 rendered frames, too slow under "
+    "emulation (tools/device/*_check.sh); it runs on every real machine")
+
+
+@SLOW_MEASURE
 def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() -> None:
     """Our renderer's discs 0.2-0.4 P behind the face (the reader assumes 0.35),
     larger than their holes as on real boards."""
@@ -153,6 +160,7 @@ def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() 
     assert frontal[0.35][1] >= frontal[0.0][1] - 2, frontal
 
 
+@SLOW_MEASURE
 def test_the_depth_correction_costs_little_on_the_scene_generator() -> None:
     """3-D scene frames, discs 0.1-0.45 P deep: no clear gain there (docs/vision.md),
     but never a wrong board and at most a frame lost."""

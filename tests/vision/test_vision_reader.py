@@ -17,6 +17,7 @@ from firmware_py.simtable.render import (
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.geometry import GRID_CORNERS, apply_homography
 from firmware_py.vision.reader import BoardReader
+from tests.emulation import fewer
 
 from .conftest import SEED_BASE, random_board
 
@@ -167,7 +168,7 @@ def _scene(board_or_grid, seed: int, **fields):  # noqa: ANN001, ANN202
 
 def test_frames_of_the_3d_scene_are_read_and_never_wrong_ok(reader: BoardReader) -> None:
     rng = np.random.default_rng(SEED_BASE + 700)
-    frames, exact, wrong_ok = 24, 0, 0
+    frames, exact, wrong_ok = fewer(24, emulated=8), 0, 0
     for index in range(frames):
         board = random_board(rng)
         reading = reader.read(_scene(board, SEED_BASE + 700 + index, max_tilt_deg=35))
