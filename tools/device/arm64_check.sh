@@ -48,9 +48,9 @@ run_demo_and_query() {
 }
 
 run_tests() {
-  as_user "cd ~/c4pi && ./setup.sh test > ~/test.log 2>&1"
+  as_user "cd ~/c4pi && PYTEST_ADDOPTS='--durations=20' ./setup.sh test > ~/test.log 2>&1"
   local status=$?
-  tail -5 "$ROOT/home/$USER_NAME/test.log"
+  grep -E "^(FAILED|ERROR)|passed|failed" "$ROOT/home/$USER_NAME/test.log" | tail -25
   return $status
 }
 
