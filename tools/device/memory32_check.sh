@@ -14,9 +14,11 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 WORK="${1:-$(mktemp -d /var/tmp/c4pi-i386.XXXXXX)}"
 ROOT="$WORK/root"
-ARCH=i386 QEMU=none MACHINE=i686
+ARCH=i386 QEMU=none
+MACHINE=x86_64  # what plain chroot's uname says: the kernel's; linux32 below says i686
 # shellcheck source=tools/device/emulated_root.sh
 source "$HERE/tools/device/emulated_root.sh"
+as_user() { linux32 chroot "$ROOT" env HOME="/home/$USER_NAME" bash -lc "$*"; }
 host_tools() {  # no emulator: the kernel runs i386 programs itself
   command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
 }
@@ -39,7 +41,7 @@ main() {
   start_root
   timed "./setup.sh --robot (install)" as_user "cd ~/c4pi && ./setup.sh --robot > ~/setup.log 2>&1"
   timed "c4pi serve's peak memory, 32-bit" memory
-  log "done on $(chroot "$ROOT" uname -m) in $(( $(date +%s) - START )) s"
+  log "done on $(linux32 chroot "$ROOT" uname -m) in $(( $(date +%s) - START )) s"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi
