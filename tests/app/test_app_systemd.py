@@ -19,9 +19,9 @@ def rendered_unit(tmp_path: Path, install_dir: Path) -> Path:
     return path
 
 
-def unit_settings() -> dict[str, list[str]]:
+def unit_settings(unit: Path = UNIT) -> dict[str, list[str]]:
     settings: dict[str, list[str]] = {}
-    for line in UNIT.read_text().splitlines():
+    for line in unit.read_text().splitlines():
         if "=" in line and not line.startswith("#"):
             key, value = line.split("=", 1)
             settings.setdefault(key.strip(), []).append(value.strip())
@@ -62,13 +62,16 @@ def test_unit_parses_as_ini() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
-def test_systemd_analyze_verify(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["c4pi.service", "c4pi-robot.service"])
+def test_systemd_analyze_verify(tmp_path: Path, name: str) -> None:
     install_dir = tmp_path / "opt"
     binary = install_dir / ".venv" / "bin" / "c4pi"
     binary.parent.mkdir(parents=True)
     binary.write_text("#!/bin/sh\n")
     binary.chmod(0o755)
-    unit = rendered_unit(tmp_path, install_dir)
+    unit = tmp_path / name
+    unit.write_text((ROOT / "systemd" / name).read_text().replace("@INSTALL_DIR@",
+                                                                   str(install_dir)))
     result = subprocess.run(["systemd-analyze", "verify", str(unit)],
                             capture_output=True, text=True, timeout=60)
     problems = [line for line in result.stderr.splitlines() if str(unit) in line]
@@ -157,17 +160,8 @@ def test_exposure_rating_stays_low(tmp_path: Path) -> None:
 ROBOT_UNIT = ROOT / "systemd" / "c4pi-robot.service"
 
 
-def robot_settings() -> dict[str, list[str]]:
-    settings: dict[str, list[str]] = {}
-    for line in ROBOT_UNIT.read_text().splitlines():
-        if "=" in line and not line.startswith("#"):
-            key, value = line.split("=", 1)
-            settings.setdefault(key.strip(), []).append(value.strip())
-    return settings
-
-
 def test_the_robot_unit_runs_the_serial_solver_alone() -> None:
-    settings = robot_settings()
+    settings = unit_settings(ROBOT_UNIT)
     assert settings["ExecStart"][0].endswith("/.venv/bin/c4pi serve")
     assert settings["Conflicts"] == ["c4pi.service"]  # one of them owns the serial port
     assert settings["Restart"] == ["always"] and settings["WantedBy"] == ["multi-user.target"]
@@ -175,21 +169,6 @@ def test_the_robot_unit_runs_the_serial_solver_alone() -> None:
     assert settings["ExecStartPre"][0].startswith("+")  # the ACT LED, as the appliance's
     assert settings["PrivateNetwork"] == ["yes"]  # the robot's solver needs no network
     assert int(settings["MemoryMax"][0][:-1]) <= 256  # a 512 MB board keeps the rest
-
-
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
-def test_systemd_analyze_verify_the_robot_unit(tmp_path: Path) -> None:
-    install_dir = tmp_path / "opt"
-    binary = install_dir / ".venv" / "bin" / "c4pi"
-    binary.parent.mkdir(parents=True)
-    binary.write_text("#!/bin/sh\n")
-    binary.chmod(0o755)
-    unit = tmp_path / "c4pi-robot.service"
-    unit.write_text(ROBOT_UNIT.read_text().replace("@INSTALL_DIR@", str(install_dir)))
-    result = subprocess.run(["systemd-analyze", "verify", str(unit)],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert [line for line in result.stderr.splitlines() if str(unit) in line] == []
 
 
 def test_robot_system_dry_run_installs_the_robot_unit_and_the_uart() -> None:

@@ -14,17 +14,8 @@ import pytest
 
 from cython_solver import Solver
 from firmware_py.cli import main
-from firmware_py.config import load_config
 from firmware_py.play.levels import level
 from firmware_py.play.session import PlaySession
-
-
-@pytest.fixture(scope="module")
-def solver() -> Solver:
-    solver = Solver.from_config(load_config(None))
-    if not solver.has_book:
-        pytest.skip("no opening book (./setup.sh builds it)")
-    return solver
 
 
 def person_lines(solver: Solver, number: int) -> list[str]:

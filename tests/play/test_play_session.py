@@ -10,23 +10,11 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 from cython_solver import Solver
 from firmware_py.board import Board
-from firmware_py.config import load_config
 from firmware_py.play.levels import PERFECT, level
 from firmware_py.play.session import PlaySession
 from tests.emulation import patience
-
-
-@pytest.fixture(scope="module")
-def solver() -> Solver:
-    """With the opening book (setup.sh builds it): early positions are looked up."""
-    solver = Solver.from_config(load_config(None))
-    if not solver.has_book:
-        pytest.skip("no opening book (./setup.sh builds it)")
-    return solver
 
 
 def test_a_whole_game_against_perfect_play_is_lost_by_a_random_person(solver: Solver) -> None:
