@@ -7,7 +7,7 @@
 #   ./setup.sh --system   on a Pi: install and start the c4pi service (as root)
 #   ./setup.sh --system --kiosk   also show the c4pi screen full-screen on the Pi's display
 #   ./setup.sh --robot    only the robot's solver (c4pi serve: solver, book, serial, LED);
-#                         for 32-bit Pis and 512 MB boards (Pi Zero, Zero W, Pi 2, Pi 3)
+#                         for 32-bit Pis and 512 MB boards (Pi Zero, Zero W; Pi 2, 3 on 32 bits)
 #   ./setup.sh --robot --system   on a Pi: install and start the robot-only service
 #   ./setup.sh --uninstall  stop and remove the service (keeps /etc/c4pi)
 #   --dry-run             print what would be done, do nothing (with any of the above)
@@ -416,8 +416,21 @@ parse_args() {
   done
 }
 
+# The whole appliance needs a 64-bit OS: OpenCV and LiteRT publish nothing for 32-bit
+# ARM, so pip would try for hours to build them. Say so at once.
+check_architecture() {
+  case "$(uname -m)" in
+    armv6l|armv7l|armhf)
+      if [ "$ROBOT" = 0 ] && [ "$ACTION" != uninstall ]; then
+        CURRENT_STEP="architecture"
+        die "32-bit ARM ($(uname -m)): the whole appliance needs 64-bit Raspberry Pi OS; for a robot, ./setup.sh --robot installs the robot's solver here"
+      fi ;;
+  esac
+}
+
 main() {
   parse_args "$@"
+  check_architecture
   case "$ACTION" in
     system) install_system; return ;;
     uninstall) uninstall_system; return ;;

@@ -239,6 +239,7 @@ class Appliance:
     def _start_serial(self) -> None:
         from firmware_py.play.levels import level
         from firmware_py.serial_link.service import SerialService
+        from firmware_py.serial_link.transport import HeartbeatPort
 
         serial = self.config.serial
         opener = self.parts.port_opener(self.config)
@@ -246,7 +247,7 @@ class Appliance:
 
         def beating_opener() -> Any:
             self.watchdog.beat(SERIAL_LOOP)
-            return _HeartbeatPort(opener(), lambda: self.watchdog.beat(SERIAL_LOOP))
+            return HeartbeatPort(opener(), lambda: self.watchdog.beat(SERIAL_LOOP))
 
         self.serial = SerialService(
             beating_opener, self.worker, reconnect_min_s=serial.reconnect_min_s,
@@ -438,27 +439,6 @@ class LateAnnouncer:
         if announcer is None:
             return lambda *args, **kwargs: None
         return getattr(announcer, name)
-
-
-class _HeartbeatPort:
-    """A serial port that reports each read as a sign of life."""
-
-    def __init__(self, port: Any, beat: Callable[[], None]) -> None:
-        self._port = port
-        self._beat = beat
-
-    def read(self) -> bytes:
-        self._beat()
-        return self._port.read()
-
-    def write(self, data: bytes) -> None:
-        self._port.write(data)
-
-    def close(self) -> None:
-        self._port.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._port, name)
 
 
 class _LiveClock:

@@ -1,4 +1,9 @@
-"""``c4pi serve``: run the serial solver service for the Arduino robot alone (SPEC §3)."""
+"""``c4pi serve``: run the serial solver service for the Arduino robot alone (SPEC §3).
+
+Under systemd (``systemd/c4pi-robot.service``) it says ``READY=1`` once the
+solver, the book and the port are up, and pings the watchdog while the serial
+loop keeps reading (:class:`~firmware_py.notify.Watchdog`): a hung link is
+restarted by systemd."""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from firmware_py.serial_link.transport import baud_rates
 
 log = logging.getLogger(__name__)
 
+SERIAL_LOOP = "serial"
+STALE_S = 15.0  # the serial loop silent this long: no more watchdog pings
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -39,10 +46,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
             if args.pty:
                 device = appliance.open_pty()
             appliance.serve(device, args.baud or config.serial.baud)
+            appliance.notifier.notify("READY=1")
             if args.pty and appliance.service.wait_connected(10):
                 print(f"robot side: {appliance.robot_path}", flush=True)
             stop.wait()
             log.info("stopping")
+            appliance.notifier.notify("STOPPING=1")
     finally:
         _restore_signals(previous)
     return 0
@@ -53,8 +62,12 @@ class _Appliance:
 
     def __init__(self, config: Config) -> None:
         from firmware_py.leds import ActivityLight, open_activity_led, open_advantage_lights
+        from firmware_py.notify import SystemdNotifier, Watchdog, watchdog_interval
 
         self.config = config
+        self.notifier = SystemdNotifier()
+        self.watchdog = Watchdog(self.notifier, interval_s=watchdog_interval(),
+                                 stale_s=STALE_S)
         self.activity = ActivityLight(open_activity_led(config.led), config.led.blink_hz)
         self.advantage = open_advantage_lights(config.led)
         self.worker: Any = None
@@ -66,6 +79,7 @@ class _Appliance:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.watchdog.stop()
         if self.service is not None:
             self.service.stop()
         if self.worker is not None:
@@ -86,20 +100,28 @@ class _Appliance:
     def serve(self, device: str, baud: int) -> None:
         from firmware_py.play.levels import level
         from firmware_py.serial_link.service import SerialService
-        from firmware_py.serial_link.transport import pyserial_opener
+        from firmware_py.serial_link.transport import HeartbeatPort, pyserial_opener
         from firmware_py.worker import SolverWorker
 
         solver, rng = _make_solver(self.config)
         self.worker = SolverWorker(solver, self.config.solver.tie_break, rng).start()
         self.worker.add_busy_listener(self.activity.set_busy)
         serial = self.config.serial
+        opener = pyserial_opener(device, baud)
+        self.watchdog.register(SERIAL_LOOP)
+
+        def beating_opener() -> Any:  # the loop beats while it opens or reads the port
+            self.watchdog.beat(SERIAL_LOOP)
+            return HeartbeatPort(opener(), lambda: self.watchdog.beat(SERIAL_LOOP))
+
         self.service = SerialService(
-            pyserial_opener(device, baud), self.worker,
+            beating_opener, self.worker,
             reconnect_min_s=serial.reconnect_min_s, reconnect_max_s=serial.reconnect_max_s,
             on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready(),
             level=level(serial.level))
         log.info("serving robot queries on %s at %d baud", device, baud)
         self.service.start()
+        self.watchdog.start()
 
     def _show_advantage(self, board: Any, answer: Any) -> None:
         if self.advantage is not None:

@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from firmware_py.config import Config, resolve_path
+from firmware_py.parts import INSTALL_HINT, PARTS, missing
 from firmware_py.selftest import system
 from firmware_py.selftest.core import Check, Fail, SelftestOptions, Skip
 
@@ -273,7 +274,7 @@ def check_screen(config: Config, options: SelftestOptions) -> str:
         state = json.loads(response.read())
     except ConnectionRefusedError:
         raise Skip(f"nothing answers on port {port}: the page is served by the running "
-                   "service (systemctl status c4pi)") from None
+                   "appliance (systemctl status c4pi)") from None
     except (OSError, ValueError, http.client.HTTPException) as error:
         raise Fail(f"port {port} answers, but not as c4pi's screen ({error}): another "
                    "program may hold it; change [hud] port") from None
@@ -288,19 +289,30 @@ def check_screen(config: Config, options: SelftestOptions) -> str:
 
 
 def all_checks() -> list[tuple[str, Check]]:
-    """Every check, in the order the table shows them."""
+    """Every check, in the order the table shows them; a check of a part this
+    install leaves out (a robot-only install) is skipped, saying so."""
     return [
         ("solver", check_solver),
         ("book", check_book),
-        ("model", check_model),
-        ("camera", check_camera),
-        ("calibration", check_calibration),
+        ("model", needs("camera", check_model)),
+        ("camera", needs("camera", check_camera)),
+        ("calibration", needs("camera", check_calibration)),
         ("serial", check_serial),
         ("led", check_led),
-        ("speech clips", check_clips),
-        ("audio", check_audio),
-        ("screen", check_screen),
+        ("speech clips", needs("speech", check_clips)),
+        ("audio", needs("speech", check_audio)),
+        ("screen", needs("screen", check_screen)),
         ("disk", system.check_disk),
         ("memory", system.check_memory),
         ("cpu temperature", system.check_temperature),
     ]
+
+
+def needs(part: str, check: Check) -> Check:
+    """``check``, or a skip when ``part`` is not installed here."""
+    def checked(config: Config, options: SelftestOptions) -> str:
+        if missing([part]):
+            raise Skip(f"the {part} part ({PARTS[part].known_as}) is not installed "
+                       f"(a robot-only install; {INSTALL_HINT})")
+        return check(config, options)
+    return checked

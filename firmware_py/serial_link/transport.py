@@ -10,7 +10,7 @@ import collections
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from firmware_py.exc import SerialPortError
 
@@ -90,6 +90,28 @@ class PySerialPort:
 
     def __repr__(self) -> str:
         return f"<PySerialPort {self.name!r}>"
+
+
+class HeartbeatPort:
+    """A port that reports each read as a sign of life (the service's loop reads
+    with a short timeout, so it beats even when the robot is silent)."""
+
+    def __init__(self, port: Any, beat: Callable[[], None]) -> None:
+        self._port = port
+        self._beat = beat
+
+    def read(self) -> bytes:
+        self._beat()
+        return self._port.read()
+
+    def write(self, data: bytes) -> None:
+        self._port.write(data)
+
+    def close(self) -> None:
+        self._port.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._port, name)
 
 
 def pyserial_opener(device: str, baud: int = 9600) -> PortOpener:

@@ -64,12 +64,23 @@ def test_a_command_that_needs_a_missing_part_says_so_in_one_line(config, command
 
 def test_selftest_skips_what_is_not_installed_and_says_why(config) -> None:
     result = run_robot_only("--config", str(config), "selftest")
-    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
-    for check in ("model", "calibration"):
-        assert " SKIP " in rows[check] and "camera part (OpenCV) is not installed" \
-            in rows[check], rows[check]
+    rows = {line.split("  ")[0]: line for line in result.stdout.splitlines() if line.strip()}
+    for check, part in (("model", "camera"), ("camera", "camera"), ("calibration", "camera"),
+                        ("speech clips", "speech"), ("audio", "speech"),
+                        ("screen", "screen")):
+        assert " SKIP " in rows[check] and f"the {part} part" in rows[check], rows[check]
     assert " PASS " in rows["solver"] and " PASS " in rows["book"]
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result
+
+
+def test_the_whole_appliance_on_32_bit_arm_points_to_the_robot_install() -> None:
+    script = (f"source {ROOT / 'setup.sh'}; uname() {{ echo armv7l; }}; "
+              "ROBOT=0; ACTION=setup; check_architecture")
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1 and "./setup.sh --robot" in result.stderr, result
+    robot = subprocess.run(["bash", "-c", script.replace("ROBOT=0", "ROBOT=1")],
+                           capture_output=True, text=True, timeout=30)
+    assert robot.returncode == 0, robot
 
 
 def test_serve_answers_the_robot_without_the_other_parts(config) -> None:

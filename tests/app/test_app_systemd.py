@@ -165,6 +165,8 @@ def test_the_robot_unit_runs_the_serial_solver_alone() -> None:
     assert settings["ExecStart"][0].endswith("/.venv/bin/c4pi serve")
     assert settings["Conflicts"] == ["c4pi.service"]  # one of them owns the serial port
     assert settings["Restart"] == ["always"] and settings["WantedBy"] == ["multi-user.target"]
+    assert settings["Type"] == ["notify"] and int(settings["WatchdogSec"][0]) > 0
+    assert settings["WorkingDirectory"] == ["/var/lib/c4pi"]  # writable: lgpio's pipes
     assert set(settings["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
     assert settings["ExecStartPre"][0].startswith("+")  # the ACT LED, as the appliance's
     assert settings["PrivateNetwork"] == ["yes"]  # the robot's solver needs no network

@@ -126,3 +126,43 @@ def test_client_without_service_or_port(tmp_path: Path, capsys) -> None:
     assert status == 1 and "none within" in out
     status, out = run_client(capsys, "--port", str(tmp_path / "nope"), "4")
     assert status == 1 and "nope" in out
+
+
+def test_serve_tells_systemd_it_is_ready_and_alive(tmp_path: Path) -> None:
+    """Under the robot unit (Type=notify, WatchdogSec): READY=1 once serving, WATCHDOG=1
+    while the serial loop reads, STOPPING=1 on SIGTERM."""
+    import socket
+
+    notify = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(str(notify))
+        listener.settimeout(0.2)
+        wire = PtyWire(link=tmp_path / "serial0")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "firmware_py", "--config", str(write_config(tmp_path)),
+             "serve"], cwd=PROJECT_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env={**os.environ, "NOTIFY_SOCKET": str(notify), "WATCHDOG_USEC": "400000"})
+        messages: list[str] = []
+
+        def receive_until(predicate, seconds: float) -> bool:
+            return wait_until(lambda: _drain(listener, messages) or predicate(), seconds)
+
+        try:
+            assert receive_until(lambda: "READY=1" in messages, 30), messages
+            assert receive_until(lambda: messages.count("WATCHDOG=1") >= 3, 10), messages
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=10) == 0
+            assert receive_until(lambda: "STOPPING=1" in messages, 5), messages
+        finally:
+            if process.poll() is None:
+                process.kill()
+            wire.close()
+
+
+def _drain(listener: object, messages: list[str]) -> bool:
+    """Receive what the socket holds into ``messages``; False (keep polling)."""
+    try:
+        while True:
+            messages.append(listener.recv(256).decode())
+    except OSError:
+        return False
