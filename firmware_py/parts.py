@@ -9,6 +9,7 @@ of a traceback (:func:`needs_message`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -34,7 +35,10 @@ PARTS: dict[str, Part] = {part.name: part for part in (
 
 
 def installed(module: str) -> bool:
-    """True when ``module`` can be imported here (without importing it)."""
+    """True when ``module`` can be imported here (without importing it); one already
+    imported counts (a blocked one, ``None`` in :data:`sys.modules`, does not)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
     try:
         return find_spec(module) is not None
     except (ImportError, ValueError):  # a blocked or broken module counts as absent

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for sub in actions.choices.values():
         sub.add_argument("--dir", metavar="DIR",
                          help="clip directory (default: [speech] clip_dir, else the cache)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("speech",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--list-devices", action="store_true",
                         help="list the audio output devices ([speech] device) and exit")
     add_solver_flags(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, needs=("speech",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

@@ -51,6 +51,7 @@ def config(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("command", "part"), [
     (("read", "x.png"), "camera"), (("render", "-", "-o", "x.png"), "camera"),
     (("demo",), "camera, speech and screen"), (("say", "4453"), "speech"),
+    (("say", "4453", "--out", "x.wav"), "speech"), (("clips", "build"), "speech"),
 ])
 def test_a_command_that_needs_a_missing_part_says_so_in_one_line(config, command,
                                                                   part) -> None:
