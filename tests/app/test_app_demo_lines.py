@@ -21,6 +21,7 @@ from firmware_py.config import Config
 from firmware_py.pipeline.events import View
 from firmware_py.pipeline.fakes import RecordingAnnouncer
 from firmware_py.sources.factory import sim_opponent_source
+from tests.emulation import fewer, patience
 
 from .test_app_opponent import Notes
 from .test_app_watchdog import NoLed
@@ -83,7 +84,8 @@ def test_the_demo_lines_say_the_column_c4pi_announces() -> None:
                   announcer=lambda c: announcer, on_view=moves.show,
                   on_opponent=moves.opponent_changed,
                   source=lambda c, wait: sim_opponent_source(
-                      c.camera, opponent_asker(holder), "Y", fast=True, seed=9, games=1))
+                      c.camera, opponent_asker(holder), "Y", fast=True, seed=9, games=1,
+                      fps=fewer(10, emulated=2)))  # 2: under emulation, as test_app_opponent
     appliance = Appliance(config, Notes(), parts)
     holder.append(appliance)
     moves.start("banner")
@@ -91,7 +93,7 @@ def test_the_demo_lines_say_the_column_c4pi_announces() -> None:
     try:
         appliance.start()
         threading.Thread(target=appliance.run, args=(stop,), daemon=True).start()
-        deadline = time.monotonic() + 900  # seconds here; much longer under emulation
+        deadline = time.monotonic() + patience(120)  # seconds here
         while "game over" not in out.getvalue() and time.monotonic() < deadline:
             time.sleep(0.2)
     finally:

@@ -10,6 +10,7 @@ from firmware_py.appliance.app import Appliance, Parts
 from firmware_py.config import Config
 from firmware_py.pipeline.fakes import RecordingAnnouncer
 from firmware_py.sources.factory import sim_opponent_source
+from tests.emulation import fewer, patience
 
 from .test_app_watchdog import NoLed
 
@@ -17,6 +18,10 @@ from .test_app_watchdog import NoLed
 class Notes:
     def notify(self, message: str) -> None:
         pass
+
+# Whole games through the real reader render and read every frame: under emulation
+# (50 times slower) at 2 frames a second of play instead of 10; the game is the same.
+GAME_FPS = fewer(10, emulated=2)
 
 
 def test_opponent_mode_plays_a_game_through_the_appliance() -> None:
@@ -33,7 +38,8 @@ def test_opponent_mode_plays_a_game_through_the_appliance() -> None:
     parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None, hud=None,
                   announcer=lambda c: announcer,
                   source=lambda c, wait: sim_opponent_source(c.camera, asked_for, "R",
-                                                             fast=True, seed=6, games=1))
+                                                             fast=True, seed=6, games=1,
+                                                             fps=GAME_FPS))
     appliance = Appliance(config, Notes(), parts)
     holder.append(appliance)
     stop = threading.Event()
@@ -41,7 +47,7 @@ def test_opponent_mode_plays_a_game_through_the_appliance() -> None:
     try:
         appliance.start()
         main.start()
-        deadline = time.monotonic() + 900  # a few seconds here; much longer under emulation
+        deadline = time.monotonic() + patience(120)  # a few seconds here
         while time.monotonic() < deadline:
             said = [call[1] for call in announcer.calls if call[0] == "say"]
             if said and said[-1] in (("i-win",), ("you-win",), ("final-draw",)):
