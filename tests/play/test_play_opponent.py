@@ -13,6 +13,7 @@ from firmware_py.board import Board
 from firmware_py.config import load_config
 from firmware_py.play.levels import PERFECT, level
 from firmware_py.play.opponent import ASKING, OVER, YOUR_MOVE, Opponent
+from tests.emulation import fewer
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +85,10 @@ def test_end_to_end_on_the_simulated_camera_with_a_wrong_disc(solver: Solver) ->
 
     config = load_config(None)
     opponent, said = make(solver, colour="Y", number=PERFECT)
+    # a whole rendered game: half the frames under emulation (5 a second still shows the
+    # wrong disc put in and taken out; 3 do not)
     source = sim_opponent_source(config.camera, opponent.asked_for, "Y", fast=True, seed=2,
-                                 mistakes=(2,), games=1)
+                                 mistakes=(2,), games=1, fps=fewer(10, emulated=5))
     source.open()
     committed: list[Board] = []
 
