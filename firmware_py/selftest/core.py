@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 from firmware_py.config import Config
-from firmware_py.parts import INSTALL_HINT, PARTS, part_of_module
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +55,6 @@ def run_check(name: str, check: Check, config: Config, options: SelftestOptions)
         status, detail = SKIP, str(reason)
     except Fail as reason:
         status, detail = FAIL, str(reason)
-    except ModuleNotFoundError as error:
-        part = part_of_module(error.name)
-        if part is None:
-            raise
-        status, detail = SKIP, (f"the {part} part ({PARTS[part].known_as}) is not installed "
-                                f"(a robot-only install; {INSTALL_HINT})")
     except Exception as error:  # a crashing check is a failure, never a crash of selftest
         log.debug("check %s crashed", name, exc_info=True)
         status, detail = FAIL, f"{type(error).__name__}: {error}"

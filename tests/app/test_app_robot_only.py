@@ -8,10 +8,8 @@ The parts are taken away as a robot-only install leaves them out: their modules
 from __future__ import annotations
 
 import os
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from firmware_py.config import PROJECT_DIR
 from firmware_py.parts import EX_UNAVAILABLE
 from firmware_py.scores import serial_answer
 from tests.serial.conftest import read_test_set
+from tools.device.robot_queries import ask
 
 ROOT = Path(__file__).resolve().parents[2]
 LEFT_OUT = ("cv2", "ai_edge_litert", "pyaudio", "aiohttp", "segno")
@@ -95,7 +94,7 @@ def test_serve_answers_the_robot_without_the_other_parts(config) -> None:
         robot = os.open(line.split(": ", 1)[1].strip(), os.O_RDWR | os.O_NOCTTY)
         try:
             for moves, score in positions:
-                answer = query(robot, moves)
+                answer, _ = ask(robot, moves, timeout_s=30.0)
                 board = Board.from_moves(moves)
                 assert answer[:1] == "!", (moves, answer)
                 column = int(answer[1])
@@ -107,18 +106,6 @@ def test_serve_answers_the_robot_without_the_other_parts(config) -> None:
         process.terminate()
         process.wait(timeout=10)
     assert "Traceback" not in process.stderr.read()
-
-
-def query(robot: int, moves: str, timeout_s: float = 30.0) -> str:
-    """Send ``!moves?``; the acknowledgement and the answer, e.g. ``!4+40``."""
-    os.write(robot, f"!{moves}?".encode())
-    received = b""
-    deadline = time.monotonic() + timeout_s
-    while len(received) < 5 and time.monotonic() < deadline:
-        ready, _, _ = select.select([robot], [], [], 0.5)
-        if ready:
-            received += os.read(robot, 64)
-    return received.decode()
 
 
 def setup_function_value(function: str, robot: bool, tests: bool) -> str:
