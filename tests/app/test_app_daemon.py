@@ -102,18 +102,19 @@ class Daemon:
     def stop(self) -> tuple[int, float]:
         started = time.monotonic()
         self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(timeout=10)
+        code = self.process.wait(timeout=patience(10))
         self.log.close()
         self.sock.close()
         return code, time.monotonic() - started
 
 
 def ask(robot: serial.Serial, moves: str, timeout: float = 20.0) -> bytes:
+    """The answer: ``!`` and four bytes, or ``?`` (a refused frame), or what came in time."""
     robot.reset_input_buffer()
     robot.write(b"!" + moves.encode() + b"?")
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patience(timeout)
     received = b""
-    while time.monotonic() < deadline and len(received) < 5:
+    while time.monotonic() < deadline and len(received) < 5 and received[:1] != b"?":
         received += robot.read(5 - len(received))
     return received
 
@@ -180,7 +181,7 @@ def test_daemon_keeps_serving_when_camera_fails(tmp_path: Path, wire: PtyWire) -
         wire.replug()
         robot.close()
         robot = serial.Serial(wire.robot_path, 9600, timeout=0.5)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + patience(10)
         answer = b""
         while time.monotonic() < deadline and answer[:1] != b"!":
             answer = ask(robot, moves, timeout=1.0)
