@@ -21,6 +21,7 @@ from firmware_py.pipeline.runtime import FrameLoop, Pipeline, SyncPort
 from firmware_py.scores import plies_to_end
 from firmware_py.simtable.camera import SimulatedCamera, default_spec
 from firmware_py.simtable.script import Drop, Flicker, Pass, Wait
+from tests.emulation import fewer
 from tools.shared_data import missing_reason, solver_sets_dir
 
 TEST_SETS = solver_sets_dir()
@@ -86,8 +87,9 @@ def test_watch_sim_prints_the_game(config, tmp_path, capsys):
     path = tmp_path / "c4pi.toml"
     path.write_text('[camera]\nwidth = 640\nheight = 360\n')  # the book answers early
     moves = "4453"
+    fps = fewer(10, emulated=4)  # under emulation a read is slow (3 a second still passes, 2 not)
     status = cli.main(["--config", str(path), "watch", "sim", "--fast", "--json",
-                       "--moves", moves, "--seed", "2"])
+                       "--moves", moves, "--seed", "2", "--fps", str(fps)])
     out = capsys.readouterr().out
     assert status == 0
     objects = [json.loads(line) for line in out.splitlines()]

@@ -27,7 +27,7 @@ ACCEPTED = ("ok", "finished")
 def test_random_positions_and_poses_read_exactly_and_never_wrong_ok(
         reader: BoardReader) -> None:
     rng = np.random.default_rng(SEED_BASE + 100)
-    frames = 60
+    frames = fewer(60, emulated=20)  # a read is slow under emulation
     exact = wrong_ok = cells_right = cells = 0
     for index in range(frames):
         board = random_board(rng)
@@ -59,7 +59,7 @@ def test_after_the_empty_board_positions_are_read_and_never_wrong_ok() -> None:
 
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
     rng = np.random.default_rng(SEED_BASE + 150)
-    frames = 30
+    frames = fewer(30, emulated=10)
     exact = accepted = wrong_ok = 0
     for index in range(frames):
         board = random_board(rng)
