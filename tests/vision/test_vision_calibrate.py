@@ -29,6 +29,7 @@ from firmware_py.vision.colour_reader import UNSURE
 from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import INVALID, Reading
+from tests.emulation import fewer
 
 WHEN = dt.datetime(2026, 11, 24, 9, 30, tzinfo=dt.UTC)
 # a room with a red wall behind the board, seen through every empty hole
@@ -244,7 +245,10 @@ def test_calibrate_force_command_on_the_simulated_camera(tmp_path: Path,
 def test_calibrate_discs_command_on_the_simulated_camera(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "board.json"
-    assert main(["calibrate", "--source", "sim", "--discs", "--out", str(out)]) == 0
+    config = tmp_path / "c4pi.toml"  # under emulation 3 frames a second: a read is slow there
+    config.write_text(f"[camera]\nfps = {fewer(10, emulated=3)}\n")  # 2 still pass
+    assert main(["--config", str(config), "calibrate", "--source", "sim", "--discs",
+                 "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "now drop one red disc" in printed and "now drop one yellow disc" in printed
     assert "stored the empty board and the disc colours" in printed
