@@ -119,6 +119,13 @@ def ask(robot: serial.Serial, moves: str, timeout: float = 20.0) -> bytes:
     return received
 
 
+def wait_for_speech(log_path: Path, seconds: float) -> None:
+    """Until the daemon has said something (the camera's first board read and solved)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and "speech: " not in log_path.read_text():
+        time.sleep(0.5)
+
+
 def expected_answer_shape(moves: str, score: int) -> tuple[str, str]:
     board = Board.from_moves(moves)
     sign = "+" if score > 0 else "-" if score < 0 else "="
@@ -146,6 +153,7 @@ def test_daemon_end_to_end(tmp_path: Path, wire: PtyWire) -> None:
             assert Board.from_moves(moves).can_play(int(text[0]))
         assert ask(robot, "12x")[:1] == b"?"
         daemon.pump(6)
+        wait_for_speech(tmp_path / "daemon.log", patience(20))
         assert any(m == "WATCHDOG=1" for m in daemon.messages)
         status = [m for m in daemon.messages if m.startswith("STATUS=")]
         assert status and "serial connected" in status[-1]
