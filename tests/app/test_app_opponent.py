@@ -21,15 +21,15 @@ class Notes:
 
 # Whole games through the real reader render and read every frame: under emulation,
 # where a read is 130 times slower, at 2 frames a second of play instead of 10, and
-# only the game's start (c4pi's first three moves); the whole game runs everywhere else.
+# only the game's start (c4pi's first two moves); the whole game runs everywhere else.
 GAME_FPS = fewer(10, emulated=2)
 ENDINGS = (("i-win",), ("you-win",), ("final-draw",))
 
 
 def enough_said(said: list[tuple[str, ...]]) -> bool:
-    """The game's end here; c4pi's third move said under emulation."""
+    """The game's end here; c4pi's second move said under emulation."""
     if EMULATED:
-        return sum(clips[0].startswith("i-play-") for clips in said) >= 3
+        return sum(clips[0].startswith("i-play-") for clips in said) >= 2
     return bool(said) and said[-1] in ENDINGS
 
 

@@ -87,7 +87,7 @@ def test_watch_sim_prints_the_game(config, tmp_path, capsys):
     path = tmp_path / "c4pi.toml"
     path.write_text('[camera]\nwidth = 640\nheight = 360\n')  # the book answers early
     moves = "4453"
-    fps = fewer(10, emulated=4)  # under emulation a read is slow (3 a second still passes, 2 not)
+    fps = fewer(10, emulated=3)  # under emulation a read is slow (2 a second fails)
     status = cli.main(["--config", str(path), "watch", "sim", "--fast", "--json",
                        "--moves", moves, "--seed", "2", "--fps", str(fps)])
     out = capsys.readouterr().out
