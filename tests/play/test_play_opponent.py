@@ -91,9 +91,9 @@ def test_end_to_end_on_the_simulated_camera_with_a_wrong_disc(solver: Solver) ->
     # A whole rendered game. Under emulation, where a read is 130 times slower, half the
     # frames a second (5 still show the wrong disc put in and taken out; 3 do not) and
     # only the game's start: the wrong disc comes with c4pi's first move.
-    mistake = 2 if not EMULATED else 1
     source = sim_opponent_source(config.camera, opponent.asked_for, "Y", fast=True, seed=2,
-                                 mistakes=(mistake,), games=1, fps=fewer(10, emulated=5))
+                                 mistakes=(fewer(2, emulated=1),), games=1,
+                                 fps=fewer(10, emulated=5))
     source.open()
     committed: list[Board] = []
 

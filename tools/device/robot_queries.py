@@ -56,11 +56,12 @@ def start_serve(config: Path | None) -> tuple[subprocess.Popen[str], int]:
 
 
 def ask(robot: int, moves: str, timeout_s: float) -> tuple[str, float]:
-    """The acknowledgement and answer (``!4+40``), and the seconds they took."""
+    """The acknowledgement and answer (``!4+40``) or a refusal (``?``), and the seconds
+    they took."""
     started = time.monotonic()
     os.write(robot, f"!{moves}?".encode())
     received = b""
-    while len(received) < 5 and time.monotonic() - started < timeout_s:
+    while len(received) < 5 and received[:1] != b"?" and time.monotonic() - started < timeout_s:
         ready, _, _ = select.select([robot], [], [], 1.0)
         if ready:
             received += os.read(robot, 16)
