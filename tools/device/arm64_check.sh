@@ -7,7 +7,8 @@
 # 1. debootstrap a bookworm arm64 root from the mirror apt uses here;
 # 2. clone this repository (its committed HEAD) into /home/tester/c4pi there;
 # 3. there: `./setup.sh run` until the demo answers a serial query
-#    (`c4pi client`), then stop it; then `./setup.sh test`. They run as root
+#    (`c4pi client`), then stop it; then `./setup.sh test`, one pytest worker
+#    per host core (`-n`, pytest-xdist). They run as root
 #    with HOME=/home/tester: qemu-user's binfmt entry (flags PF, no C) does not
 #    honour setuid, so sudo cannot work inside the emulated root.
 # Prints each step's time and the test summary; exits non-zero on a failure.
@@ -48,7 +49,9 @@ run_demo_and_query() {
 }
 
 run_tests() {
-  as_user "cd ~/c4pi && PYTEST_ADDOPTS='--durations=20' ./setup.sh test > ~/test.log 2>&1"
+  # One pytest worker per host core (pytest-xdist, a test extra): each test process
+  # is emulated on one core; the suite passes in parallel as it does in order.
+  as_user "cd ~/c4pi && PYTEST_ADDOPTS='-n $(nproc) --durations=20' ./setup.sh test > ~/test.log 2>&1"
   local status=$?
   grep -E "^(FAILED|ERROR)|passed|failed" "$ROOT/home/$USER_NAME/test.log" | tail -25
   return $status
