@@ -8,6 +8,7 @@
 #   ./setup.sh --system --kiosk   also show the c4pi screen full-screen on the Pi's display
 #   ./setup.sh --robot    only the robot's solver (c4pi serve: solver, book, serial, LED);
 #                         for 32-bit Pis and 512 MB boards (Pi Zero, Zero W; Pi 2, 3 on 32 bits)
+#   ./setup.sh --robot run        the robot-only install, then c4pi serve on a pseudo-terminal
 #   ./setup.sh --robot --system   on a Pi: install and start the robot-only service
 #   ./setup.sh --uninstall  stop and remove the service (keeps /etc/c4pi)
 #   --dry-run             print what would be done, do nothing (with any of the above)
@@ -163,48 +164,42 @@ install_python_package() {
 
 build_opening_book() {
   step "Opening book"
-  if "$VENV/bin/c4pi" book --help >/dev/null 2>&1; then
-    run "$VENV/bin/c4pi" book build --if-missing || die "c4pi book build"
-  else
-    echo "   (this version has no opening book yet)"
-  fi
+  run "$VENV/bin/c4pi" book build --if-missing || die "c4pi book build"
 }
 
 render_speech_clips() {
   step "Speech clips"
   if [ "$ROBOT" = 1 ]; then echo "   (robot-only install: no speech)"; return; fi
-  if "$VENV/bin/c4pi" clips --help >/dev/null 2>&1; then
-    run "$VENV/bin/c4pi" clips build --if-missing || die "c4pi clips build"
-  else
-    echo "   (this version has no speech yet)"
-  fi
+  run "$VENV/bin/c4pi" clips build --if-missing || die "c4pi clips build"
 }
 
 # The robot-only install runs the tests of what it has: the solver, the serial
 # link (robot protocol, LEDs), the core and the robot-only commands.
 ROBOT_TESTS=(tests/solver tests/serial tests/core tests/app/test_app_robot_only.py)
 
+# The last step of `test` and `run`: the command replaces this script (a dry run prints it).
+run_last() {
+  if [ "$DRY_RUN" = 1 ]; then printf '   would run: %s\n' "$*"; return; fi
+  exec "$@"
+}
+
 run_tests() {
   step "Test suite"
   cd "$HERE"
-  if [ "$ROBOT" = 1 ]; then exec "$PY" -m pytest -q "${ROBOT_TESTS[@]}"; fi
-  exec "$PY" -m pytest -q
+  if [ "$ROBOT" = 1 ]; then run_last "$PY" -m pytest -q "${ROBOT_TESTS[@]}"; return; fi
+  run_last "$PY" -m pytest -q
 }
 
 run_appliance() {
   step "Starting c4pi"
   if [ "$ROBOT" = 1 ]; then
     echo "   robot-only install: the serial solver on a pseudo-terminal (c4pi serve --pty)"
-    exec "$VENV/bin/c4pi" serve --pty
-  fi
-  if "$VENV/bin/c4pi" demo --help >/dev/null 2>&1 && ! has_pi_camera; then
-    echo "   no Pi camera found: running the built-in demo"
-    exec "$VENV/bin/c4pi" demo
-  elif "$VENV/bin/c4pi" run --help >/dev/null 2>&1; then
-    exec "$VENV/bin/c4pi" run
+    run_last "$VENV/bin/c4pi" serve --pty
+  elif has_pi_camera; then
+    run_last "$VENV/bin/c4pi" run
   else
-    echo "   this version has no appliance yet; the configuration is:"
-    exec "$VENV/bin/c4pi" config
+    echo "   no Pi camera found: running the built-in demo"
+    run_last "$VENV/bin/c4pi" demo
   fi
 }
 
@@ -220,7 +215,9 @@ create_service_user() {
   as_root useradd --system --no-create-home --home-dir /var/lib/c4pi \
     --shell /usr/sbin/nologin "$SERVICE_USER" || die "useradd $SERVICE_USER"
   local group
-  for group in video dialout gpio audio; do
+  local groups=(video dialout gpio audio)  # camera, UART, LEDs, speaker
+  if [ "$ROBOT" = 1 ]; then groups=(dialout gpio); fi
+  for group in "${groups[@]}"; do
     if getent group "$group" >/dev/null; then
       as_root usermod -aG "$group" "$SERVICE_USER" || die "usermod -aG $group"
     fi
@@ -418,12 +415,18 @@ parse_args() {
 
 # The whole appliance needs a 64-bit OS: OpenCV and LiteRT publish nothing for 32-bit
 # ARM, so pip would try for hours to build them. Say so at once.
+# The system's own architecture: a 32-bit Raspberry Pi OS on a Pi 4 runs a 64-bit
+# kernel (uname -m says aarch64) under a 32-bit userland (dpkg says armhf).
+userland_arch() { dpkg --print-architecture 2>/dev/null || uname -m; }
+
 check_architecture() {
-  case "$(uname -m)" in
-    armv6l|armv7l|armhf)
+  local arch
+  arch="$(userland_arch)"
+  case "$arch" in
+    armhf|armel|armv6l|armv7l)
       if [ "$ROBOT" = 0 ] && [ "$ACTION" != uninstall ]; then
         CURRENT_STEP="architecture"
-        die "32-bit ARM ($(uname -m)): the whole appliance needs 64-bit Raspberry Pi OS; for a robot, ./setup.sh --robot installs the robot's solver here"
+        die "32-bit ARM ($arch): the whole appliance needs 64-bit Raspberry Pi OS; for a robot, ./setup.sh --robot installs the robot's solver here"
       fi ;;
   esac
 }

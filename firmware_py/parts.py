@@ -9,13 +9,17 @@ of a traceback (:func:`needs_message`).
 
 from __future__ import annotations
 
+import platform
+import struct
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.util import find_spec
 
 EX_UNAVAILABLE = 69  # sysexits: a part the command needs is not installed
-INSTALL_HINT = "./setup.sh installs the whole appliance"
+WHOLE_APPLIANCE = "./setup.sh installs the whole appliance"
+NOT_ON_32_BIT_ARM = ("the whole appliance needs 64-bit Raspberry Pi OS "
+                     "(OpenCV and LiteRT publish nothing for 32-bit ARM)")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,18 @@ def part_of_module(module: str | None) -> str | None:
     return next((part.name for part in PARTS.values() if root in part.modules), None)
 
 
+def is_32_bit_arm(machine: str | None = None, pointer_bits: int | None = None) -> bool:
+    """True on a 32-bit ARM userland (a 32-bit Pi OS, whose kernel may be 64-bit)."""
+    machine = (machine if machine is not None else platform.machine()).lower()
+    bits = pointer_bits if pointer_bits is not None else struct.calcsize("P") * 8
+    return machine.startswith(("arm", "aarch64")) and bits == 32
+
+
+def install_hint(machine: str | None = None, pointer_bits: int | None = None) -> str:
+    """How to get the parts a robot-only install leaves out, on this machine."""
+    return NOT_ON_32_BIT_ARM if is_32_bit_arm(machine, pointer_bits) else WHOLE_APPLIANCE
+
+
 def needs_message(command: str, parts: Iterable[str]) -> str:
     """``c4pi read needs the camera part (OpenCV), not installed here: …``."""
     names = list(parts)
@@ -64,4 +80,4 @@ def needs_message(command: str, parts: Iterable[str]) -> str:
     known = ", ".join(PARTS[name].known_as for name in names)
     plural = "part" if len(names) == 1 else "parts"
     return (f"c4pi {command} needs the {listed} {plural} ({known}), not installed here "
-            f"(a robot-only install): {INSTALL_HINT}")
+            f"(a robot-only install): {install_hint()}")

@@ -81,7 +81,8 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
         if reason is None:
             print(f"book {out} is valid and current: nothing to do")
             return 0
-        print(f"building {out}: {reason}")
+        print(f"building the opening book {out}" if not out.exists()
+              else f"rebuilding {out}: {reason}")
     bar = ProgressBar("book build")
     steps = {"read": (0.0, 0.02), "convert": (0.02, 0.3), "shallow": (0.32, 0.63),
              "write": (0.95, 0.05)}

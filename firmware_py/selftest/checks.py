@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from firmware_py.config import Config, resolve_path
-from firmware_py.parts import INSTALL_HINT, PARTS, missing
+from firmware_py.parts import PARTS, install_hint, missing
 from firmware_py.selftest import system
 from firmware_py.selftest.core import Check, Fail, SelftestOptions, Skip
 
@@ -313,6 +313,6 @@ def needs(part: str, check: Check) -> Check:
     def checked(config: Config, options: SelftestOptions) -> str:
         if missing([part]):
             raise Skip(f"the {part} part ({PARTS[part].known_as}) is not installed "
-                       f"(a robot-only install; {INSTALL_HINT})")
+                       f"(a robot-only install; {install_hint()})")
         return check(config, options)
     return checked

@@ -16,7 +16,7 @@ import pytest
 
 from firmware_py.board import Board
 from firmware_py.config import PROJECT_DIR
-from firmware_py.parts import EX_UNAVAILABLE
+from firmware_py.parts import EX_UNAVAILABLE, install_hint
 from firmware_py.scores import serial_answer
 from tests.serial.conftest import read_test_set
 from tools.device.robot_queries import ask
@@ -73,14 +73,35 @@ def test_selftest_skips_what_is_not_installed_and_says_why(config) -> None:
     assert result.returncode == 0 and "Traceback" not in result.stderr, result
 
 
-def test_the_whole_appliance_on_32_bit_arm_points_to_the_robot_install() -> None:
-    script = (f"source {ROOT / 'setup.sh'}; uname() {{ echo armv7l; }}; "
-              "ROBOT=0; ACTION=setup; check_architecture")
+@pytest.mark.parametrize(("dpkg", "uname", "refused"), [
+    ("armhf", "aarch64", True),    # 32-bit Pi OS on a Pi 4's 64-bit kernel
+    ("armhf", "armv7l", True), ("armel", "armv6l", True),
+    ("missing", "armv7l", True),   # no dpkg: the kernel's word
+    ("arm64", "aarch64", False), ("amd64", "x86_64", False),
+])
+def test_the_whole_appliance_on_32_bit_arm_points_to_the_robot_install(
+        dpkg: str, uname: str, refused: bool) -> None:
+    fake_dpkg = "return 1" if dpkg == "missing" else f"echo {dpkg}"
+    script = (f"source {ROOT / 'setup.sh'}; dpkg() {{ {fake_dpkg}; }}; "
+              f"uname() {{ echo {uname}; }}; ROBOT=0; ACTION=setup; check_architecture")
     result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
-    assert result.returncode == 1 and "./setup.sh --robot" in result.stderr, result
+    if refused:
+        assert result.returncode == 1 and "./setup.sh --robot" in result.stderr, result
+    else:
+        assert result.returncode == 0, result
     robot = subprocess.run(["bash", "-c", script.replace("ROBOT=0", "ROBOT=1")],
                            capture_output=True, text=True, timeout=30)
     assert robot.returncode == 0, robot
+
+
+@pytest.mark.parametrize(("machine", "bits", "whole"), [
+    ("armv7l", 32, False), ("armv6l", 32, False), ("aarch64", 32, False),
+    ("aarch64", 64, True), ("x86_64", 64, True), ("i686", 32, True),
+])
+def test_the_missing_part_hint_fits_the_machine(machine: str, bits: int, whole: bool) -> None:
+    """On 32-bit ARM plain ``./setup.sh`` stops: the hint must not send a person there."""
+    hint = install_hint(machine, bits)
+    assert ("./setup.sh" in hint) == whole and ("64-bit" in hint) != whole, hint
 
 
 def test_serve_answers_the_robot_without_the_other_parts(config) -> None:

@@ -54,6 +54,21 @@ def test_dry_run_changes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "venv").exists()
 
 
+@pytest.mark.parametrize(("action", "robot", "command"), [
+    ("run_tests", 0, "-m pytest -q"), ("run_tests", 1, "-m pytest -q tests/solver"),
+    ("run_appliance", 0, "c4pi demo"), ("run_appliance", 1, "c4pi serve --pty"),
+])
+def test_a_dry_run_prints_the_last_step_and_runs_nothing(tmp_path: Path, action: str,
+                                                         robot: int, command: str) -> None:
+    """``./setup.sh test --dry-run`` or ``run --dry-run``: no suite, no appliance."""
+    result = bash(f'DRY_RUN=1; ROBOT={robot}; VENV={tmp_path}/venv; PY=$VENV/bin/python; '
+                  f'is_pi() {{ return 1; }}; {action}; echo "still here"')
+    assert result.returncode == 0, result
+    would = [line for line in result.stdout.splitlines() if "would run:" in line]
+    assert len(would) == 1 and command in would[0], result.stdout
+    assert result.stdout.rstrip().endswith("still here"), result.stdout
+
+
 def _stamp_check(tmp_path: Path, stamp: str, extras: str, fingerprint: str = "abc") -> bool:
     import sys
 
