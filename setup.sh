@@ -423,7 +423,7 @@ check_architecture() {
   local arch
   arch="$(userland_arch)"
   case "$arch" in
-    armhf|armel|armv6l|armv7l)
+    armhf|armel|armv6l|armv7l|armv8l)
       if [ "$ROBOT" = 0 ] && [ "$ACTION" != uninstall ]; then
         CURRENT_STEP="architecture"
         die "32-bit ARM ($arch): the whole appliance needs 64-bit Raspberry Pi OS; for a robot, ./setup.sh --robot installs the robot's solver here"
