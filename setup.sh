@@ -186,8 +186,9 @@ run_last() {
 run_tests() {
   step "Test suite"
   cd "$HERE"
-  if [ "$ROBOT" = 1 ]; then run_last "$PY" -m pytest -q "${ROBOT_TESTS[@]}"; return; fi
-  run_last "$PY" -m pytest -q
+  local tests=()
+  if [ "$ROBOT" = 1 ]; then tests=("${ROBOT_TESTS[@]}"); fi
+  run_last "$PY" -m pytest -q "${tests[@]}"
 }
 
 run_appliance() {
@@ -413,12 +414,12 @@ parse_args() {
   done
 }
 
-# The whole appliance needs a 64-bit OS: OpenCV and LiteRT publish nothing for 32-bit
-# ARM, so pip would try for hours to build them. Say so at once.
 # The system's own architecture: a 32-bit Raspberry Pi OS on a Pi 4 runs a 64-bit
 # kernel (uname -m says aarch64) under a 32-bit userland (dpkg says armhf).
 userland_arch() { dpkg --print-architecture 2>/dev/null || uname -m; }
 
+# The whole appliance needs a 64-bit OS: OpenCV and LiteRT publish nothing for 32-bit
+# ARM, so pip would try for hours to build them. Say so at once.
 check_architecture() {
   local arch
   arch="$(userland_arch)"

@@ -21,6 +21,7 @@ from firmware_py.board import Board
 from firmware_py.scores import plies_to_end
 from firmware_py.serial_link.ptywire import PtyWire
 from tests.emulation import patience
+from tools.device import robot_queries
 
 # (moves, published score) from the public end-easy/middle-easy sets: independent truth.
 QUERIES = [
@@ -111,12 +112,8 @@ class Daemon:
 def ask(robot: serial.Serial, moves: str, timeout: float = 20.0) -> bytes:
     """The answer: ``!`` and four bytes, or ``?`` (a refused frame), or what came in time."""
     robot.reset_input_buffer()
-    robot.write(b"!" + moves.encode() + b"?")
-    deadline = time.monotonic() + patience(timeout)
-    received = b""
-    while time.monotonic() < deadline and len(received) < 5 and received[:1] != b"?":
-        received += robot.read(5 - len(received))
-    return received
+    answer, _ = robot_queries.ask(robot.fileno(), moves, patience(timeout))
+    return answer.encode()
 
 
 def wait_for_speech(log_path: Path, seconds: float) -> None:
