@@ -93,7 +93,6 @@ class VisionConfig:
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
     min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # a cell votes from this sure
     accept_margin: float = _opt(2.5, lo=2.0, hi=8.0)  # nats, see vision/decide.py
-    illegal_margin: float = _opt(3.0, lo=1.0, hi=8.0)
     remember_empty_board: bool = _opt(True)
     disc_depth_pitch: float = _opt(0.35, lo=0.0, hi=1.0)
     empty_board_file: str = _opt("")
@@ -215,7 +214,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
 # Keys of earlier versions that no longer do anything: accepted (a kept
 # /etc/c4pi/config.toml still loads after an upgrade) and reported once.
 RETIRED_KEYS = {"vision": ("flip_votes", "frontier_vote_confidence", "context_check",
-                           "min_frontier_confidence")}
+                           "min_frontier_confidence", "illegal_margin")}
 
 
 def _parse_section(cls: type, name: str, values: dict[str, Any], source: str) -> Any:

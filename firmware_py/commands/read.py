@@ -21,8 +21,8 @@ CONFIDENCE_MEANS = (
     "e^accept_margin times as probable as the runner-up, so ok and finished readings "
     "show at least 1 / (1 + e^-accept_margin): 0.92 with the default [vision] "
     "accept_margin 2.5. A refused reading shows less: below 0.92 when two legal boards "
-    "are too close, below 0.5 when the grid seen breaks the rules (then it is the best "
-    "legal board's share against that grid, weighed down by e^illegal_margin: 0.02 means "
+    "are too close, below 0.5 when the grid seen breaks the rules (a board is read only "
+    "as it is seen; then it is the best legal board's share against that grid: 0.02 means "
     "the camera clearly shows an illegal grid), 0 when no legal board or no board at all "
     "is found.")
 

@@ -67,7 +67,7 @@ from firmware_py.board import HEIGHT, WIDTH, Board
 from firmware_py.pipeline.first_sight import RoomLooks, hold_room
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.decide import decide, legal_boards
-from firmware_py.vision.reader import DEFAULT_ILLEGAL_MARGIN, DEFAULT_MARGIN
+from firmware_py.vision.reader import DEFAULT_MARGIN
 from firmware_py.vision.reading import FINISHED, OK, Reading
 
 Grid = tuple[str, ...]
@@ -103,7 +103,7 @@ class FollowParams:
     start_prior: float = START_PRIOR
     start_margin: float = START_MARGIN
     accept_margin: float = DEFAULT_MARGIN  # a board read again is decided as the reader
-    illegal_margin: float = DEFAULT_ILLEGAL_MARGIN  # decides (``[vision]`` margins)
+    # decides (``[vision] accept_margin``)
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def _start(reading: Reading, params: FollowParams) -> Followed:
     if lead >= params.start_margin:
         return Followed(READING, EMPTY_GRID, Board.empty(), confidence=_share(lead))
     assert reading.cell_log_probs is not None
-    decision = decide(reading.cell_log_probs, params.accept_margin, params.illegal_margin)
+    decision = decide(reading.cell_log_probs, params.accept_margin)
     if decision.status not in (OK, FINISHED):
         return Followed(READING, confidence=decision.confidence)
     return Followed(READING, decision.grid, decision.board, confidence=decision.confidence)
@@ -221,7 +221,7 @@ def _reread(reference: Board, reading: Reading, changed: np.ndarray, params: Fol
     (:func:`held_log_probs`); ``grid`` None unless the margins accept it. No start prior
     here: a board being cleared is read as it stands."""
     held = held_log_probs(reading.cell_log_probs, reference, changed)
-    decision = decide(held, params.accept_margin, params.illegal_margin)
+    decision = decide(held, params.accept_margin)
     if decision.status not in (OK, FINISHED):
         return Followed(SOMETHING_ELSE, changed=cells, confidence=decision.confidence)
     return Followed(SOMETHING_ELSE, decision.grid, decision.board, cells, decision.confidence)

@@ -98,8 +98,7 @@ class PipelineParams:
                    lost_s=vision.debounce_lost_ms / 1000.0,
                    gate=vision.confidence_gate,
                    min_cell_confidence=vision.min_cell_confidence, speculate=speculate,
-                   follow=FollowParams(accept_margin=vision.accept_margin,
-                                       illegal_margin=vision.illegal_margin))
+                   follow=FollowParams(accept_margin=vision.accept_margin))
 
 
 @dataclass(frozen=True)

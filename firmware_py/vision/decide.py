@@ -11,12 +11,15 @@ did not make (:meth:`~firmware_py.board.Board.from_grid`). Among those:
 * ``seen``: the most probable grid of all (each cell's own most probable
   class), legal or not.
 
-A board is read (``ok``/``finished``) when ``best`` is ahead of the runner-up
-by ``margin`` nats (e to the margin times more probable) and ``seen`` is not
-an illegal grid ahead of ``best`` by ``illegal_margin`` nats: a board the
-camera clearly shows played illegally stays ``invalid`` with its reason and
-is never corrected into a legal board nobody played, while a single doubtful
-cell that only one legal board allows is read. Both margins are chosen on
+A board is read (``ok``/``finished``) only as it is seen: ``seen`` must be a
+legal board (so ``seen`` is ``best``), ahead of the runner-up by ``margin``
+nats (e to the margin times more probable). A grid seen illegal is refused,
+showing what is seen and the rule it breaks, with what the nearest legal
+board would change: a board is never made legal by deleting a disc the
+readers see, recolouring it, or adding one they do not see (a position
+nobody played, read with confidence). The legal-position model still
+weighs doubt: a doubtful cell whose every other reading is illegal (a disc
+that would float, break the counts) is read. The margin is chosen on
 calibration data (``firmware_py/vision/MODEL.md``).
 
 Each column's contents is one of 127 stacks (height 0-6, each disc red or
@@ -82,7 +85,7 @@ class Decision:
     cell_confidence: tuple[float, ...]  # 42: each cell's probability of the grid's class
 
 
-def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
+def decide(log_probs: np.ndarray, margin: float,
            explain: Callable[[int], str] | None = None) -> Decision:
     """Decide the board (see the module docstring) from (42, 3) log-probabilities.
 
@@ -100,11 +103,11 @@ def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
     if not ranked:
         return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0, seen)
     (best_score, best), *rest = ranked
+    if best.grid_lines() != list(seen):  # the grid seen is illegal: never corrected
+        reason = f"{illegal_reason(seen)}; the nearest legal board {changes(log_probs, best)}"
+        return _refused(log_probs, seen, reason, seen_score - best_score,
+                        _share(best_score, seen_score), best.grid_lines())
     runner_score = rest[0][0] if rest else -math.inf
-    illegal_lead = seen_score - best_score  # 0 when the grid seen is the best legal board
-    if illegal_lead > illegal_margin:
-        return _refused(log_probs, seen, illegal_reason(seen), illegal_lead,
-                        _share(best_score, seen_score - illegal_margin), best.grid_lines())
     confidence = _share(best_score, runner_score)
     lead = best_score - runner_score
     if lead < margin:
@@ -115,6 +118,30 @@ def decide(log_probs: np.ndarray, margin: float, illegal_margin: float,
     status = FINISHED if best.is_finished else OK
     return Decision(status, tuple(best.grid_lines()), best, finished_reason(best), lead,
                     confidence, cells)
+
+
+def changes(log_probs: np.ndarray, board: Board) -> str:
+    """What ``board`` changes of the grid seen: "drops the red disc at column 4 row 2
+    (0.81)", "makes the red disc at column 3 row 1 (0.62) yellow", "adds a yellow disc
+    at column 5 row 1 (0.30)" (each with the readers' probability of what is seen, or of
+    the disc added)."""
+    probs = np.exp(log_probs)
+    found = []
+    for cell, (char, seen) in enumerate(zip("".join(board.grid_lines()),
+                                            probs.argmax(axis=1), strict=True)):
+        wanted = CLASS_CHARS.index(char)
+        if wanted == seen:
+            continue
+        what = f"the {CLASS_NAMES[seen]} disc at {cell_name(cell)} ({probs[cell, seen]:.2f})"
+        if not seen:
+            found.append(f"adds a {CLASS_NAMES[wanted]} disc at {cell_name(cell)} "
+                         f"({probs[cell, wanted]:.2f})")
+        elif not wanted:
+            found.append(f"drops {what}")
+        else:
+            found.append(f"makes {what} {CLASS_NAMES[wanted]}")
+    more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+    return ", ".join(found[:MAX_LISTED]) + more
 
 
 def legal_boards(log_probs: np.ndarray, count: int) -> list[tuple[float, Board]]:

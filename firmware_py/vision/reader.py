@@ -37,6 +37,7 @@ from firmware_py.vision.combine import combine, readers_differ
 from firmware_py.vision.decide import Decision, decide, floating_discs, grid_of
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
+from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
@@ -45,7 +46,6 @@ REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
 DEFAULT_MARGIN = 2.5  # nats: the board read is e^2.5 = 12 times as probable as its runner-up
-DEFAULT_ILLEGAL_MARGIN = 3.0  # nats: an illegal grid 20 times as probable is reported
 DEFAULT_DISC_DEPTH = 0.35  # pitches: common boards hold their discs 0.3-0.4 P behind the face
 DEPTH_NOTES = {
     ESTIMATED: "no camera intrinsics: the discs' depth is corrected with a focal length "
@@ -107,8 +107,8 @@ class BoardReader:
                  colour_reader: ColourCellReader | None = None,
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  margin: float = DEFAULT_MARGIN,
-                 illegal_margin: float = DEFAULT_ILLEGAL_MARGIN,
-                 disc_depth_pitch: float = DEFAULT_DISC_DEPTH) -> None:
+                 disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
+                 frame_fit: bool = False) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
@@ -116,8 +116,8 @@ class BoardReader:
         self.empty_board = empty_board
         self.marker_size_pitch = marker_size_pitch
         self.margin = margin
-        self.illegal_margin = illegal_margin
         self.disc_depth_pitch = disc_depth_pitch
+        self.frame_fit = frame_fit
         self._depth_noted: set[str] = set()
 
     @classmethod
@@ -132,7 +132,7 @@ class BoardReader:
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
                    empty_board=EmptyBoard() if vision.remember_empty_board else None,
                    marker_size_pitch=vision.marker_size_pitch,
-                   margin=vision.accept_margin, illegal_margin=vision.illegal_margin,
+                   margin=vision.accept_margin,
                    disc_depth_pitch=vision.disc_depth_pitch)
 
     def read(self, frame: np.ndarray) -> Reading:
@@ -164,8 +164,10 @@ class BoardReader:
             cnn = self.empty_board.adjust(cnn, features)
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
         log_probs = combine(cnn, colour)
-        decision = decide(log_probs, self.margin, self.illegal_margin,
-                          explain=partial(readers_differ, cnn, colour))
+        if self.frame_fit:
+            log_probs = log_probs + frame_evidence(log_probs, features)
+            log_probs -= np.logaddexp.reduce(log_probs, axis=1, keepdims=True)
+        decision = decide(log_probs, self.margin, explain=partial(readers_differ, cnn, colour))
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,
                           confidence=decision.confidence,
                           cell_confidence=decision.cell_confidence, markers=fit.markers,

@@ -71,7 +71,7 @@ def test_the_room_seen_through_a_hole_before_the_first_board_is_never_a_disc():
     later = Board.from_moves("7771")  # rows 1-3 of column 7 now hold R Y R
     reading = reading_of(later.grid_lines(), override=room)  # the wall: still read red
     reading.cell_looks[20] = first.cell_looks[20]  # ... and it looks as it did
-    alone = decide(reading.cell_log_probs, 2.5, 3.0)
+    alone = decide(reading.cell_log_probs, 2.5)
     assert alone.board is not None and alone.board.columns[6] == "RYRR"  # legal, wrong
     _, verdict = follow(state, None, reading, 5.0, PARAMS, None)
     assert verdict.board.grid_lines() == later.grid_lines()

@@ -22,7 +22,7 @@ from firmware_py.vision.decide import decide, floating_discs, grid_of, legal_boa
 
 from .conftest import independent_grid, random_board
 
-MARGIN, ILLEGAL = 3.0, 3.0
+MARGIN = 3.0
 SURE = 0.999
 
 
@@ -68,32 +68,70 @@ def test_grid_of_labels_runs_top_row_first() -> None:
 @pytest.mark.parametrize("moves", ["", "4", "4453", "1234567", "44444433333322"])
 def test_a_clearly_seen_legal_position_is_read(moves: str) -> None:
     grid = independent_grid(moves)
-    decision = decide(log_probs(grid), MARGIN, ILLEGAL)
+    decision = decide(log_probs(grid), MARGIN)
     assert decision.status == "ok" and decision.grid == tuple(grid)
     assert decision.board is not None and decision.board.grid_lines() == grid
     assert decision.confidence > 0.99 and min(decision.cell_confidence) > 0.99
 
 
-def test_a_single_doubtful_cell_that_only_one_legal_position_allows_is_read() -> None:
-    # Red's first disc is sure; the hole beside it looks most like a red disc, but two
-    # reds and no yellow is no game: of the legal answers, yellow or empty, one must
-    # stand out for the board to be read.
+def test_a_doubtful_cell_whose_other_reading_is_illegal_is_read() -> None:
+    # Red's first disc is sure; the hole beside it is only a little more empty than red,
+    # but a second red and no yellow is no game, and a yellow is unlikely: read empty.
+    grid = independent_grid("4")
+    doubt = {5 * 7 + 4: (0.55, 0.44, 0.01)}  # column 5 row 1
+    decision = decide(log_probs(grid, doubts=doubt), MARGIN)
+    assert decision.status == "ok", decision.reason
+    assert decision.grid == tuple(grid)
+
+
+def test_a_disc_not_seen_is_never_added_to_make_a_board_legal() -> None:
+    # A sure red at the bottom of column 4 and a sure yellow two rows up: the hole
+    # between looks a little more empty than red. Only a red there makes a game, but
+    # the camera does not show one: refused, the grid seen kept, the rule named.
+    lines = [list(line) for line in independent_grid("44")]
+    lines[3][3], lines[4][3] = "Y", "."  # column 4: red, (doubtful hole), yellow
+    grid = ["".join(line) for line in lines]
+    decision = decide(log_probs(grid, doubts={4 * 7 + 3: (0.55, 0.40, 0.05)}), MARGIN)
+    assert decision.status == "invalid" and decision.grid == tuple(grid)
+    assert decision.reason.startswith("floating disc at column 4 row 3")
+    assert "adds a red disc at column 4 row 2 (0.40)" in decision.reason
+
+
+def test_a_disc_seen_is_never_recoloured_to_make_a_board_legal() -> None:
+    # Red's first disc is sure; the hole beside it looks most like a red disc: two reds
+    # and no yellow is no game. Yellow there would be legal, but the readers favour red:
+    # the board is refused, showing what is seen and why.
     grid = independent_grid("4")
     cell = 5 * 7 + 4  # column 5 row 1, beside the red
-    doubt = {cell: (0.30, 0.40, 0.30)}  # most likely red (illegal: two reds), else empty/yellow
-    decision = decide(log_probs(grid, doubts=doubt), MARGIN, ILLEGAL)
-    assert decision.status == "invalid"  # empty or yellow: equally probable, both legal
+    doubt = {cell: (0.30, 0.40, 0.30)}  # most likely red (illegal), else empty/yellow
+    decision = decide(log_probs(grid, doubts=doubt), MARGIN)
+    assert decision.status == "invalid"
     doubt = {cell: (0.01, 0.60, 0.39)}  # red (illegal) or yellow (legal); empty unlikely
-    decision = decide(log_probs(grid, doubts=doubt), MARGIN, ILLEGAL)
-    assert decision.status == "ok", decision.reason
-    assert decision.grid == tuple(independent_grid("45"))
+    decision = decide(log_probs(grid, doubts=doubt), MARGIN)
+    assert decision.status == "invalid" and decision.board is None
+    assert decision.grid == (".......",) * 5 + ("...RR..",)
+    assert decision.reason.startswith("parity")
+    assert "makes the red disc at column 5 row 1 (0.60) yellow" in decision.reason
+    assert decision.confidence < 0.5
+
+
+def test_a_disc_seen_is_never_deleted_to_make_a_board_legal() -> None:
+    # Two reds and a yellow surely seen, and a third red (0.7) beside them: deleting
+    # it gives a legal board 1.2 nats behind the grid seen, which was read before this
+    # rule. Refused now, the grid seen kept.
+    grid = ["......."] * 5 + ["..RYRR."]
+    doubt = {5 * 7 + 5: (0.29, 0.70, 0.01)}
+    decision = decide(log_probs(grid, doubts=doubt), MARGIN)
+    assert decision.status == "invalid" and decision.grid == tuple(grid)
+    assert "drops the red disc at column 6 row 1 (0.70)" in decision.reason
+    assert decision.cell_confidence[5 * 7 + 5] <= 0.5
 
 
 def test_a_board_two_legal_positions_explain_about_equally_is_refused() -> None:
     grid = independent_grid("4453")
     top = 3 * 7 + 3  # column 4 row 3, above the two discs of column 4
     # a yellow there would break the counts: the rival is a red disc
-    decision = decide(log_probs(grid, doubts={top: (0.5, 0.48, 0.02)}), MARGIN, ILLEGAL)
+    decision = decide(log_probs(grid, doubts={top: (0.5, 0.48, 0.02)}), MARGIN)
     assert decision.status == "invalid" and decision.board is None
     assert decision.reason.startswith("uncertain cells: column 4 row 3 (empty 0.50 or red")
     assert decision.margin == pytest.approx(math.log(0.5 / 0.48))
@@ -106,13 +144,13 @@ def test_a_board_two_legal_positions_explain_about_equally_is_refused() -> None:
 ])
 def test_a_clearly_seen_illegal_board_stays_invalid_with_its_reason(grid: list[str],
                                                                     reason: str) -> None:
-    decision = decide(log_probs(grid), MARGIN, ILLEGAL)
+    decision = decide(log_probs(grid), MARGIN)
     assert decision.status == "invalid" and decision.board is None
     assert reason in decision.reason and decision.grid == tuple(grid)
 
 
 def test_four_in_a_row_is_finished_with_the_winner() -> None:
-    decision = decide(log_probs(independent_grid("1212121")), MARGIN, ILLEGAL)
+    decision = decide(log_probs(independent_grid("1212121")), MARGIN)
     assert decision.status == "finished" and decision.reason == "Red has four in a row"
 
 
@@ -120,7 +158,7 @@ def test_the_readers_views_are_named_in_a_refusal() -> None:
     cnn = np.tile([0.98, 0.01, 0.01], (42, 1))
     colour = cnn.copy()
     colour[35] = (0.1, 0.88, 0.02)  # something red behind the bottom-left hole
-    decision = decide(combine(cnn, colour), MARGIN, ILLEGAL,
+    decision = decide(combine(cnn, colour), MARGIN,
                       explain=lambda cell: readers_differ(cnn, colour, cell))
     assert decision.status == "invalid"
     assert "column 1 row 1 (empty" in decision.reason
@@ -129,9 +167,9 @@ def test_the_readers_views_are_named_in_a_refusal() -> None:
 
 def test_bad_input_is_refused_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match="shape"):
-        decide(np.zeros((41, 3)), MARGIN, ILLEGAL)
+        decide(np.zeros((41, 3)), MARGIN)
     with pytest.raises(ValueError, match="finite"):
-        decide(np.full((42, 3), -np.inf), MARGIN, ILLEGAL)
+        decide(np.full((42, 3), -np.inf), MARGIN)
 
 
 def test_combine_is_the_normalised_product_with_a_floor() -> None:
@@ -169,9 +207,9 @@ def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) ->
     probabilities. Every other cell is so sure (a flip costs 14.5 nats) that no board
     changing one beats the base (at most 4 x 3.4 nats behind the best), so the brute force
     over the doubtful cells finds the best legal board and its runner-up. The decision
-    must be exactly the rule: refused when the grid seen is an illegal one ahead of the
-    best by the illegal margin, or the best is not ahead of the runner-up by the margin;
-    otherwise the best is read."""
+    must be exactly the rule: refused when the grid seen is not the best legal board (it
+    is illegal), or the best is not ahead of the runner-up by the margin; otherwise the
+    best is read."""
     rng = np.random.default_rng(seed)
     board = random_board(rng)
     base = tuple(board.grid_lines())
@@ -185,13 +223,44 @@ def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) ->
     truth = _brute_force(logs, base, cells)
     best_score, best = truth[0]
     gap = best_score - (truth[1][0] if len(truth) > 1 else -math.inf)
-    seen_score = float(logs.max(axis=1).sum())
-    decision = decide(logs, MARGIN, ILLEGAL)
-    if seen_score - best_score > ILLEGAL or gap < MARGIN:
-        assert decision.status == "invalid", (seen_score - best_score, gap)
+    seen = grid_of(logs.argmax(axis=1))
+    decision = decide(logs, MARGIN)
+    if best != seen or gap < MARGIN:
+        assert decision.status == "invalid", (seen, best, gap)
     else:
         assert decision.status in ("ok", "finished"), decision.reason
         assert decision.grid == best and decision.margin == pytest.approx(gap)
+    if decision.status == "invalid" and not keeps_discs(seen, best):
+        assert decision.grid == seen  # the refusal shows what is seen
+
+
+def keeps_discs(seen: tuple[str, ...], grid: tuple[str, ...]) -> bool:
+    """Every disc of ``seen`` is in ``grid``, in its colour."""
+    return all(s == "." or s == g for s, g in zip("".join(seen), "".join(grid), strict=True))
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_disc_seen_is_never_deleted_or_recoloured_by_a_board_read(seed: int) -> None:
+    """Property: on random probabilities around a random board (a few cells anything,
+    the others sure or doubtful), a board read keeps every disc seen, in its colour,
+    and the grid of a refusal whose best legal board would not is the grid seen."""
+    rng = np.random.default_rng(5000 + seed)
+    board = random_board(rng)
+    probs = np.full((42, 3), 0.0)
+    labels = [CLASSES.index(char) for char in "".join(board.grid_lines())]
+    for cell, label in enumerate(labels):
+        sure = rng.choice([0.999, 0.9, 0.6])
+        probs[cell] = (1 - sure) / 2
+        probs[cell, label] = sure
+    for cell in rng.choice(42, size=int(rng.integers(1, 6)), replace=False):
+        probs[cell] = rng.dirichlet((0.7, 0.7, 0.7)) * 0.98 + 0.02 / 3
+    logs = np.log(probs)
+    seen = grid_of(logs.argmax(axis=1))
+    decision = decide(logs, MARGIN)
+    if decision.status in ("ok", "finished"):
+        assert keeps_discs(seen, decision.grid), (seen, decision.grid)
+    elif "the nearest legal board" in decision.reason:
+        assert decision.grid == seen
 
 
 def test_the_search_ranks_legal_boards_as_a_brute_force_does() -> None:
@@ -212,13 +281,13 @@ def test_a_random_legal_board_seen_surely_is_read_and_its_floating_variant_is_no
     rng = np.random.default_rng(1000 + seed)
     board = random_board(rng, max_moves=30)
     grid = board.grid_lines()
-    assert decide(log_probs(grid), MARGIN, ILLEGAL).grid == tuple(grid)
+    assert decide(log_probs(grid), MARGIN).grid == tuple(grid)
     columns = [c for c in range(7) if len(board.columns[c]) <= 3]
     column = columns[int(rng.integers(len(columns)))]
     lines = [list(line) for line in grid]
     lines[0][column] = "R"  # a disc at the top of a column with room below it
     floating = ["".join(line) for line in lines]
-    decision = decide(log_probs(floating), MARGIN, ILLEGAL)
+    decision = decide(log_probs(floating), MARGIN)
     assert decision.status == "invalid" and floating_discs(floating)
     assert "floating disc" in decision.reason or "parity" in decision.reason
 
@@ -244,7 +313,12 @@ def test_boards_with_impossible_fours_never_hide_the_runner_up() -> None:
     for column in (5, 6, 7):
         logs[cell(column, 1)] = (0.0, -0.5, sure)
     logs -= np.log(np.exp(logs).sum(axis=1, keepdims=True))
-    decision = decide(logs, MARGIN, ILLEGAL)
+    decision = decide(logs, MARGIN)
+    assert decision.status == "invalid" and decision.margin < MARGIN
+    assert "drops the yellow disc at column 1 row 5 (0.73)" in decision.reason
+    logs[cell(1, 5)] = (0.0, sure, -1.0)  # the hole above seen empty (73 %): a legal grid
+    logs[cell(1, 5)] -= np.log(np.exp(logs[cell(1, 5)]).sum())
+    decision = decide(logs, MARGIN)
     assert decision.status == "invalid" and decision.margin < MARGIN
     assert "column 1 row 4 (red 0.82 or empty)" in decision.reason
 
@@ -260,7 +334,7 @@ def test_a_disc_under_a_hand_the_colour_reader_calls_empty_is_not_read_away() ->
         colour[cell] = (0.036, 0.929, 0.035) if disc == 1 else (0.036, 0.035, 0.929)
     cnn[38] = (0.50, 0.29, 0.21)  # the hand: the CNN is unsure
     colour[38] = (0.929, 0.036, 0.035)  # the colour reader: no disc hue, "empty"
-    decision = decide(combine(cnn, colour), 2.5, ILLEGAL,
+    decision = decide(combine(cnn, colour), 2.5,
                       explain=lambda cell: readers_differ(cnn, colour, cell))
     assert decision.status == "invalid", decision.grid
     assert "column 4 row 1" in decision.reason
@@ -271,10 +345,10 @@ def test_the_cells_in_doubt_of_a_refusal_are_never_more_than_half_sure() -> None
     refused reading must not vote its best guess of the doubtful cells into a board."""
     grid = independent_grid("4453")
     top = 3 * 7 + 3
-    decision = decide(log_probs(grid, doubts={top: (0.7, 0.29, 0.01)}), MARGIN, ILLEGAL)
+    decision = decide(log_probs(grid, doubts={top: (0.7, 0.29, 0.01)}), MARGIN)
     assert decision.status == "invalid"
     assert decision.cell_confidence[top] <= 0.5
     assert sorted(decision.cell_confidence)[1] > 0.99  # the other cells keep theirs
     seen_illegal = ["......."] * 5 + ["RR....."]
-    decision = decide(log_probs(seen_illegal), MARGIN, ILLEGAL)
+    decision = decide(log_probs(seen_illegal), MARGIN)
     assert decision.status == "invalid" and min(decision.cell_confidence) <= 0.5

@@ -23,7 +23,7 @@ def verdict(cnn_cells: dict[int, tuple], colour_cells: dict[int, tuple]) -> tupl
     for probabilities, cells in ((cnn, cnn_cells), (colour, colour_cells)):
         for cell, value in cells.items():
             probabilities[cell] = value
-    result = decide(combine(cnn, colour), 3.0, 3.0,
+    result = decide(combine(cnn, colour), 3.0,
                     explain=lambda cell: readers_differ(cnn, colour, cell))
     return result.status, result.reason
 

@@ -136,6 +136,23 @@ def composite_source(count: int, seed_base: int):  # noqa: ANN201
         yield list(grid), status, frame
 
 
+def illegal_composite_source(count: int, seed_base: int):  # noqa: ANN201
+    """(truth grid, "invalid", frame, kind) of real-photo composites of boards no game
+    leaves (:mod:`tools.train.illegal_boards`), the kinds and both real boards in turn."""
+    from tools.train.illegal_boards import KINDS, illegal_grid
+    from tools.train.real_composites import choose_base, default_composer
+
+    composer = default_composer()
+    for index in range(count):
+        rng = np.random.default_rng(seed_base + index)
+        kind = KINDS[index % len(KINDS)]
+        source = composer.library.sources[(index // len(KINDS)) % len(composer.library.sources)]
+        grid = illegal_grid(rng, kind)
+        base = choose_base(rng, composer.library.of_source(source))
+        result = composer.compose_grid(rng, base, grid, INVALID)
+        yield list(grid), INVALID, result.frame, kind
+
+
 def real_source(count: int, seed_base: int, folder: str = "real-dev"):  # noqa: ANN201, ARG001
     """(truth grid, label status, frame, origin) of the labelled real photographs."""
     from tools.train.real_composites import real_dev_frames
@@ -149,6 +166,7 @@ def _status(board: Board) -> str:
 
 
 SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
+           "illegal-composite": illegal_composite_source,
            "real-dev": real_source,
            "real-dev2": functools.partial(real_source, folder="real-dev2"),
            "render+empty": functools.partial(render_source, empty_first=True),
@@ -204,6 +222,7 @@ class Tally:
     wrong: int = 0
     illegal: int = 0
     illegal_refused: int = 0
+    illegal_seen_exact: int = 0  # refused, showing exactly the illegal grid the camera saw
     cells_right: int = 0
     cells_total: int = 0
     reasons: collections.Counter = field(default_factory=collections.Counter)
@@ -215,6 +234,7 @@ class Tally:
         if label_status == INVALID:
             self.illegal += 1
             self.illegal_refused += not accepted
+            self.illegal_seen_exact += not accepted and exact
         else:
             self.legal += 1
             self.read += accepted and exact
@@ -232,6 +252,7 @@ class Tally:
                 "read_share": self.read / max(self.legal, 1),
                 "refused_guess_right": self.guess_right, "wrong": self.wrong,
                 "illegal": self.illegal, "illegal_refused": self.illegal_refused,
+                "illegal_seen_exact": self.illegal_seen_exact,
                 "cell_accuracy": self.cells_right / max(self.cells_total, 1),
                 "rejected_reasons": dict(self.reasons.most_common(6))}
 
@@ -362,7 +383,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
             c, reader.empty_board, fe))
         timed("combine_decide", lambda a=cnn, b=colour: decide(
-            combine(a, b), reader.margin, reader.illegal_margin))
+            combine(a, b), reader.margin))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
 
 
@@ -384,10 +405,10 @@ def main() -> int:
     parser.add_argument("--model", default="", help="a .tflite (default: the config's)")
     parser.add_argument("--margin", type=float,
                         help="[vision] accept_margin to use (default: the config's)")
-    parser.add_argument("--illegal-margin", type=float,
-                        help="[vision] illegal_margin to use (default: the config's)")
     parser.add_argument("--disc-depth", type=float,
                         help="[vision] disc_depth_pitch to use (default: the config's)")
+    parser.add_argument("--frame-fit", action="store_true",
+                        help="add the frame's own looks (vision/frame_fit.py)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -398,11 +419,10 @@ def main() -> int:
         vision = replace(vision, model=args.model)
     if args.margin is not None:
         vision = replace(vision, accept_margin=args.margin)
-    if args.illegal_margin is not None:
-        vision = replace(vision, illegal_margin=args.illegal_margin)
     if args.disc_depth is not None:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
+    reader.frame_fit = args.frame_fit
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result: dict = {"setup": pinned, "sources": {}}
     for name in args.sources:
@@ -424,7 +444,7 @@ def main() -> int:
 def print_summary(result: dict) -> None:
     print(f"model and reader as configured; {result['setup']}")
     print(f"{'source':<18} {'frames':>6} {'read (of legal)':>17} {'refused':>7} {'wrong':>5} "
-          f"{'illegal refused':>15} {'cells':>8}  ms median/p90")
+          f"{'illegal refused (seen exact)':>15} {'cells':>8}  ms median/p90")
     for name, line in result["sources"].items():
         _print_line(name, line, f"  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
         for origin, sub in line["origins"].items():
@@ -441,7 +461,8 @@ def print_summary(result: dict) -> None:
 
 def _print_line(name: str, line: dict, times: str) -> None:
     read = f"{line['read']}/{line['legal']} {line['read_share']:.1%}" if line["legal"] else "-"
-    illegal = f"{line['illegal_refused']}/{line['illegal']}" if line["illegal"] else "-"
+    illegal = (f"{line['illegal_refused']}/{line['illegal']} ({line['illegal_seen_exact']})"
+               if line["illegal"] else "-")
     print(f"{name:<18} {line['frames']:>6} {read:>17} {line['legal'] - line['read']:>7} "
           f"{line['wrong']:>5} {illegal:>15} {line['cell_accuracy']:>8.3%}{times}")
 

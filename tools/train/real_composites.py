@@ -374,7 +374,12 @@ class Composer:
 
     def compose_on(self, rng: np.random.Generator, base: Photo, board: Board) -> Composite:
         """``board`` composed on the photo ``base``."""
-        grid = board.grid_lines()
+        status = "finished" if board.is_finished else "ok"  # SPEC §6: a four, or full
+        return self.compose_grid(rng, base, board.grid_lines(), status)
+
+    def compose_grid(self, rng: np.random.Generator, base: Photo, grid: list[str],
+                     status: str) -> Composite:
+        """Any ``grid`` (legal or not, labelled ``status``) composed on the photo ``base``."""
         frame, homography = read_scaled(base, self.long_side)
         cells, changed = {}, {}
         for line, column in np.ndindex(HEIGHT, WIDTH):
@@ -388,7 +393,6 @@ class Composer:
             frame = paste(frame, homography, cells, self.library.scale,
                           MASKS.get(base.source, DEFAULT_MASK))
         frame, settings, jpeg = self._camera(rng, frame)
-        status = "finished" if board.is_finished else "ok"  # SPEC §6: a four, or full
         return Composite(frame, grid, status, base.name, changed, homography, settings, jpeg)
 
     def _camera(self, rng: np.random.Generator,

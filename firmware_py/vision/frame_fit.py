@@ -1,0 +1,131 @@
+"""The board explains itself: this frame's own look of an empty hole, a red and a yellow disc.
+
+The generic readers (:mod:`.combine`) know in advance what a disc looks like.
+Within one frame the 42 holes fall into three kinds, and the rules of the
+game say which arrangements are possible, so a person meeting an unfamiliar
+board reads it from the board itself: "those are the discs, these the holes".
+This module does the same with an EM loop over the cells' looks
+(:func:`~firmware_py.vision.empty_board.cell_features`, 12 numbers a cell):
+
+1. **E**: each cell's probability of each kind over the *legal* boards
+   (:func:`legal_marginals`: gravity and the disc counts, summed over every
+   board by a small programme over the columns), from the generic readers'
+   log-probabilities plus the frame's own evidence so far;
+2. **M**: each kind's look in this frame, a Gaussian per feature, fitted to
+   the cells weighted by those probabilities, pulled towards the frame's
+   overall look by :data:`PRIOR_CELLS` pseudo-cells (a kind seen in no cell
+   says nothing);
+3. the frame's evidence for cell *i* is its likelihood under each kind's look
+   fitted **without cell i** (leave one out: the other 41 holes vouch for it,
+   it does not vouch for itself), tempered by :data:`WEIGHT` (the 12 numbers
+   are far from independent) and capped at :data:`CAP` nats.
+
+The result is added to the generic log-probabilities as further evidence; the
+decision (:mod:`.decide`) is unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from firmware_py.board import HEIGHT, WIDTH
+
+ROUNDS = 3  # EM rounds
+WEIGHT = 0.25  # the frame's log-likelihoods are tempered by this
+CAP = 4.0  # nats: the most the frame's own evidence moves a cell between two kinds
+PRIOR_CELLS = 2.0  # pseudo-cells of the frame's overall look in each kind's fit
+FLOOR_VARIANCE = 9.0  # Lab units squared: no kind's look is sharper than 3 units a feature
+MAX_DIFF = 21  # |reds - yellows| over the columns never needs more
+
+
+def _stacks() -> tuple[np.ndarray, np.ndarray]:
+    from firmware_py.vision.decide import STACK_DIFFS, STACKS  # one table of stacks
+    return STACKS, STACK_DIFFS
+
+
+def legal_marginals(log_probs: np.ndarray) -> np.ndarray:
+    """(42, 3) probability of each cell's kind over every grid with gravity and legal
+    disc counts (reds minus yellows 0 or 1), each grid weighed by its probability.
+
+    Fours are not checked (they change little here). Forward-backward over the
+    columns on the count difference, each column one of 127 stacks.
+    """
+    stacks, diffs = _stacks()
+    by_column = np.asarray(log_probs, np.float64).reshape(HEIGHT, WIDTH, 3)[::-1]
+    by_column = by_column.transpose(1, 0, 2)  # column, row from the bottom, kind
+    rows = np.arange(HEIGHT)
+    scores = by_column[:, rows, stacks].sum(axis=2)  # (7, 127)
+    size = 2 * MAX_DIFF + 1
+    forward = np.full((WIDTH + 1, size), -np.inf)
+    forward[0, MAX_DIFF] = 0.0
+    for column in range(WIDTH):
+        forward[column + 1] = _spread(forward[column], scores[column], diffs, size)
+    backward = np.full((WIDTH + 1, size), -np.inf)
+    backward[WIDTH, MAX_DIFF:MAX_DIFF + 2] = 0.0
+    for column in range(WIDTH - 1, -1, -1):
+        backward[column] = _gather(backward[column + 1], scores[column], diffs, size)
+    marginals = np.zeros((WIDTH, HEIGHT, 3))
+    for column in range(WIDTH):
+        shifted = _shifted(backward[column + 1], diffs, size)  # (size, 127)
+        joint = forward[column][:, None] + scores[column][None, :] + shifted
+        stack_log = np.logaddexp.reduce(joint, axis=0)
+        weights = np.exp(stack_log - np.logaddexp.reduce(stack_log))
+        for kind in range(3):
+            marginals[column, :, kind] = weights @ (stacks == kind)
+    return marginals.transpose(1, 0, 2)[::-1].reshape(HEIGHT * WIDTH, 3)
+
+
+def _shifted(values: np.ndarray, diffs: np.ndarray, size: int) -> np.ndarray:
+    """(size, stacks): values[d + diff of stack], -inf out of range."""
+    index = np.arange(size)[:, None] + diffs[None, :]
+    inside = (index >= 0) & (index < size)
+    return np.where(inside, values[np.clip(index, 0, size - 1)], -np.inf)
+
+
+def _spread(before: np.ndarray, scores: np.ndarray, diffs: np.ndarray, size: int
+            ) -> np.ndarray:
+    """Forward step: after[d + diff_s] = logsumexp(before[d] + score_s)."""
+    after = np.full(size, -np.inf)
+    index = np.arange(size)[:, None] + diffs[None, :]
+    joint = before[:, None] + scores[None, :]
+    inside = (index >= 0) & (index < size) & np.isfinite(joint)
+    np.logaddexp.at(after, index[inside], joint[inside])
+    return after
+
+
+def _gather(after: np.ndarray, scores: np.ndarray, diffs: np.ndarray, size: int
+            ) -> np.ndarray:
+    """Backward step: before[d] = logsumexp_s(score_s + after[d + diff_s])."""
+    return np.logaddexp.reduce(scores[None, :] + _shifted(after, diffs, size), axis=1)
+
+
+def frame_evidence(log_probs: np.ndarray, features: np.ndarray, rounds: int = ROUNDS
+                   ) -> np.ndarray:
+    """(42, 3) log-likelihoods of each cell's kind from this frame's own looks
+    (normalised per cell; add them to ``log_probs``)."""
+    features = np.asarray(features, np.float64)
+    evidence = np.zeros_like(log_probs, dtype=np.float64)
+    for _ in range(rounds):
+        weights = legal_marginals(log_probs + evidence)
+        evidence = _leave_one_out(features, weights)
+    return evidence
+
+
+def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each cell's tempered, capped log-likelihood of each kind, the kinds' looks
+    fitted to the other cells (a Gaussian per feature, with the prior cells)."""
+    mean_all = features.mean(axis=0)
+    var_all = features.var(axis=0) + FLOOR_VARIANCE
+    logs = np.zeros((len(features), 3))
+    for kind in range(3):
+        w = weights[:, kind][:, None]
+        count = w.sum() - w + PRIOR_CELLS  # (42, 1): without the cell itself
+        first = (w * features).sum(axis=0) - w * features + PRIOR_CELLS * mean_all
+        second = ((w * features ** 2).sum(axis=0) - w * features ** 2
+                  + PRIOR_CELLS * (var_all + mean_all ** 2))
+        mean = first / count
+        var = np.maximum(second / count - mean ** 2, 0.0) + FLOOR_VARIANCE
+        logs[:, kind] = -0.5 * (np.log(var) + (features - mean) ** 2 / var).sum(axis=1)
+    logs = WEIGHT * (logs - logs.max(axis=1, keepdims=True))
+    logs = np.maximum(logs, -CAP)
+    return logs - np.logaddexp.reduce(logs, axis=1, keepdims=True)

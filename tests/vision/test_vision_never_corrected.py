@@ -1,0 +1,56 @@
+"""Boards no game leaves, on real photographs: refused, never corrected (docs/vision.md).
+
+Real cut-outs of discs and holes composited into the real photographs of
+``../shared/data/real-dev`` (:mod:`tools.train.real_composites`) so that the true
+board is illegal (:mod:`tools.train.illegal_boards`: an extra disc, a disc of the
+wrong colour, Yellow first, two fours), on both real boards. None may be read;
+where the reader sees the board as it is, the refusal shows that grid and names
+the rule it breaks. Skipped without the shared photographs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from firmware_py.board import Board
+from firmware_py.exc import InvalidGridError
+from tools.shared_data import missing_reason
+from tools.train import real_composites as rc
+from tools.train.illegal_boards import KINDS, TWO_FOURS, illegal_grid
+
+LABELS = rc.real_dev_dir() / "labels.jsonl"
+pytestmark = pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
+PER_KIND_AND_BOARD = 3
+
+
+@pytest.fixture(scope="module")
+def composer() -> rc.Composer:
+    return rc.Composer(rc.PatchLibrary.load())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_illegal_grids_are_illegal(kind: str) -> None:
+    for seed in range(200):
+        with pytest.raises(InvalidGridError):
+            Board.from_grid(illegal_grid(np.random.default_rng(seed), kind))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_real_illegal_board_is_refused_never_corrected(composer, reader, kind: str) -> None:
+    seen_exact = 0
+    for board_source in composer.library.sources:
+        for index in range(PER_KIND_AND_BOARD):
+            rng = np.random.default_rng([KINDS.index(kind), index, 91])
+            grid = illegal_grid(rng, kind)
+            base = rc.choose_base(rng, composer.library.of_source(board_source))
+            frame = composer.compose_grid(rng, base, grid, "invalid").frame
+            reading = reader.read(frame)
+            assert reading.status == "invalid", (kind, board_source, grid, reading.grid)
+            assert reading.board is None
+            if reading.grid == tuple(grid):
+                seen_exact += 1
+                rule = "both Red and Yellow" if kind == TWO_FOURS else "parity"
+                assert reading.reason.startswith(rule), reading.reason
+    # the refusal shows what the camera sees: most of these are seen cell for cell
+    assert seen_exact >= len(composer.library.sources) * PER_KIND_AND_BOARD - 1
