@@ -56,6 +56,7 @@ MAX_STACKS = 12  # stacks kept per column
 KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if fours crowd
 MAX_LISTED = 4
 DOUBT = 0.5  # the most a cell in doubt is sure of (the voter's bound is above it)
+ILLEGAL_PRIOR = 2.0  # nats: a grid no game leaves is e^2 times less likely a priori
 
 
 def _all_stacks() -> tuple[np.ndarray, np.ndarray]:
@@ -107,17 +108,44 @@ def decide(log_probs: np.ndarray, margin: float,
         reason = f"{illegal_reason(seen)}; the nearest legal board {changes(log_probs, best)}"
         return _refused(log_probs, seen, reason, seen_score - best_score,
                         _share(best_score, seen_score), best.grid_lines())
-    runner_score = rest[0][0] if rest else -math.inf
+    runner_score, runner = (rest[0][0], rest[0][1].grid_lines()) if rest else (-math.inf, [])
+    flip_score, flip = _illegal_rival(log_probs, seen, seen_score, margin + ILLEGAL_PRIOR)
+    if flip_score - ILLEGAL_PRIOR > runner_score:
+        runner_score, runner = flip_score - ILLEGAL_PRIOR, flip
     confidence = _share(best_score, runner_score)
     lead = best_score - runner_score
     if lead < margin:
-        reason = _doubt(log_probs, best, rest[0][1], explain)
-        return _refused(log_probs, best.grid_lines(), reason, lead, confidence,
-                        rest[0][1].grid_lines())
+        reason = _doubt(log_probs, best.grid_lines(), runner, explain)
+        return _refused(log_probs, best.grid_lines(), reason, lead, confidence, runner)
     cells = _cell_confidence(log_probs, best.grid_lines(), floor=confidence)
     status = FINISHED if best.is_finished else OK
     return Decision(status, tuple(best.grid_lines()), best, finished_reason(best), lead,
                     confidence, cells)
+
+
+def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: float,
+                   reach: float) -> tuple[float, list[str]]:
+    """The most probable illegal grid one cell away from the legal grid ``seen``, within
+    ``reach`` nats of it: (its log-probability, its lines), or (-inf, []). A board is
+    read against it too, :data:`ILLEGAL_PRIOR` down: a doubtful cell is not settled
+    by the rules alone, since the camera may show a board played illegally."""
+    costs = log_probs.max(axis=1, keepdims=True) - log_probs  # 0 at each cell's class
+    for cost, cell, kind in sorted((float(costs[c, k]), c, k) for c in range(len(costs))
+                                   for k in range(3) if 0 < costs[c, k] <= reach):
+        chars = list("".join(seen))
+        chars[cell] = CLASS_CHARS[kind]
+        lines = ["".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT)]
+        if floating_discs(lines) or not _legal(lines):
+            return seen_score - cost, lines
+    return -math.inf, []
+
+
+def _legal(lines: list[str]) -> bool:
+    try:
+        Board.from_grid(lines)
+    except InvalidGridError:
+        return False
+    return True
 
 
 def changes(log_probs: np.ndarray, board: Board) -> str:
@@ -256,10 +284,9 @@ def finished_reason(board: Board) -> str:
     return f"{'Red' if board.winner == 'R' else 'Yellow'} has four in a row"
 
 
-def _doubt(log_probs: np.ndarray, best: Board, rival: Board,
+def _doubt(log_probs: np.ndarray, best_grid: list[str], rival_grid: list[str],
            explain: Callable[[int], str] | None) -> str:
     """"uncertain cells: column 3 row 1 (red 0.62 or empty)": where best and rival differ."""
-    best_grid, rival_grid = best.grid_lines(), rival.grid_lines()
     cells = [row * WIDTH + column for row in range(HEIGHT) for column in range(WIDTH)
              if best_grid[row][column] != rival_grid[row][column]]
     listed = []

@@ -48,55 +48,36 @@ def legal_marginals(log_probs: np.ndarray) -> np.ndarray:
     disc counts (reds minus yellows 0 or 1), each grid weighed by its probability.
 
     Fours are not checked (they change little here). Forward-backward over the
-    columns on the count difference, each column one of 127 stacks.
+    columns on the count difference, each column one of 127 stacks: a column
+    adds to the difference what its stacks' weights, summed by their own
+    difference (-6 to 6), say, so each step is a 13-tap convolution.
     """
     stacks, diffs = _stacks()
     by_column = np.asarray(log_probs, np.float64).reshape(HEIGHT, WIDTH, 3)[::-1]
-    by_column = by_column.transpose(1, 0, 2)  # column, row from the bottom, kind
-    rows = np.arange(HEIGHT)
-    scores = by_column[:, rows, stacks].sum(axis=2)  # (7, 127)
-    size = 2 * MAX_DIFF + 1
-    forward = np.full((WIDTH + 1, size), -np.inf)
-    forward[0, MAX_DIFF] = 0.0
+    scores = by_column.transpose(1, 0, 2)[:, np.arange(HEIGHT), stacks].sum(axis=2)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))  # (7, 127), scaled
+    taps = np.zeros((WIDTH, 2 * HEIGHT + 1))
     for column in range(WIDTH):
-        forward[column + 1] = _spread(forward[column], scores[column], diffs, size)
-    backward = np.full((WIDTH + 1, size), -np.inf)
-    backward[WIDTH, MAX_DIFF:MAX_DIFF + 2] = 0.0
+        np.add.at(taps[column], diffs + HEIGHT, weights[column])
+    size = 2 * MAX_DIFF + 1
+    forward = np.zeros((WIDTH + 1, size))
+    forward[0, MAX_DIFF] = 1.0
+    for column in range(WIDTH):
+        step = np.convolve(forward[column], taps[column])[HEIGHT:HEIGHT + size]
+        forward[column + 1] = step / step.sum()
+    backward = np.zeros((WIDTH + 1, size))
+    backward[WIDTH, MAX_DIFF:MAX_DIFF + 2] = 1.0
     for column in range(WIDTH - 1, -1, -1):
-        backward[column] = _gather(backward[column + 1], scores[column], diffs, size)
+        step = np.correlate(np.pad(backward[column + 1], HEIGHT), taps[column], "valid")
+        backward[column] = step / max(step.sum(), 1e-300)
     marginals = np.zeros((WIDTH, HEIGHT, 3))
     for column in range(WIDTH):
-        shifted = _shifted(backward[column + 1], diffs, size)  # (size, 127)
-        joint = forward[column][:, None] + scores[column][None, :] + shifted
-        stack_log = np.logaddexp.reduce(joint, axis=0)
-        weights = np.exp(stack_log - np.logaddexp.reduce(stack_log))
+        reach = np.correlate(np.pad(backward[column + 1], HEIGHT), forward[column], "valid")
+        stack_weights = weights[column] * reach[diffs + HEIGHT]
+        stack_weights /= stack_weights.sum()
         for kind in range(3):
-            marginals[column, :, kind] = weights @ (stacks == kind)
+            marginals[column, :, kind] = stack_weights @ (stacks == kind)
     return marginals.transpose(1, 0, 2)[::-1].reshape(HEIGHT * WIDTH, 3)
-
-
-def _shifted(values: np.ndarray, diffs: np.ndarray, size: int) -> np.ndarray:
-    """(size, stacks): values[d + diff of stack], -inf out of range."""
-    index = np.arange(size)[:, None] + diffs[None, :]
-    inside = (index >= 0) & (index < size)
-    return np.where(inside, values[np.clip(index, 0, size - 1)], -np.inf)
-
-
-def _spread(before: np.ndarray, scores: np.ndarray, diffs: np.ndarray, size: int
-            ) -> np.ndarray:
-    """Forward step: after[d + diff_s] = logsumexp(before[d] + score_s)."""
-    after = np.full(size, -np.inf)
-    index = np.arange(size)[:, None] + diffs[None, :]
-    joint = before[:, None] + scores[None, :]
-    inside = (index >= 0) & (index < size) & np.isfinite(joint)
-    np.logaddexp.at(after, index[inside], joint[inside])
-    return after
-
-
-def _gather(after: np.ndarray, scores: np.ndarray, diffs: np.ndarray, size: int
-            ) -> np.ndarray:
-    """Backward step: before[d] = logsumexp_s(score_s + after[d + diff_s])."""
-    return np.logaddexp.reduce(scores[None, :] + _shifted(after, diffs, size), axis=1)
 
 
 def frame_evidence(log_probs: np.ndarray, features: np.ndarray, rounds: int = ROUNDS

@@ -18,7 +18,13 @@ from firmware_py.board import Board
 from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
 from firmware_py.vision.combine import FLOOR, combine, readers_differ
-from firmware_py.vision.decide import decide, floating_discs, grid_of, legal_boards
+from firmware_py.vision.decide import (
+    ILLEGAL_PRIOR,
+    decide,
+    floating_discs,
+    grid_of,
+    legal_boards,
+)
 
 from .conftest import independent_grid, random_board
 
@@ -75,13 +81,19 @@ def test_a_clearly_seen_legal_position_is_read(moves: str) -> None:
 
 
 def test_a_doubtful_cell_whose_other_reading_is_illegal_is_read() -> None:
-    # Red's first disc is sure; the hole beside it is only a little more empty than red,
-    # but a second red and no yellow is no game, and a yellow is unlikely: read empty.
+    # Red's first disc is sure; the hole beside it is three times as likely empty as red
+    # (1.1 nats: alone, far from the margin), but a second red and no yellow is no game
+    # (ILLEGAL_PRIOR down) and a yellow is unlikely: read empty.
     grid = independent_grid("4")
-    doubt = {5 * 7 + 4: (0.55, 0.44, 0.01)}  # column 5 row 1
+    doubt = {5 * 7 + 4: (0.75, 0.24, 0.01)}  # column 5 row 1
     decision = decide(log_probs(grid, doubts=doubt), MARGIN)
     assert decision.status == "ok", decision.reason
     assert decision.grid == tuple(grid)
+    assert decision.margin == pytest.approx(math.log(0.75 / 0.24) + ILLEGAL_PRIOR)
+    # only a little more empty than red: the camera may show an illegal board: refused
+    decision = decide(log_probs(grid, doubts={5 * 7 + 4: (0.55, 0.44, 0.01)}), MARGIN)
+    assert decision.status == "invalid"
+    assert decision.reason.startswith("uncertain cells: column 5 row 1 (empty 0.55 or red")
 
 
 def test_a_disc_not_seen_is_never_added_to_make_a_board_legal() -> None:
@@ -208,8 +220,8 @@ def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) ->
     changing one beats the base (at most 4 x 3.4 nats behind the best), so the brute force
     over the doubtful cells finds the best legal board and its runner-up. The decision
     must be exactly the rule: refused when the grid seen is not the best legal board (it
-    is illegal), or the best is not ahead of the runner-up by the margin; otherwise the
-    best is read."""
+    is illegal), or the best is not ahead by the margin of the runner-up and of the
+    best illegal grid one cell away (ILLEGAL_PRIOR down); otherwise the best is read."""
     rng = np.random.default_rng(seed)
     board = random_board(rng)
     base = tuple(board.grid_lines())
@@ -222,7 +234,9 @@ def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) ->
     logs = log_probs(base, sure=1 - 1e-6, doubts=doubts)
     truth = _brute_force(logs, base, cells)
     best_score, best = truth[0]
-    gap = best_score - (truth[1][0] if len(truth) > 1 else -math.inf)
+    rival = max([truth[1][0]] if len(truth) > 1 else [-math.inf])
+    rival = max(rival, _best_illegal_flip(logs, best) - ILLEGAL_PRIOR)
+    gap = best_score - rival
     seen = grid_of(logs.argmax(axis=1))
     decision = decide(logs, MARGIN)
     if best != seen or gap < MARGIN:
@@ -232,6 +246,22 @@ def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) ->
         assert decision.grid == best and decision.margin == pytest.approx(gap)
     if decision.status == "invalid" and not keeps_discs(seen, best):
         assert decision.grid == seen  # the refusal shows what is seen
+
+
+def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...]) -> float:
+    """Log-probability of the most probable illegal grid one cell away from ``grid``."""
+    found = -math.inf
+    chars = list("".join(grid))
+    for cell in range(42):
+        for kind in CLASSES:
+            if kind == chars[cell]:
+                continue
+            trial = chars.copy()
+            trial[cell] = kind
+            lines = tuple("".join(trial[row * 7:(row + 1) * 7]) for row in range(6))
+            if not is_legal(lines):
+                found = max(found, score(logs, lines))
+    return found
 
 
 def keeps_discs(seen: tuple[str, ...], grid: tuple[str, ...]) -> bool:

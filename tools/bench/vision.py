@@ -71,6 +71,7 @@ from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.fit import BoardLocator, Intrinsics
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, INVALID, OK
+from tools.train.appearances import APPEARANCES
 from tools.train.real_composites import random_board
 
 
@@ -153,6 +154,28 @@ def illegal_composite_source(count: int, seed_base: int):  # noqa: ANN201
         yield list(grid), INVALID, result.frame, kind
 
 
+def appearance_source(count: int, seed_base: int, appearance: str,  # noqa: ANN201
+                      illegal: bool = False):
+    """(truth grid, status, frame, board) of real-photo composites restyled to a board or
+    pieces the reader was not built on (:mod:`tools.train.appearances`); with ``illegal``
+    the boards are the illegal kinds of :func:`illegal_composite_source`."""
+    from tools.train.appearances import AppearanceComposer, restyle
+    from tools.train.illegal_boards import KINDS, illegal_grid
+    from tools.train.real_composites import choose_base, default_composer
+
+    composer = default_composer()
+    for index in range(count):
+        rng = np.random.default_rng(seed_base + index)
+        source = composer.library.sources[index % len(composer.library.sources)]
+        if illegal:
+            grid = illegal_grid(rng, KINDS[(index // 2) % len(KINDS)])
+            base = choose_base(rng, composer.library.of_source(source))
+            result = restyle(composer.compose_grid(rng, base, grid, INVALID), appearance, rng)
+        else:
+            result = AppearanceComposer(composer).compose(rng, appearance, source)
+        yield list(result.grid), result.status, result.frame, source
+
+
 def real_source(count: int, seed_base: int, folder: str = "real-dev"):  # noqa: ANN201, ARG001
     """(truth grid, label status, frame, origin) of the labelled real photographs."""
     from tools.train.real_composites import real_dev_frames
@@ -167,6 +190,10 @@ def _status(board: Board) -> str:
 
 SOURCES = {"render": render_source, "scene": scene_source, "composite": composite_source,
            "illegal-composite": illegal_composite_source,
+           **{f"look-{name}": functools.partial(appearance_source, appearance=name)
+              for name in APPEARANCES},
+           "look-illegal": functools.partial(appearance_source, appearance="black-balls",
+                                             illegal=True),
            "real-dev": real_source,
            "real-dev2": functools.partial(real_source, folder="real-dev2"),
            "render+empty": functools.partial(render_source, empty_first=True),
