@@ -17,8 +17,10 @@ This module does the same with an EM loop over the cells' looks
    says nothing);
 3. the frame's evidence for cell *i* is its likelihood under each kind's look
    fitted **without cell i** (leave one out: the other 41 holes vouch for it,
-   it does not vouch for itself), tempered by :data:`WEIGHT` (the 12 numbers
-   are far from independent) and capped at :data:`CAP` nats.
+   it does not vouch for itself), mixed with a uniform background
+   (:data:`OUTLIER`: a look like no kind's, a hand or glare, gets no opinion),
+   tempered by :data:`WEIGHT` (the 12 numbers are far from independent) and
+   capped at :data:`CAP` nats.
 
 The result is added to the generic log-probabilities as further evidence; the
 decision (:mod:`.decide`) is unchanged.
@@ -35,6 +37,8 @@ WEIGHT = 0.25  # the frame's log-likelihoods are tempered by this
 CAP = 4.0  # nats: the most the frame's own evidence moves a cell between two kinds
 PRIOR_CELLS = 2.0  # pseudo-cells of the frame's overall look in each kind's fit
 FLOOR_VARIANCE = 9.0  # Lab units squared: no kind's look is sharper than 3 units a feature
+OUTLIER = 0.05  # share of looks that belong to no kind (uniform over the Lab range)
+LAB_RANGE = 256.0
 MAX_DIFF = 21  # |reds - yellows| over the columns never needs more
 
 
@@ -106,7 +110,11 @@ def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
                   + PRIOR_CELLS * (var_all + mean_all ** 2))
         mean = first / count
         var = np.maximum(second / count - mean ** 2, 0.0) + FLOOR_VARIANCE
-        logs[:, kind] = -0.5 * (np.log(var) + (features - mean) ** 2 / var).sum(axis=1)
+        logs[:, kind] = -0.5 * (np.log(2 * np.pi * var)
+                                + (features - mean) ** 2 / var).sum(axis=1)
+    # a look like no kind's (a hand, glare) is the background's: no opinion
+    logs = np.logaddexp(np.log1p(-OUTLIER) + logs,
+                        np.log(OUTLIER) - features.shape[1] * np.log(LAB_RANGE))
     logs = WEIGHT * (logs - logs.max(axis=1, keepdims=True))
     logs = np.maximum(logs, -CAP)
     return logs - np.logaddexp.reduce(logs, axis=1, keepdims=True)

@@ -11,9 +11,11 @@ One straight line of named stages (see ``docs/vision.md``):
    colour reader (:mod:`.colour_reader`, with this installation's
    :class:`~.empty_board.EmptyBoard`);
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell;
-7. **decide** (:mod:`.decide`): the most probable legal position, read when
-   it is far enough ahead of its runner-up and of the grid seen;
-8. **remember**: an ``ok`` reading teaches the empty board its empty cells;
+7. **frame fit** (:mod:`.frame_fit`): this frame's own look of an empty hole, a
+   red and a yellow disc, fitted over the legal boards, added as evidence;
+8. **decide** (:mod:`.decide`): the most probable legal position, read only
+   as it is seen and when it is far enough ahead of its runner-up;
+9. **remember**: an ``ok`` reading teaches the empty board its empty cells;
    an empty board the readers dispute higher up is learnt by gravity.
 """
 
@@ -37,8 +39,8 @@ from firmware_py.vision.combine import combine, readers_differ
 from firmware_py.vision.decide import Decision, decide, floating_discs, grid_of
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
-from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
+from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
@@ -108,7 +110,7 @@ class BoardReader:
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = False) -> None:
+                 frame_fit: bool = True) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)

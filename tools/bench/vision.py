@@ -434,8 +434,8 @@ def main() -> int:
                         help="[vision] accept_margin to use (default: the config's)")
     parser.add_argument("--disc-depth", type=float,
                         help="[vision] disc_depth_pitch to use (default: the config's)")
-    parser.add_argument("--frame-fit", action="store_true",
-                        help="add the frame's own looks (vision/frame_fit.py)")
+    parser.add_argument("--no-frame-fit", action="store_true",
+                        help="without the frame's own looks (vision/frame_fit.py)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -449,7 +449,7 @@ def main() -> int:
     if args.disc_depth is not None:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
-    reader.frame_fit = args.frame_fit
+    reader.frame_fit = not args.no_frame_fit
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result: dict = {"setup": pinned, "sources": {}}
     for name in args.sources:
