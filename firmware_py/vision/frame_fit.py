@@ -35,6 +35,7 @@ from firmware_py.board import HEIGHT, WIDTH
 ROUNDS = 3  # EM rounds
 WEIGHT = 0.25  # the frame's log-likelihoods are tempered by this
 CAP = 4.0  # nats: the most the frame's own evidence moves a cell between two kinds
+MIN_SUPPORT = 2.0  # cells (the one read left out) a kind needs to have a look here
 PRIOR_CELLS = 2.0  # pseudo-cells of the frame's overall look in each kind's fit
 FLOOR_VARIANCE = 9.0  # Lab units squared: no kind's look is sharper than 3 units a feature
 OUTLIER = 0.05  # share of looks that belong to no kind (uniform over the Lab range)
@@ -102,9 +103,11 @@ def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
     mean_all = features.mean(axis=0)
     var_all = features.var(axis=0) + FLOOR_VARIANCE
     logs = np.zeros((len(features), 3))
+    support = np.zeros((len(features), 3))
     for kind in range(3):
         w = weights[:, kind][:, None]
-        count = w.sum() - w + PRIOR_CELLS  # (42, 1): without the cell itself
+        support[:, kind] = w.sum() - w[:, 0]  # cells of this kind, the cell itself left out
+        count = w.sum() - w + PRIOR_CELLS  # (42, 1)
         first = (w * features).sum(axis=0) - w * features + PRIOR_CELLS * mean_all
         second = ((w * features ** 2).sum(axis=0) - w * features ** 2
                   + PRIOR_CELLS * (var_all + mean_all ** 2))
@@ -115,6 +118,11 @@ def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
     # a look like no kind's (a hand, glare) is the background's: no opinion
     logs = np.logaddexp(np.log1p(-OUTLIER) + logs,
                         np.log(OUTLIER) - features.shape[1] * np.log(LAB_RANGE))
+    # a kind too few other cells show has no look in this frame: no opinion on it (a
+    # hole unlike the others, spare discs behind it, is not a disc for that alone)
+    known = support >= MIN_SUPPORT
+    best_known = np.where(known, logs, -np.inf).max(axis=1, keepdims=True)
+    logs = np.where(known, logs, np.where(np.isfinite(best_known), best_known, 0.0))
     logs = WEIGHT * (logs - logs.max(axis=1, keepdims=True))
     logs = np.maximum(logs, -CAP)
     return logs - np.logaddexp.reduce(logs, axis=1, keepdims=True)
