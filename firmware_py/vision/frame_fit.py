@@ -13,12 +13,14 @@ This module does the same with an EM loop over the cells' looks
    log-probabilities plus the frame's own evidence so far;
 2. **M**: each kind's look in this frame, a Gaussian per feature, fitted to
    the cells weighted by those probabilities, pulled towards the frame's
-   overall look by :data:`PRIOR_CELLS` pseudo-cells (a kind seen in no cell
-   says nothing);
+   overall look by :data:`PRIOR_CELLS` pseudo-cells;
 3. the frame's evidence for cell *i* is its likelihood under each kind's look
    fitted **without cell i** (leave one out: the other 41 holes vouch for it,
    it does not vouch for itself), mixed with a uniform background
-   (:data:`OUTLIER`: a look like no kind's, a hand or glare, gets no opinion),
+   (:data:`OUTLIER`: a look like no kind's, a hand or glare, gets no opinion);
+   a kind fewer than :data:`MIN_SUPPORT` other cells show has no look in this
+   frame and gets the best known kind's likelihood (a hole unlike the other
+   holes is not a disc for that alone: a spare disc lying behind the board);
    tempered by :data:`WEIGHT` (the 12 numbers are far from independent) and
    capped at :data:`CAP` nats.
 
