@@ -27,8 +27,8 @@ frame it was:
 * ``something-else``: such a change has lasted that long: the board is read
   again, every hole that still looks as it did keeping a strong prior for
   what it held (a person does not re-read what did not move:
-  :func:`held_log_probs`), and the most probable legal board of that, when
-  the reader's margins accept it, goes to the voter, whose rules report it
+  :func:`held_log_probs`), and the board read of that (read only as it is
+  seen, by the reader's margin) goes to the voter, whose rules report it
   as it is (an illegal grid is never committed, a cleared board starts a
   new game);
 * ``reading``: nothing to follow yet (no committed board, or a reader
@@ -102,8 +102,7 @@ class FollowParams:
     drift_rate: float = DRIFT_RATE
     start_prior: float = START_PRIOR
     start_margin: float = START_MARGIN
-    accept_margin: float = DEFAULT_MARGIN  # a board read again is decided as the reader
-    # decides (``[vision] accept_margin``)
+    accept_margin: float = DEFAULT_MARGIN  # a board read again: ``[vision] accept_margin``
 
 
 @dataclass(frozen=True)

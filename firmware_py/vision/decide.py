@@ -18,9 +18,12 @@ showing what is seen and the rule it breaks, with what the nearest legal
 board would change: a board is never made legal by deleting a disc the
 readers see, recolouring it, or adding one they do not see (a position
 nobody played, read with confidence). The legal-position model still
-weighs doubt: a doubtful cell whose every other reading is illegal (a disc
-that would float, break the counts) is read. The margin is chosen on
-calibration data (``firmware_py/vision/MODEL.md``).
+weighs doubt: the runner-up is the next legal board or the most probable
+illegal grid one cell away, :data:`ILLEGAL_PRIOR` nats down (a board played
+illegally is rare, not impossible), so a doubtful cell whose other readings
+are illegal is read when it leads them by ``margin`` - :data:`ILLEGAL_PRIOR`
+(with a margin at or under that prior, the illegal rival never decides).
+The margin is chosen on calibration data (``firmware_py/vision/MODEL.md``).
 
 Each column's contents is one of 127 stacks (height 0-6, each disc red or
 yellow)::
@@ -57,6 +60,7 @@ KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if four
 MAX_LISTED = 4
 DOUBT = 0.5  # the most a cell in doubt is sure of (the voter's bound is above it)
 ILLEGAL_PRIOR = 2.0  # nats: a grid no game leaves is e^2 times less likely a priori
+TIE = 1e-9  # nats: grids this close are equally probable
 
 
 def _all_stacks() -> tuple[np.ndarray, np.ndarray]:
@@ -81,8 +85,8 @@ class Decision:
     board: Board | None  # for ok / finished
     reason: str  # why it is not ok ("" when ok)
     margin: float  # nats of ``best`` over its runner-up (or of the illegal grid seen over it)
-    confidence: float  # the share of ``best`` against its runner-up (or the illegal grid
-    # seen, weighed down by the illegal margin): read boards are at least 1 / (1 + e^-margin)
+    confidence: float  # the share of ``best`` against its runner-up (or against the
+    # illegal grid seen, below 0.5): read boards are at least 1 / (1 + e^-margin)
     cell_confidence: tuple[float, ...]  # 42: each cell's probability of the grid's class
 
 
@@ -104,8 +108,11 @@ def decide(log_probs: np.ndarray, margin: float,
     if not ranked:
         return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0, seen)
     (best_score, best), *rest = ranked
+    if best_score >= seen_score - TIE:  # a tie between classes: the legal one is seen
+        seen = tuple(best.grid_lines())
     if best.grid_lines() != list(seen):  # the grid seen is illegal: never corrected
-        reason = f"{illegal_reason(seen)}; the nearest legal board {changes(log_probs, best)}"
+        reason = (f"{illegal_reason(seen)}; the nearest legal board "
+                  f"{changes(log_probs, best, explain)}")
         return _refused(log_probs, seen, reason, seen_score - best_score,
                         _share(best_score, seen_score), best.grid_lines())
     runner_score, runner = (rest[0][0], rest[0][1].grid_lines()) if rest else (-math.inf, [])
@@ -130,9 +137,11 @@ def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: flo
     read against it too, :data:`ILLEGAL_PRIOR` down: a doubtful cell is not settled
     by the rules alone, since the camera may show a board played illegally."""
     costs = log_probs.max(axis=1, keepdims=True) - log_probs  # 0 at each cell's class
+    chars_seen = "".join(seen)
     for cost, cell, kind in sorted((float(costs[c, k]), c, k) for c in range(len(costs))
-                                   for k in range(3) if 0 < costs[c, k] <= reach):
-        chars = list("".join(seen))
+                                   for k in range(3) if CLASS_CHARS[k] != chars_seen[c]
+                                   and costs[c, k] <= reach):
+        chars = list(chars_seen)
         chars[cell] = CLASS_CHARS[kind]
         lines = ["".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT)]
         if floating_discs(lines) or not _legal(lines):
@@ -148,11 +157,13 @@ def _legal(lines: list[str]) -> bool:
     return True
 
 
-def changes(log_probs: np.ndarray, board: Board) -> str:
+def changes(log_probs: np.ndarray, board: Board,
+            explain: Callable[[int], str] | None = None) -> str:
     """What ``board`` changes of the grid seen: "drops the red disc at column 4 row 2
     (0.81)", "makes the red disc at column 3 row 1 (0.62) yellow", "adds a yellow disc
     at column 5 row 1 (0.30)" (each with the readers' probability of what is seen, or of
-    the disc added)."""
+    the disc added, and ``explain(cell)``'s readers' views where they differ: "; CNN
+    red, colour empty")."""
     probs = np.exp(log_probs)
     found = []
     for cell, (char, seen) in enumerate(zip("".join(board.grid_lines()),
@@ -162,12 +173,15 @@ def changes(log_probs: np.ndarray, board: Board) -> str:
             continue
         what = f"the {CLASS_NAMES[seen]} disc at {cell_name(cell)} ({probs[cell, seen]:.2f})"
         if not seen:
-            found.append(f"adds a {CLASS_NAMES[wanted]} disc at {cell_name(cell)} "
-                         f"({probs[cell, wanted]:.2f})")
+            change = (f"adds a {CLASS_NAMES[wanted]} disc at {cell_name(cell)} "
+                      f"({probs[cell, wanted]:.2f}")
         elif not wanted:
-            found.append(f"drops {what}")
+            change = f"drops {what[:-1]}"
         else:
-            found.append(f"makes {what} {CLASS_NAMES[wanted]}")
+            change = f"makes {what[:-1]}"
+        note = explain(cell) if explain else ""
+        change += f"; {note})" if note else ")"
+        found.append(change + (f" {CLASS_NAMES[wanted]}" if seen and wanted else ""))
     more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
     return ", ".join(found[:MAX_LISTED]) + more
 

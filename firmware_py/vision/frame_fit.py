@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from firmware_py.board import HEIGHT, WIDTH
+from firmware_py.vision.decide import STACK_DIFFS, STACKS  # one table of stacks
 
 ROUNDS = 3  # EM rounds
 WEIGHT = 0.25  # the frame's log-likelihoods are tempered by this
@@ -43,11 +44,7 @@ FLOOR_VARIANCE = 9.0  # Lab units squared: no kind's look is sharper than 3 unit
 OUTLIER = 0.05  # share of looks that belong to no kind (uniform over the Lab range)
 LAB_RANGE = 256.0
 MAX_DIFF = 21  # |reds - yellows| over the columns never needs more
-
-
-def _stacks() -> tuple[np.ndarray, np.ndarray]:
-    from firmware_py.vision.decide import STACK_DIFFS, STACKS  # one table of stacks
-    return STACKS, STACK_DIFFS
+LOWEST = -30.0  # nats: a class less probable than this counts as this (sums stay finite)
 
 
 def legal_marginals(log_probs: np.ndarray) -> np.ndarray:
@@ -59,8 +56,9 @@ def legal_marginals(log_probs: np.ndarray) -> np.ndarray:
     adds to the difference what its stacks' weights, summed by their own
     difference (-6 to 6), say, so each step is a 13-tap convolution.
     """
-    stacks, diffs = _stacks()
-    by_column = np.asarray(log_probs, np.float64).reshape(HEIGHT, WIDTH, 3)[::-1]
+    stacks, diffs = STACKS, STACK_DIFFS
+    log_probs = np.maximum(np.asarray(log_probs, np.float64), LOWEST)  # no underflow
+    by_column = log_probs.reshape(HEIGHT, WIDTH, 3)[::-1]
     scores = by_column.transpose(1, 0, 2)[:, np.arange(HEIGHT), stacks].sum(axis=2)
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))  # (7, 127), scaled
     taps = np.zeros((WIDTH, 2 * HEIGHT + 1))
@@ -103,7 +101,7 @@ def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Each cell's tempered, capped log-likelihood of each kind, the kinds' looks
     fitted to the other cells (a Gaussian per feature, with the prior cells)."""
     mean_all = features.mean(axis=0)
-    var_all = features.var(axis=0) + FLOOR_VARIANCE
+    var_all = features.var(axis=0)
     logs = np.zeros((len(features), 3))
     support = np.zeros((len(features), 3))
     for kind in range(3):

@@ -187,7 +187,7 @@ class BoardReader:
 
         Not the holes where a disc was more probable (the prior of a game's start
         may have read the board empty over them): a pale disc's look must never
-        be learnt as the empty hole's (step 9 of ``docs/vision.md``).
+        be learnt as the empty hole's (step 10 of ``docs/vision.md``).
         """
         log_probs = reading.cell_log_probs
         if self.empty_board is None or reading.cell_looks is None or log_probs is None:

@@ -21,8 +21,8 @@ class Reading:
 
     ``grid`` is the classified grid (6 strings, top row first, SPEC §1) whenever
     a board was found, even when it is invalid; ``board`` is set only for
-    ``ok`` and ``finished``. ``confidence`` is the board confidence (the
-    product or minimum of the per-cell confidences, 0-1); ``cell_confidence``
+    ``ok`` and ``finished``. ``confidence`` is the board read's share against
+    its runner-up (:mod:`~firmware_py.vision.decide`, 0-1); ``cell_confidence``
     holds the 42 per-cell confidences, top row first, left to right.
 
     Two per-cell records let the pipeline follow a game (:mod:`firmware_py.pipeline.follow`):

@@ -157,9 +157,12 @@ def test_cli_config_prints_effective_values(tmp_path: Path) -> None:
 def test_retired_vision_keys_load_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     # a config kept in /etc/c4pi from an earlier version must still start the service
     loaded = parse_config({"vision": {"flip_votes": True, "context_check": False,
+                                      "illegal_margin": 3.0,
                                       "min_cell_confidence": 0.7}}, "old.toml")
     assert loaded.vision.min_cell_confidence == 0.7
     assert "old.toml: [vision] flip_votes is no longer used" in caplog.text
+    # a board is read only as it is seen: no margin lets an illegal grid be corrected
+    assert "old.toml: [vision] illegal_margin is no longer used" in caplog.text
     with pytest.raises(ConfigError, match="flip_vote"):
         parse_config({"vision": {"flip_vote": True}}, "typo.toml")
 

@@ -153,7 +153,7 @@ def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() 
     # set are read wrong: the discs seen off their holes by both readers (docs/vision.md)
     assert oblique[0.35][2] == 0
     # measured with the frame fit: right 70 -> 71, read 63 -> 66 (before it, +7 and +3)
-    assert oblique[0.35][0] >= oblique[0.0][0], oblique
+    assert oblique[0.35][0] >= oblique[0.0][0] + 1, oblique
     assert oblique[0.35][1] >= oblique[0.0][1] + 2, oblique
     frontal = _read_views("render", 0, 10, 60, seed=81_000)  # measured: 56/54 -> 55/53
     assert frontal[0.35][2] == 0

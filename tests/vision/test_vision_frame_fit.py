@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 import pytest
 
+from firmware_py.vision import frame_fit
 from firmware_py.vision.decide import decide, floating_discs
 from firmware_py.vision.frame_fit import CAP, frame_evidence, legal_marginals
 from tools.shared_data import missing_reason
@@ -101,10 +102,25 @@ def test_the_evidence_is_normalised_capped_and_leaves_each_cell_out() -> None:
     evidence = frame_evidence(log_probs, features)
     assert np.allclose(np.exp(evidence).sum(axis=1), 1.0)
     assert np.all(evidence.max(axis=1) - evidence.min(axis=1) <= CAP + 1e-9)
-    # a cell unlike every other (its own kind) gets no say from its own look
+    # a look outside every kind's (and the Lab range) is the background's: no opinion
     odd = features.copy()
     odd[0] = 1000.0
     assert np.ptp(frame_evidence(log_probs, odd)[0]) < 0.5
+
+
+def test_a_hole_unlike_the_others_is_no_disc_for_that_alone(monkeypatch) -> None:
+    """An empty board whose one hole shows something else (a spare disc behind it, in
+    the Lab range): no other cell shows a disc, so the frame knows no disc look and has
+    no opinion on that hole (the navy board's spare disc was read as a yellow disc)."""
+    rng = np.random.default_rng(3)
+    features = rng.normal(120.0, 3.0, size=(42, 12))
+    features[40] = rng.normal(180.0, 3.0, size=12)  # column 6 row 1
+    log_probs = np.log(np.tile([0.98, 0.01, 0.01], (42, 1)))
+    log_probs[40] = np.log([0.45, 0.10, 0.45])
+    evidence = frame_evidence(log_probs, features)
+    assert np.ptp(evidence[40]) < 1e-9
+    monkeypatch.setattr(frame_fit, "MIN_SUPPORT", 0.0)  # every kind a look: it would push
+    assert frame_evidence(log_probs, features)[40, 0] < -1.0
 
 
 LABELS = rc.real_dev_dir() / "labels.jsonl"

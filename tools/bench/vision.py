@@ -157,8 +157,9 @@ def illegal_composite_source(count: int, seed_base: int):  # noqa: ANN201
 def appearance_source(count: int, seed_base: int, appearance: str,  # noqa: ANN201
                       illegal: bool = False):
     """(truth grid, status, frame, board) of real-photo composites restyled to a board or
-    pieces the reader was not built on (:mod:`tools.train.appearances`); with ``illegal``
-    the boards are the illegal kinds of :func:`illegal_composite_source`."""
+    pieces the reader was not built on (:mod:`tools.train.appearances`; a frame the
+    restyling had to leave as it was is skipped); with ``illegal`` the boards are the
+    illegal kinds of :func:`illegal_composite_source`."""
     from tools.train.appearances import AppearanceComposer, restyle
     from tools.train.illegal_boards import KINDS, illegal_grid
     from tools.train.real_composites import choose_base, default_composer
@@ -173,6 +174,8 @@ def appearance_source(count: int, seed_base: int, appearance: str,  # noqa: ANN2
             result = restyle(composer.compose_grid(rng, base, grid, INVALID), appearance, rng)
         else:
             result = AppearanceComposer(composer).compose(rng, appearance, source)
+        if result.camera.get("appearance", {}).get("fallback"):
+            continue  # left unstyled (its markers lost): not a frame of that appearance
         yield list(result.grid), result.status, result.frame, source
 
 
@@ -386,6 +389,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     from firmware_py.vision.combine import combine
     from firmware_py.vision.decide import decide
     from firmware_py.vision.empty_board import cell_features
+    from firmware_py.vision.frame_fit import frame_evidence
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -409,8 +413,9 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
         colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
             c, reader.empty_board, fe))
-        timed("combine_decide", lambda a=cnn, b=colour: decide(
-            combine(a, b), reader.margin))
+        combined = timed("combine", lambda a=cnn, b=colour: combine(a, b))
+        evidence = timed("frame_fit", lambda lp=combined, fe=features: frame_evidence(lp, fe))
+        timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
 
 
@@ -471,7 +476,7 @@ def main() -> int:
 def print_summary(result: dict) -> None:
     print(f"model and reader as configured; {result['setup']}")
     print(f"{'source':<18} {'frames':>6} {'read (of legal)':>17} {'refused':>7} {'wrong':>5} "
-          f"{'illegal refused (seen exact)':>15} {'cells':>8}  ms median/p90")
+          f"{'illegal refused (seen exact)':>28} {'cells':>8}  ms median/p90")
     for name, line in result["sources"].items():
         _print_line(name, line, f"  {line['ms_median']:.1f}/{line['ms_p90']:.1f}")
         for origin, sub in line["origins"].items():
@@ -491,7 +496,7 @@ def _print_line(name: str, line: dict, times: str) -> None:
     illegal = (f"{line['illegal_refused']}/{line['illegal']} ({line['illegal_seen_exact']})"
                if line["illegal"] else "-")
     print(f"{name:<18} {line['frames']:>6} {read:>17} {line['legal'] - line['read']:>7} "
-          f"{line['wrong']:>5} {illegal:>15} {line['cell_accuracy']:>8.3%}{times}")
+          f"{line['wrong']:>5} {illegal:>28} {line['cell_accuracy']:>8.3%}{times}")
 
 
 if __name__ == "__main__":
