@@ -21,6 +21,7 @@ This module does the same with an EM loop over the cells' looks
    a kind fewer than :data:`MIN_SUPPORT` other cells show has no look in this
    frame and gets the best known kind's likelihood (a hole unlike the other
    holes is not a disc for that alone: a spare disc lying behind the board);
+   cells covered by a hand are no hole of any kind and get no opinion;
    tempered by :data:`WEIGHT` (the 12 numbers are far from independent) and
    capped at :data:`CAP` nats.
 
@@ -85,15 +86,23 @@ def legal_marginals(log_probs: np.ndarray) -> np.ndarray:
     return marginals.transpose(1, 0, 2)[::-1].reshape(HEIGHT * WIDTH, 3)
 
 
-def frame_evidence(log_probs: np.ndarray, features: np.ndarray, rounds: int = ROUNDS
-                   ) -> np.ndarray:
+def frame_evidence(log_probs: np.ndarray, features: np.ndarray, rounds: int = ROUNDS,
+                   covered: np.ndarray | None = None) -> np.ndarray:
     """(42, 3) log-likelihoods of each cell's kind from this frame's own looks
-    (normalised per cell; add them to ``log_probs``)."""
+    (normalised per cell; add them to ``log_probs``).
+
+    ``covered`` (42 bools): cells something stands in front of (a hand, a sleeve:
+    the colour reader abstains there). They are no hole of any kind: they teach
+    no kind its look and get no opinion, so that a hand over several holes, whose
+    cells look alike, cannot vouch for itself as a kind of disc.
+    """
     features = np.asarray(features, np.float64)
+    shown = np.ones(len(features), bool) if covered is None else ~np.asarray(covered, bool)
     evidence = np.zeros_like(log_probs, dtype=np.float64)
     for _ in range(rounds):
-        weights = legal_marginals(log_probs + evidence)
+        weights = legal_marginals(log_probs + evidence) * shown[:, None]
         evidence = _leave_one_out(features, weights)
+        evidence[~shown] = 0.0
     return evidence
 
 

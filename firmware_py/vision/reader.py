@@ -167,7 +167,8 @@ class BoardReader:
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
         log_probs = combine(cnn, colour)
         if self.frame_fit:
-            log_probs = log_probs + frame_evidence(log_probs, features)
+            log_probs = log_probs + frame_evidence(log_probs, features,
+                                                   covered=abstained(colour))
             log_probs -= np.logaddexp.reduce(log_probs, axis=1, keepdims=True)
         decision = decide(log_probs, self.margin, explain=partial(readers_differ, cnn, colour))
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,

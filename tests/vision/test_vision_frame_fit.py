@@ -123,6 +123,25 @@ def test_a_hole_unlike_the_others_is_no_disc_for_that_alone(monkeypatch) -> None
     assert frame_evidence(log_probs, features)[40, 0] < -1.0
 
 
+def test_a_hand_over_several_holes_does_not_vouch_for_itself() -> None:
+    """Four covered cells that look alike (a hand) and that the readers half take for
+    red: covered, they get no opinion and teach no kind (the other cells' evidence
+    does not depend on how the hand looks)."""
+    rng = np.random.default_rng(5)
+    features = rng.normal(120.0, 3.0, size=(42, 12))
+    hand = [16, 17, 23, 24]
+    features[hand] = rng.normal(170.0, 3.0, size=(4, 12))
+    log_probs = np.log(np.tile([0.98, 0.01, 0.01], (42, 1)))
+    log_probs[hand] = np.log([0.45, 0.45, 0.10])
+    covered = np.zeros(42, bool)
+    covered[hand] = True
+    evidence = frame_evidence(log_probs, features, covered=covered)
+    assert np.all(evidence[hand] == 0.0)
+    other = features.copy()
+    other[hand] = rng.normal(40.0, 3.0, size=(4, 12))  # whatever the hand looks like
+    assert np.allclose(frame_evidence(log_probs, other, covered=covered), evidence)
+
+
 LABELS = rc.real_dev_dir() / "labels.jsonl"
 
 

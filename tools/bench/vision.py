@@ -71,6 +71,7 @@ from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.fit import BoardLocator, Intrinsics
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, INVALID, OK
+from tools.bench.vision_sources import appearance_source, illegal_composite_source
 from tools.train.appearances import APPEARANCES
 from tools.train.real_composites import random_board
 
@@ -135,48 +136,6 @@ def composite_source(count: int, seed_base: int):  # noqa: ANN201
     for index in range(count):
         frame, grid, status = compose(np.random.default_rng(seed_base + index))
         yield list(grid), status, frame
-
-
-def illegal_composite_source(count: int, seed_base: int):  # noqa: ANN201
-    """(truth grid, "invalid", frame, kind) of real-photo composites of boards no game
-    leaves (:mod:`tools.train.illegal_boards`), the kinds and both real boards in turn."""
-    from tools.train.illegal_boards import KINDS, illegal_grid
-    from tools.train.real_composites import choose_base, default_composer
-
-    composer = default_composer()
-    for index in range(count):
-        rng = np.random.default_rng(seed_base + index)
-        kind = KINDS[index % len(KINDS)]
-        source = composer.library.sources[(index // len(KINDS)) % len(composer.library.sources)]
-        grid = illegal_grid(rng, kind)
-        base = choose_base(rng, composer.library.of_source(source))
-        result = composer.compose_grid(rng, base, grid, INVALID)
-        yield list(grid), INVALID, result.frame, kind
-
-
-def appearance_source(count: int, seed_base: int, appearance: str,  # noqa: ANN201
-                      illegal: bool = False):
-    """(truth grid, status, frame, board) of real-photo composites restyled to a board or
-    pieces the reader was not built on (:mod:`tools.train.appearances`; a frame the
-    restyling had to leave as it was is skipped); with ``illegal`` the boards are the
-    illegal kinds of :func:`illegal_composite_source`."""
-    from tools.train.appearances import AppearanceComposer, restyle
-    from tools.train.illegal_boards import KINDS, illegal_grid
-    from tools.train.real_composites import choose_base, default_composer
-
-    composer = default_composer()
-    for index in range(count):
-        rng = np.random.default_rng(seed_base + index)
-        source = composer.library.sources[index % len(composer.library.sources)]
-        if illegal:
-            grid = illegal_grid(rng, KINDS[(index // 2) % len(KINDS)])
-            base = choose_base(rng, composer.library.of_source(source))
-            result = restyle(composer.compose_grid(rng, base, grid, INVALID), appearance, rng)
-        else:
-            result = AppearanceComposer(composer).compose(rng, appearance, source)
-        if result.camera.get("appearance", {}).get("fallback"):
-            continue  # left unstyled (its markers lost): not a frame of that appearance
-        yield list(result.grid), result.status, result.frame, source
 
 
 def real_source(count: int, seed_base: int, folder: str = "real-dev"):  # noqa: ANN201, ARG001
@@ -386,6 +345,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
     from firmware_py.vision.classifier import softmax
     from firmware_py.vision.colour import colour_reference
+    from firmware_py.vision.colour_reader import abstained
     from firmware_py.vision.combine import combine
     from firmware_py.vision.decide import decide
     from firmware_py.vision.empty_board import cell_features
@@ -414,9 +374,20 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
             c, reader.empty_board, fe))
         combined = timed("combine", lambda a=cnn, b=colour: combine(a, b))
-        evidence = timed("frame_fit", lambda lp=combined, fe=features: frame_evidence(lp, fe))
+        evidence = timed("frame_fit", lambda lp=combined, fe=features, c=colour: frame_evidence(
+            lp, fe, covered=abstained(c)))
         timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
+
+
+def without_reader(reader: BoardReader, name: str) -> None:
+    """Make the CNN or the colour reader of ``reader`` say nothing (flat probabilities):
+    what the other reader, and the frame fit, read alone."""
+    if name == "cnn":
+        reader.classifier.logits = lambda batch: np.zeros((len(batch), 3), np.float32)
+    else:
+        reader.colour_reader.probabilities = (
+            lambda crops, *_: np.full((len(crops), 3), 1 / 3))
 
 
 def pin_one_cpu() -> str:
@@ -441,6 +412,8 @@ def main() -> int:
                         help="[vision] disc_depth_pitch to use (default: the config's)")
     parser.add_argument("--no-frame-fit", action="store_true",
                         help="without the frame's own looks (vision/frame_fit.py)")
+    parser.add_argument("--without", choices=("cnn", "colour"),
+                        help="one generic reader left out (it says nothing: flat)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -455,6 +428,8 @@ def main() -> int:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
     reader.frame_fit = not args.no_frame_fit
+    if args.without:
+        without_reader(reader, args.without)
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
     result: dict = {"setup": pinned, "sources": {}}
     for name in args.sources:
