@@ -22,8 +22,8 @@ This module does the same with an EM loop over the cells' looks
    frame and gets the best known kind's likelihood (a hole unlike the other
    holes is not a disc for that alone: a spare disc lying behind the board);
    cells covered by a hand are no hole of any kind and get no opinion;
-   tempered by :data:`WEIGHT` (the 12 numbers are far from independent) and
-   capped at :data:`CAP` nats.
+   tempered and capped by the rule every model of looks shares
+   (:mod:`.look_evidence`).
 
 The result is added to the generic log-probabilities as further evidence; the
 decision (:mod:`.decide`) is unchanged.
@@ -35,15 +35,11 @@ import numpy as np
 
 from firmware_py.board import HEIGHT, WIDTH
 from firmware_py.vision.decide import STACK_DIFFS, STACKS  # one table of stacks
+from firmware_py.vision.look_evidence import FLOOR_VARIANCE, as_evidence, gaussian_logs
 
 ROUNDS = 3  # EM rounds
-WEIGHT = 0.25  # the frame's log-likelihoods are tempered by this
-CAP = 4.0  # nats: the most the frame's own evidence moves a cell between two kinds
 MIN_SUPPORT = 2.0  # cells (the one read left out) a kind needs to have a look here
 PRIOR_CELLS = 2.0  # pseudo-cells of the frame's overall look in each kind's fit
-FLOOR_VARIANCE = 9.0  # Lab units squared: no kind's look is sharper than 3 units a feature
-OUTLIER = 0.05  # share of looks that belong to no kind (uniform over the Lab range)
-LAB_RANGE = 256.0
 MAX_DIFF = 21  # |reds - yellows| over the columns never needs more
 LOWEST = -30.0  # nats: a class less probable than this counts as this (sums stay finite)
 
@@ -111,7 +107,8 @@ def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
     fitted to the other cells (a Gaussian per feature, with the prior cells)."""
     mean_all = features.mean(axis=0)
     var_all = features.var(axis=0)
-    logs = np.zeros((len(features), 3))
+    means = np.zeros((len(features), 3, features.shape[1]))
+    variances = np.zeros_like(means)
     support = np.zeros((len(features), 3))
     for kind in range(3):
         w = weights[:, kind][:, None]
@@ -120,18 +117,9 @@ def _leave_one_out(features: np.ndarray, weights: np.ndarray) -> np.ndarray:
         first = (w * features).sum(axis=0) - w * features + PRIOR_CELLS * mean_all
         second = ((w * features ** 2).sum(axis=0) - w * features ** 2
                   + PRIOR_CELLS * (var_all + mean_all ** 2))
-        mean = first / count
-        var = np.maximum(second / count - mean ** 2, 0.0) + FLOOR_VARIANCE
-        logs[:, kind] = -0.5 * (np.log(2 * np.pi * var)
-                                + (features - mean) ** 2 / var).sum(axis=1)
-    # a look like no kind's (a hand, glare) is the background's: no opinion
-    logs = np.logaddexp(np.log1p(-OUTLIER) + logs,
-                        np.log(OUTLIER) - features.shape[1] * np.log(LAB_RANGE))
+        means[:, kind] = first / count
+        variances[:, kind] = np.maximum(second / count - means[:, kind] ** 2, 0.0) \
+            + FLOOR_VARIANCE
     # a kind too few other cells show has no look in this frame: no opinion on it (a
     # hole unlike the others, spare discs behind it, is not a disc for that alone)
-    known = support >= MIN_SUPPORT
-    best_known = np.where(known, logs, -np.inf).max(axis=1, keepdims=True)
-    logs = np.where(known, logs, np.where(np.isfinite(best_known), best_known, 0.0))
-    logs = WEIGHT * (logs - logs.max(axis=1, keepdims=True))
-    logs = np.maximum(logs, -CAP)
-    return logs - np.logaddexp.reduce(logs, axis=1, keepdims=True)
+    return as_evidence(gaussian_logs(features, means, variances), support >= MIN_SUPPORT)

@@ -110,7 +110,7 @@ class BoardReader:
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = True) -> None:
+                 frame_fit: bool = False) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)

@@ -16,7 +16,8 @@ import pytest
 
 from firmware_py.vision import frame_fit
 from firmware_py.vision.decide import decide, floating_discs
-from firmware_py.vision.frame_fit import CAP, frame_evidence, legal_marginals
+from firmware_py.vision.frame_fit import frame_evidence, legal_marginals
+from firmware_py.vision.look_evidence import CAP
 from tools.shared_data import missing_reason
 from tools.train import real_composites as rc
 

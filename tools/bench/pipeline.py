@@ -106,7 +106,9 @@ def make_reader(args: argparse.Namespace, camera: SimulatedCamera) -> Any:
         return None
     from firmware_py.pipeline.assemble import make_reader as from_config
 
-    return from_config(load_config(args.config), camera, stored_empty_board=False)
+    reader = from_config(load_config(args.config), camera, stored_empty_board=False)
+    reader.frame_fit = args.frame_fit
+    return reader
 
 
 def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
@@ -359,6 +361,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the owner ran c4pi calibrate (--force) in each game's view first")
     parser.add_argument("--fake-vision", action="store_true",
                         help="read scenes with the fallible SceneReader instead of rendering")
+    parser.add_argument("--frame-fit", action="store_true",
+                        help="the reader with the frame's own looks (frame_fit.py; off live)")
     parser.add_argument("--fake-solver", action="store_true", help="answers from FakeSolver")
     parser.add_argument("--loop-frames", type=int, default=120,
                         help="frames for the loop-rate measurement (0 = skip)")

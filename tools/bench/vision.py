@@ -410,8 +410,8 @@ def main() -> int:
                         help="[vision] accept_margin to use (default: the config's)")
     parser.add_argument("--disc-depth", type=float,
                         help="[vision] disc_depth_pitch to use (default: the config's)")
-    parser.add_argument("--no-frame-fit", action="store_true",
-                        help="without the frame's own looks (vision/frame_fit.py)")
+    parser.add_argument("--frame-fit", action="store_true",
+                        help="with the frame's own looks (vision/frame_fit.py; off live)")
     parser.add_argument("--without", choices=("cnn", "colour"),
                         help="one generic reader left out (it says nothing: flat)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
@@ -427,7 +427,7 @@ def main() -> int:
     if args.disc_depth is not None:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
-    reader.frame_fit = not args.no_frame_fit
+    reader.frame_fit = args.frame_fit
     if args.without:
         without_reader(reader, args.without)
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up
