@@ -286,10 +286,11 @@ class Appliance:
     # ------------------------------------------------------------ vision
 
     def _vision_loop(self) -> None:
-        from firmware_py.pipeline.assemble import params_from_config
+        from firmware_py.pipeline.assemble import make_teacher, params_from_config
         from firmware_py.pipeline.runtime import FrameLoop, Pipeline, WorkerPort
 
         loop: Any = None
+        teacher: Any = None
 
         def wait(seconds: float) -> bool:
             return self._wait_beating(VISION_LOOP, seconds)
@@ -308,13 +309,21 @@ class Appliance:
                                      announcer=LateAnnouncer(self) if coach else None,
                                      on_show=self._on_view, on_commit=self._on_commit,
                                      clock=lambda: time.monotonic() - start)
+            teacher = make_teacher(self.config, reader, store=getattr(source, "live", False),
+                                   on_learnt=self._on_looks_learnt)
             loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
-                             stop=self.stopping, on_frame=self._on_frame)
+                             stop=self.stopping, on_frame=self._on_frame, teacher=teacher)
             loop.run()
         finally:
+            if teacher is not None:
+                teacher.close()
             source.close()
         if not self.stopping.is_set():
             log.warning("camera source %r ended", self.config.camera.source)
+
+    def _on_looks_learnt(self, looks: Any) -> None:
+        if self.hub is not None:
+            self.hub.set_part("looks", f"board learnt from {looks.boards} positions")
 
     def _on_frame(self, frame: Any, reading: Any) -> None:
         self.frames += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from firmware_py.config import Config
@@ -43,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.exc import CameraError, ModelError, VisionError
-    from firmware_py.vision.calibrate import empty_board_path
+    from firmware_py.vision.calibrate import LOOKS_FILE_NAME, empty_board_path
 
     path = empty_board_path(args.out or config.vision.empty_board_file)
     try:
@@ -64,6 +65,20 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     what = "the empty board and the disc colours" if board.discs else "the empty board"
     print(f"stored {what} in {path} ({board.calibrated_at})")
+    if args.force:
+        return _forget_looks(path.with_name(LOOKS_FILE_NAME))
+    return 0
+
+
+def _forget_looks(path: Path) -> int:
+    """``--force``: the looks learnt before (vision/board_looks.py) are forgotten."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as error:
+        print(f"c4pi calibrate: cannot forget the learnt board looks {path}: "
+              f"{error.strerror}", file=sys.stderr)
+        return 1
+    print(f"forgot the board looks learnt before ({path})")
     return 0
 
 

@@ -66,6 +66,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         make_port,
         make_reader,
         make_solver,
+        make_teacher,
         params_from_config,
     )
     from firmware_py.pipeline.runtime import FrameLoop, Pipeline
@@ -77,7 +78,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
                          wait=lambda seconds: loop.wait(seconds) if loop else False)
     printer = ViewPrinter(sys.stdout, as_json=args.json)
     announcer = _announcer(config) if args.speak else None
-    port = screen = None
+    port = screen = teacher = None
     try:
         source.open()
         reader = make_reader(config, source)
@@ -88,10 +89,13 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         pipeline = Pipeline(params_from_config(config), port, announcer=announcer,
                             on_show=screen.tee(printer.show), on_commit=screen.on_commit,
                             clock=clock)
+        teacher = make_teacher(config, reader, store=source.live)
         loop = FrameLoop(_Rebased(source, start), screen.tap(reader), pipeline,
-                         on_frame=screen.on_frame)
+                         on_frame=screen.on_frame, teacher=teacher)
         loop.run(args.frames)
     finally:
+        if teacher is not None:
+            teacher.close()
         source.close()
         if screen is not None:
             screen.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -50,10 +51,13 @@ def make_port(config: Config, solver: Any, *, live: bool) -> Any:
 def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True) -> Any:
     """A :class:`BoardReader`; a source's own intrinsics fill in unset ``[camera]`` ones.
 
-    With ``stored_empty_board`` (and ``[vision] remember_empty_board``), the
-    empty board ``c4pi calibrate`` stored is loaded; a bad file is reported in
-    the log and the reader starts without it.
+    With ``[vision] remember_empty_board`` the reader gets this installation's
+    learnt looks (:mod:`~firmware_py.vision.board_looks`), and with
+    ``stored_empty_board`` too the empty board ``c4pi calibrate`` stored and the
+    looks learnt before are loaded; a bad file is reported in the log and the
+    reader starts without it.
     """
+    from firmware_py.vision.board_looks import BoardLooks
     from firmware_py.vision.reader import BoardReader
 
     camera = config.camera
@@ -66,7 +70,48 @@ def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True)
         stored = load_empty_board(config)
         if stored is not None:
             reader.empty_board = stored
+    if config.vision.remember_empty_board:
+        learnt = load_board_looks(config) if stored_empty_board else None
+        reader.board_looks = learnt or BoardLooks()
     return reader
+
+
+def load_board_looks(config: Config) -> Any:
+    """The looks this installation learnt before, or None (absent, or bad: logged)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.board_looks import BoardLooks
+    from firmware_py.vision.calibrate import board_looks_path
+
+    path = board_looks_path(config.vision.empty_board_file)
+    if not path.is_file():
+        return None
+    try:
+        looks = BoardLooks.load(path)
+    except VisionError as error:
+        log.error("%s: learning them again", error)
+        return None
+    log.info("learnt board looks from %s: %s", path, looks.summary())
+    return looks
+
+
+def make_teacher(config: Config, reader: Any, *, store: bool,
+                 on_learnt: Callable[[Any], None] | None = None) -> Any:
+    """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s learnt looks
+    (None when it has none); with ``store``, what it learns is written beside the
+    empty board (live cameras only: a film of another board must not teach this one)."""
+    from firmware_py.pipeline.teach import LookTeacher
+    from firmware_py.vision.calibrate import board_looks_path
+
+    looks = getattr(reader, "board_looks", None)
+    if looks is None:
+        return None
+    path = board_looks_path(config.vision.empty_board_file)
+
+    def write(learnt: Any) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        learnt.save(path)
+
+    return LookTeacher(looks, store=write if store else None, on_learnt=on_learnt)
 
 
 def load_empty_board(config: Config) -> Any:

@@ -41,6 +41,7 @@ from firmware_py.pipeline.events import (
     View,
 )
 from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
+from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.scores import outcome
 from firmware_py.vision.reading import NO_BOARD, Reading
 
@@ -280,15 +281,19 @@ class FrameLoop:
 
     ``reader`` has ``read(image) -> Reading``; a :class:`VisionError` from it
     counts as a frame without a board. ``on_frame(frame, reading)`` sees every
-    frame (status lines, benchmarks).
+    frame (status lines, benchmarks). ``teacher`` (a
+    :class:`~firmware_py.pipeline.teach.LookTeacher`) learns the boards the game
+    confirms.
     """
 
     def __init__(self, source: Any, reader: Any, pipeline: Pipeline, *,
                  stop: threading.Event | None = None,
-                 on_frame: Callable[[Any, Reading], None] | None = None) -> None:
+                 on_frame: Callable[[Any, Reading], None] | None = None,
+                 teacher: LookTeacher | None = None) -> None:
         self.source = source
         self.reader = reader
         self.pipeline = pipeline
+        self.teacher = teacher
         self.stop = stop or threading.Event()
         self.on_frame = on_frame
         self.frames = 0
@@ -300,7 +305,7 @@ class FrameLoop:
             if frame is None:
                 break
             reading = self.read(frame.image)
-            feed_and_teach(self.pipeline, self.reader, reading, frame.t)
+            feed_and_teach(self.pipeline, self.reader, reading, frame.t, self.teacher)
             self.frames += 1
             if self.on_frame is not None:
                 self.on_frame(frame, reading)
@@ -323,10 +328,12 @@ class FrameLoop:
         return self.stop.is_set()
 
 
-def feed_and_teach(pipeline: Pipeline, reader: Any, reading: Reading, now: float) -> None:
+def feed_and_teach(pipeline: Pipeline, reader: Any, reading: Reading, now: float,
+                   teacher: LookTeacher | None = None) -> None:
     """Feed ``reading`` to ``pipeline``; when that commits the empty board, teach the
     reader this installation's empty look from the frame (``reader.learn_empty``:
-    the holes the readers favour empty).
+    the holes the readers favour empty); ``teacher`` sees every frame and learns
+    the boards the game confirms.
 
     The follower may read a game's empty board where the frame alone was refused
     (a hole the readers doubt: :mod:`.follow`); the reader then learns the holes
@@ -338,3 +345,5 @@ def feed_and_teach(pipeline: Pipeline, reader: Any, reading: Reading, now: float
     if (after is not before and after is not None and after.n_discs == 0
             and hasattr(reader, "learn_empty")):
         reader.learn_empty(reading)
+    if teacher is not None:
+        teacher.observe(after, pipeline.state.followed, reading)

@@ -135,7 +135,8 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
     from firmware_py.exc import CameraError, VisionError
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
-    from firmware_py.vision.calibrate import MOVED_PX, camera_shift_px, empty_board_path
+    from firmware_py.vision.board_looks import MOVED_PX
+    from firmware_py.vision.calibrate import camera_shift_px, empty_board_path
     from firmware_py.vision.empty_board import EmptyBoard
 
     if not config.vision.remember_empty_board:
@@ -175,6 +176,23 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
         raise Fail(f"{done}, but the grid has moved {shift:.0f} px in the picture since: "
                    f"run c4pi calibrate again")
     return f"{done}; the camera sees the board as then (grid within {shift:.1f} px)"
+
+
+def check_learnt_looks(config: Config, options: SelftestOptions) -> str:
+    """What this installation learnt of its board's looks, and when (vision/board_looks.py)."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.board_looks import BoardLooks
+    from firmware_py.vision.calibrate import board_looks_path
+
+    if not config.vision.remember_empty_board:
+        raise Skip("remember_empty_board = false in [vision]")
+    path = board_looks_path(config.vision.empty_board_file)
+    if not path.is_file():
+        raise Skip(f"no board learnt yet ({path} absent): each followed game teaches it")
+    try:
+        return BoardLooks.load(path).summary()
+    except VisionError as error:
+        raise Fail(f"{error} (c4pi calibrate --force starts it afresh)") from None
 
 
 def check_serial(config: Config, options: SelftestOptions) -> str:
@@ -297,6 +315,7 @@ def all_checks() -> list[tuple[str, Check]]:
         ("model", needs("camera", check_model)),
         ("camera", needs("camera", check_camera)),
         ("calibration", needs("camera", check_calibration)),
+        ("learnt looks", needs("camera", check_learnt_looks)),
         ("serial", check_serial),
         ("led", check_led),
         ("speech clips", needs("speech", check_clips)),

@@ -44,7 +44,7 @@ STEADY_FRAMES = 3  # frames a dropped calibration disc must stand alone, unchang
 DOMINANCE = 1.5  # its hole changed this many times more than any other (a hand: many holes)
 STATE_DIR = Path("/var/lib/c4pi")
 FILE_NAME = "empty-board.json"
-MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
+LOOKS_FILE_NAME = "board-looks.json"  # vision/board_looks.py, beside the empty board
 FORCE_HINT = ("; if every disc is out and what looks like one is the room behind the board "
               "(a red or yellow wall, a cushion), run it again with --force")
 
@@ -59,6 +59,11 @@ def empty_board_path(setting: str) -> Path:
         return STATE_DIR / FILE_NAME
     state_home = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state_home) / "c4pi" / FILE_NAME
+
+
+def board_looks_path(setting: str) -> Path:
+    """Where the learnt board looks live: beside the empty board (``[vision] empty_board_file``)."""
+    return empty_board_path(setting).with_name(LOOKS_FILE_NAME)
 
 
 def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],

@@ -11,8 +11,10 @@ One straight line of named stages (see ``docs/vision.md``):
    colour reader (:mod:`.colour_reader`, with this installation's
    :class:`~.empty_board.EmptyBoard`);
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell;
-7. **frame fit** (:mod:`.frame_fit`): this frame's own look of an empty hole, a
-   red and a yellow disc, fitted over the legal boards, added as evidence;
+7. **learnt looks** (:mod:`.board_looks`, when given): this installation's
+   look of each hole empty, with a red and with a yellow disc, learnt from
+   the boards it followed, added as evidence; (the **frame fit**,
+   :mod:`.frame_fit`, this frame's own looks, only when asked: off live);
 8. **decide** (:mod:`.decide`): the most probable legal position, read only
    as it is seen and when it is far enough ahead of its runner-up;
 9. **remember**: an ``ok`` reading teaches the empty board its empty cells;
@@ -31,6 +33,7 @@ import numpy as np
 from firmware_py.board import WIDTH
 from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.exc import VisionError
+from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.colour import colour_reference
@@ -41,6 +44,7 @@ from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_fit import frame_evidence
+from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
@@ -110,7 +114,7 @@ class BoardReader:
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = False) -> None:
+                 frame_fit: bool = False, board_looks: BoardLooks | None = None) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
@@ -120,6 +124,7 @@ class BoardReader:
         self.margin = margin
         self.disc_depth_pitch = disc_depth_pitch
         self.frame_fit = frame_fit
+        self.board_looks = board_looks
         self._depth_noted: set[str] = set()
 
     @classmethod
@@ -166,17 +171,22 @@ class BoardReader:
             cnn = self.empty_board.adjust(cnn, features)
         colour = self.colour_reader.probabilities(crops, self.empty_board, features)
         log_probs = combine(cnn, colour)
+        covered = abstained(colour)
+        grid_corners = fit.project(GRID_CORNERS)
+        if self.board_looks is not None:
+            log_probs = _normalised(log_probs + self.board_looks.evidence(
+                features, covered=covered, grid_corners=grid_corners))
         if self.frame_fit:
-            log_probs = log_probs + frame_evidence(log_probs, features,
-                                                   covered=abstained(colour))
-            log_probs -= np.logaddexp.reduce(log_probs, axis=1, keepdims=True)
+            log_probs = _normalised(log_probs + frame_evidence(log_probs, features,
+                                                               covered=covered))
         decision = decide(log_probs, self.margin, explain=partial(readers_differ, cnn, colour))
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,
                           confidence=decision.confidence,
                           cell_confidence=decision.cell_confidence, markers=fit.markers,
                           reason=decision.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px,
-                          cell_log_probs=log_probs, cell_looks=features)
+                          cell_log_probs=log_probs, cell_looks=features,
+                          cell_covered=covered, grid_corners=grid_corners)
         if self.empty_board is not None:
             remember(self.empty_board, reading, features, cnn, colour)
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
@@ -201,6 +211,11 @@ class BoardReader:
             self._depth_noted.add(how)
             LOG.info(DEPTH_NOTES[how])
         return disc_fit
+
+
+def _normalised(log_probs: np.ndarray) -> np.ndarray:
+    """Each cell's log-probabilities summing to 1."""
+    return log_probs - np.logaddexp.reduce(log_probs, axis=1, keepdims=True)
 
 
 def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,

@@ -29,7 +29,10 @@ class Reading:
     ``cell_log_probs`` (42 x 3, empty/red/yellow, the readers combined) and
     ``cell_looks`` (42 x 12, each hole's appearance,
     :func:`~firmware_py.vision.empty_board.cell_features`); ``None`` when the
-    reader did not see the cells.
+    reader did not see the cells. ``cell_covered`` (42 bools: something stands
+    in front of the hole, a hand) and ``grid_corners`` (4 x 2 frame pixels of
+    the grid's corners) let this installation's looks be learnt
+    (:mod:`~firmware_py.vision.board_looks`).
     """
 
     status: str
@@ -43,6 +46,8 @@ class Reading:
     reprojection_px: float = 0.0
     cell_log_probs: np.ndarray | None = field(default=None, repr=False, compare=False)
     cell_looks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    cell_covered: np.ndarray | None = field(default=None, repr=False, compare=False)
+    grid_corners: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def found(self) -> bool:

@@ -17,9 +17,9 @@ from firmware_py.exc import VisionError
 from firmware_py.selftest.core import Fail, SelftestOptions
 from firmware_py.simtable.render import Hand, RenderSpec, render_frame
 from firmware_py.simtable.render_spec import RED_COLOURS
+from firmware_py.vision.board_looks import MOVED_PX
 from firmware_py.vision.calibrate import (
     FRAMES_NEEDED,
-    MOVED_PX,
     calibrate_discs,
     calibrate_empty_board,
     camera_shift_px,

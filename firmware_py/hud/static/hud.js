@@ -118,6 +118,7 @@ function drawHealth(health) {
   if (health.speech && health.speech !== "on") {
     add(`speech ${health.speech}`, health.speech === "down" || health.speech === "failing");
   }
+  if (health.looks) add(health.looks, false);
   $("health").replaceChildren(...parts);
 }
 

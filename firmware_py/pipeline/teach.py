@@ -1,0 +1,110 @@
+"""Teach this installation's hole looks from the boards the game confirmed.
+
+While a board is committed, the latest frame the follower found
+``unchanged`` (:mod:`.follow`: every hole looks as it did at the commit)
+holds that board's looks. When the next board committed is that board plus
+one disc, the game went on from it: the board is **confirmed**, and its 42
+holes are learnt (:meth:`~firmware_py.vision.board_looks.BoardLooks.learn`;
+holes a hand covered in that frame teach nothing). A board left any other way
+(cleared, a cheat, read again, the board taken away for good) is never
+learnt, and neither is a single frame's reading: a wrong board, even one
+shown for a moment, cannot teach a wrong look.
+
+``on_learnt`` hears of each board learnt (the screen's status line). The
+looks are stored (``store``) every :data:`STORE_EVERY` boards learnt and
+at :meth:`LookTeacher.close`, so that an SD card is not written every move.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from firmware_py.board import Board
+from firmware_py.pipeline.follow import UNCHANGED
+from firmware_py.vision.board_looks import BoardLooks
+from firmware_py.vision.reading import Reading
+
+log = logging.getLogger(__name__)
+
+STORE_EVERY = 10  # boards learnt between two writes of the looks
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A committed board and its looks in the latest ``unchanged`` frame."""
+
+    board: Board
+    looks: np.ndarray
+    covered: np.ndarray | None
+    grid_corners: np.ndarray | None
+
+
+def utc_now() -> str:
+    """The time now, ISO 8601 UTC to the second."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def goes_on_from(before: Board, after: Board) -> bool:
+    """True when ``after`` is ``before`` plus one disc of the side to move."""
+    lines = after.grid_lines()
+    return after.n_discs == before.n_discs + 1 and any(
+        before.play(column).grid_lines() == lines for column in before.legal_columns())
+
+
+class LookTeacher:
+    """Feeds confirmed boards to a :class:`BoardLooks` (see the module docstring)."""
+
+    def __init__(self, looks: BoardLooks, *, store: Callable[[BoardLooks], None] | None = None,
+                 on_learnt: Callable[[BoardLooks], None] | None = None,
+                 clock: Callable[[], str] = utc_now) -> None:
+        self.looks = looks
+        self.store = store
+        self.on_learnt = on_learnt
+        self.clock = clock
+        self._committed: Board | None = None
+        self._seen: _Seen | None = None
+        self._unstored = 0
+
+    def observe(self, committed: Board | None, followed: str, reading: Reading) -> bool:
+        """One frame: the committed board after it, the follower's kind of frame and
+        the reading. True when a board was learnt."""
+        learnt = False
+        if committed is not self._committed:
+            seen = self._seen
+            if seen is not None and committed is not None and goes_on_from(seen.board, committed):
+                self._learn(seen)
+                learnt = True
+            self._committed, self._seen = committed, None
+        if (committed is not None and followed == UNCHANGED
+                and reading.cell_looks is not None):
+            self._seen = _Seen(committed, reading.cell_looks, reading.cell_covered,
+                               reading.grid_corners)
+        return learnt
+
+    def close(self) -> None:
+        """Store what was learnt since the last write."""
+        if self._unstored:
+            self._store()
+
+    def _learn(self, seen: _Seen) -> None:
+        self.looks.learn(seen.looks, seen.board.grid_lines(), covered=seen.covered,
+                         grid_corners=seen.grid_corners, when=self.clock())
+        self._unstored += 1
+        if self._unstored >= STORE_EVERY:
+            self._store()
+        if self.on_learnt is not None:
+            self.on_learnt(self.looks)
+
+    def _store(self) -> None:
+        self._unstored = 0
+        if self.store is None:
+            return
+        try:
+            self.store(self.looks)
+        except OSError as error:  # a full or read-only disk: keep learning in memory
+            log.warning("cannot store the learnt board looks: %s", error)
