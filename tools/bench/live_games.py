@@ -86,9 +86,10 @@ def follows(before: Grid | None, after: Grid) -> bool:
 
 
 def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | None = None,
-             on_commit: Callable[[Board], None] | None = None) -> FilmStats:
+             on_commit: Callable[[Board], None] | None = None,
+             teacher: Any = None) -> FilmStats:
     """Feed ``frames`` through the reader and a pipeline; score what it shows
-    (``on_commit`` sees each committed board)."""
+    (``on_commit`` sees each committed board; ``teacher`` learns the confirmed ones)."""
     views: list[View] = []
     pipeline = Pipeline(params or PipelineParams(), SyncPort(FakeSolver()),
                         on_commit=(lambda board, _kind, _t: on_commit(board)) if on_commit
@@ -102,7 +103,7 @@ def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | 
     for frame in frames:
         recent.append(frame.truth)
         reading = reader.read(frame.image)
-        feed_and_teach(pipeline, reader, reading, frame.t)
+        feed_and_teach(pipeline, reader, reading, frame.t, teacher)
         view = pipeline.view
         views.append(view)
         stats.frames += 1

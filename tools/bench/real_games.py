@@ -60,12 +60,14 @@ class Step:
 
 @dataclass(frozen=True)
 class FilmFrame:
-    """One frame, its time, the grid standing on the table, and whether it just landed."""
+    """One frame, its time, the grid standing on the table, whether it just landed,
+    and whether the board stands still in it (no hand, no falling disc)."""
 
     image: np.ndarray
     t: float
     truth: Grid
     landed: bool = False
+    settled: bool = False
 
 
 def game_steps(moves: str, *, hold_s: float = 2.0, hand_every: int = 0,
@@ -115,7 +117,7 @@ class Film:
                 count += 1
             for index in range(max(1, round(step.hold_s * self.fps))):
                 yield FilmFrame(self._camera(self.compose(step.grid), count),
-                                count / self.fps, step.grid, landed=index == 0)
+                                count / self.fps, step.grid, landed=index == 0, settled=True)
                 count += 1
             previous = step.grid
 
