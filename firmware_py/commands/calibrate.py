@@ -65,20 +65,30 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     what = "the empty board and the disc colours" if board.discs else "the empty board"
     print(f"stored {what} in {path} ({board.calibrated_at})")
-    if args.force:
-        return _forget_looks(path.with_name(LOOKS_FILE_NAME))
-    return 0
+    return _teach_looks(board, path.with_name(LOOKS_FILE_NAME), afresh=args.force)
 
 
-def _forget_looks(path: Path) -> int:
-    """``--force``: the looks learnt before (vision/board_looks.py) are forgotten."""
+def _teach_looks(board: Any, path: Path, *, afresh: bool) -> int:
+    """The calibrated empty board taught to this installation's learnt looks
+    (vision/board_looks.py); ``--force`` forgets what they learnt before."""
+    from firmware_py.exc import VisionError
+    from firmware_py.vision.board_looks import BoardLooks
+
+    looks = BoardLooks()
+    if not afresh and path.is_file():
+        try:
+            looks = BoardLooks.load(path)
+        except VisionError as error:
+            print(f"c4pi calibrate: {error}: learning them afresh", file=sys.stderr)
+    looks.learn(board.features, ["." * 7] * 6, covered=~board.known,
+                grid_corners=board.grid_corners, when=board.calibrated_at)
     try:
-        path.unlink(missing_ok=True)
+        looks.save(path)
     except OSError as error:
-        print(f"c4pi calibrate: cannot forget the learnt board looks {path}: "
-              f"{error.strerror}", file=sys.stderr)
+        print(f"c4pi calibrate: cannot write {path}: {error.strerror}", file=sys.stderr)
         return 1
-    print(f"forgot the board looks learnt before ({path})")
+    forgot = "; those learnt before forgotten" if afresh else ""
+    print(f"taught the board's looks in {path}{forgot}")
     return 0
 
 

@@ -17,7 +17,7 @@ from firmware_py.exc import VisionError
 from firmware_py.selftest.core import Fail, SelftestOptions
 from firmware_py.simtable.render import Hand, RenderSpec, render_frame
 from firmware_py.simtable.render_spec import RED_COLOURS
-from firmware_py.vision.board_looks import MOVED_PX
+from firmware_py.vision.board_looks import MOVED_PX, BoardLooks
 from firmware_py.vision.calibrate import (
     FRAMES_NEEDED,
     calibrate_discs,
@@ -250,6 +250,14 @@ def test_calibrate_force_command_on_the_simulated_camera(tmp_path: Path,
     assert main(["calibrate", "--source", "sim", "--force", "--out", str(out)]) == 0
     assert "stored the empty board" in capsys.readouterr().out
     assert EmptyBoard.load(out).known.all()
+    looks_path = tmp_path / "board-looks.json"  # beside it: the looks taught the empty board
+    assert BoardLooks.load(looks_path).boards == 1
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    assert BoardLooks.load(looks_path).boards == 2  # a plain calibrate adds to them
+    assert main(["calibrate", "--source", "sim", "--force", "--out", str(out)]) == 0
+    assert "those learnt before forgotten" in capsys.readouterr().out
+    looks = BoardLooks.load(looks_path)
+    assert looks.boards == 1 and looks.counts[:, 0].all() and not looks.counts[:, 1:].any()
 
 
 def test_calibrate_discs_command_on_the_simulated_camera(tmp_path: Path,
@@ -301,3 +309,24 @@ def test_selftest_tells_when_and_whether_the_view_moved(tmp_path: Path) -> None:
     out.write_text("{not json")
     with pytest.raises(Fail, match="cannot read the empty board file"):
         check_calibration(config, options)
+
+
+def test_selftest_says_what_was_learnt_of_the_board(tmp_path: Path) -> None:
+    from firmware_py.selftest.checks import check_learnt_looks
+    from firmware_py.selftest.core import Skip
+
+    out = tmp_path / "board.json"
+    config = load_config(None)
+    config = replace(config, vision=replace(config.vision, empty_board_file=str(out)))
+    options = SelftestOptions(frames=5)
+    with pytest.raises(Skip, match="no board learnt yet"):
+        check_learnt_looks(config, options)
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    said = check_learnt_looks(config, options)
+    assert said.startswith("1 confirmed boards learnt (latest 20") and "empty 42" in said
+    (tmp_path / "board-looks.json").write_text('{"format": "c4pi-board-looks-1"}')
+    with pytest.raises(Fail, match="cannot read the learnt board looks .*board-looks.json"):
+        check_learnt_looks(config, options)
+    off = replace(config, vision=replace(config.vision, remember_empty_board=False))
+    with pytest.raises(Skip, match="remember_empty_board = false"):
+        check_learnt_looks(off, options)

@@ -42,7 +42,9 @@ from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
+from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.simtable.script import random_moves
+from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.reader import BoardReader
 from tools.bench.real_games import Film, FilmFrame, Step, emptiest, game_steps
 from tools.train.real_composites import Composer, PatchLibrary
@@ -178,6 +180,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hold", type=float, default=2.0, help="seconds each position stands")
     parser.add_argument("--seed", type=int, default=1, help="game i is random game seed + i")
     parser.add_argument("--sources", default="zam,res", help="board sources of real-dev")
+    parser.add_argument("--no-learn", action="store_true",
+                        help="the reader learns no looks from the boards it follows")
     parser.add_argument("--config", help="c4pi config (default as c4pi)")
     return parser.parse_args(argv)
 
@@ -193,8 +197,12 @@ def main(argv: list[str] | None = None) -> int:
             film, steps = film_of_game(composer, source, args.seed + index, args.moves,
                                        args.hold)
             reader = BoardReader.from_config(config.vision, config.camera)
+            teacher = None
+            if not args.no_learn:  # as the appliance: the looks of the boards it follows
+                reader.board_looks = BoardLooks()
+                teacher = LookTeacher(reader.board_looks)
             films.append(run_film(film.frames(steps), reader,
-                                  PipelineParams.from_config(config.vision)))
+                                  PipelineParams.from_config(config.vision), teacher=teacher))
         results[source] = summarise(films)
         print(f"{source}: {json.dumps(results[source])}", flush=True)
     wrong = sum(result["frames_showing_wrong"] for result in results.values())

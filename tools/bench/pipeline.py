@@ -53,6 +53,7 @@ from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline, feed_and_teach
+from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.pipeline.voter import grid_of
 from firmware_py.simtable.camera import SimulatedCamera, default_spec
 from firmware_py.simtable.render_spec import RenderSpec
@@ -143,13 +144,16 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
         params, port,
         on_commit=lambda board, kind, t: commits.append((frame_no[0], board)),
         on_show=lambda view, t: _on_show(view, t, shown, solved))
+    teacher = None
+    if reader is not None and reader.board_looks is not None and not args.no_learn:
+        teacher = LookTeacher(reader.board_looks)  # as the appliance, storing nothing
     for index, scene, image in _frames(camera, actions, args, reader is None):
         frame_no[0] = index
         truths.append(scene.truth)
         if scene.event == LANDED:
             landings.append((index, scene.truth))
         reading = scene_reader.read_scene(scene) if reader is None else reader.read(image)
-        feed_and_teach(pipeline, reader, reading, index / args.fps)
+        feed_and_teach(pipeline, reader, reading, index / args.fps, teacher)
         views.append(shown[0])
     stats.frames = len(truths)
     _score(stats, params, truths, landings, commits, solved, args.fps)
@@ -363,6 +367,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="read scenes with the fallible SceneReader instead of rendering")
     parser.add_argument("--frame-fit", action="store_true",
                         help="the reader with the frame's own looks (frame_fit.py; off live)")
+    parser.add_argument("--no-learn", action="store_true",
+                        help="the reader learns no looks from the boards it follows")
     parser.add_argument("--fake-solver", action="store_true", help="answers from FakeSolver")
     parser.add_argument("--loop-frames", type=int, default=120,
                         help="frames for the loop-rate measurement (0 = skip)")
