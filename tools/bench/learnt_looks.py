@@ -17,19 +17,73 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import random
 import sys
 from typing import Any
 
 from firmware_py.config import load_config
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.teach import LookTeacher
+from firmware_py.simtable.script import random_moves
 from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
-from tools.bench.live_games import film_of_game, run_film, summarise
+from tools.bench.live_games import run_film, summarise
+from tools.bench.real_games import Film, emptiest, game_steps
+from tools.train import real_composites as rc
+from tools.train.appearances import (
+    APPEARANCES,
+    STRENGTHS,
+    Look,
+    apply_look,
+    detector,
+    draw_look,
+    white_level,
+)
 from tools.train.real_composites import Composer, PatchLibrary
 
 ACCEPTED = (OK, FINISHED)
+
+
+class StyledFilm(Film):
+    """A film on a board restyled to an appearance (``tools/train/appearances.py``):
+    one look for the film, as one installation's board and pieces."""
+
+    def __init__(self, composer: Composer, base: rc.Photo, seed: int, appearance: str,
+                 look: Look | None = None) -> None:
+        super().__init__(composer, base, seed)
+        self.appearance, self.look = appearance, look
+        self._styled: dict[tuple[str, ...], Any] = {}
+
+    def compose(self, grid: tuple[str, ...]) -> Any:
+        if grid not in self._styled:
+            composite = rc.Composite(frame=super().compose(grid), grid=list(grid), status="",
+                                     base=self.base.name, changed={},
+                                     plane_to_image=self.homography)
+            if self.look is None:
+                self.look = self._draw(composite)
+            self._styled[grid] = apply_look(composite, self.look)
+        return self._styled[grid]
+
+    def _draw(self, composite: rc.Composite) -> Look:
+        """The strongest look of the appearance whose markers stay findable."""
+        white = white_level(composite.frame, composite.plane_to_image)
+        for strength in STRENGTHS:
+            look = draw_look(self.rng, self.appearance, strength, white)
+            if rc.locate(apply_look(composite, look), detector()) is not None:
+                return look
+        raise ValueError(f"no {self.appearance} look keeps the markers of {self.base.name}")
+
+
+def film_of(composer: Composer, source: str, seed: int, args: argparse.Namespace,
+            appearance: str, look: Look | None) -> tuple[Film, list[Any]]:
+    """A random game (seed ``seed``) filmed on the emptiest photo of ``source``,
+    restyled to ``appearance`` (``plain``: as photographed) with ``look`` if given."""
+    game = random_moves(random.Random(seed))[:args.moves]
+    base = emptiest(composer.library.of_source(source))
+    film = (Film(composer, base, seed) if appearance == "plain"
+            else StyledFilm(composer, base, seed, appearance, look))
+    return film, game_steps(game, hold_s=args.hold, hand_every=4)
 
 
 def read_settled(reader: BoardReader, frames: list[Any], empty_board: Any,
@@ -51,19 +105,20 @@ def read_settled(reader: BoardReader, frames: list[Any], empty_board: Any,
 
 
 def measure_board(composer: Composer, source: str, args: argparse.Namespace,
-                  config: Any) -> dict[str, Any]:
+                  config: Any, appearance: str = "plain") -> dict[str, Any]:
     """Follow one game on ``source``, then read other games' settled frames alone:
     knowing nothing, with the empty board the game left, and with its looks too."""
     params = PipelineParams.from_config(config.vision)
     reader = BoardReader.from_config(config.vision, config.camera)
     reader.board_looks = BoardLooks()
     teacher = LookTeacher(reader.board_looks)
-    film, steps = film_of_game(composer, source, args.seed, args.moves, args.hold)
+    film, steps = film_of(composer, source, args.seed, args, appearance, None)
     followed = summarise([run_film(film.frames(steps), reader, params, teacher=teacher)])
+    look = getattr(film, "look", None)  # the same board and pieces in the other games
     empty_board, looks = reader.empty_board, reader.board_looks
     settled = []
     for index in range(1, args.films + 1):
-        film, steps = film_of_game(composer, source, args.seed + index, args.moves, args.hold)
+        film, steps = film_of(composer, source, args.seed + index, args, appearance, look)
         frames = [frame for frame in film.frames(steps) if frame.settled]
         settled += frames[::args.every]
     nothing = None if empty_board is None else type(empty_board)()
@@ -83,16 +138,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=42)
     parser.add_argument("--hold", type=float, default=2.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--appearances", default="plain",
+                        help=f"comma-separated: plain (as photographed), {', '.join(APPEARANCES)}")
     parser.add_argument("--config", help="c4pi config (default as c4pi)")
     args = parser.parse_args(argv)
     config = load_config(args.config)
     composer = Composer(PatchLibrary.load())
     wrong = 0
-    for source in args.sources.split(","):
-        result = measure_board(composer, source, args, config)
-        wrong += sum(result[key]["wrong"] for key in
-                     ("nothing_learnt", "empty_board_only", "with_looks"))
-        print(f"{source}: {json.dumps(result)}", flush=True)
+    for appearance in args.appearances.split(","):
+        for source in args.sources.split(","):
+            result = measure_board(composer, source, args, config, appearance)
+            wrong += sum(result[key]["wrong"] for key in
+                         ("nothing_learnt", "empty_board_only", "with_looks"))
+            print(f"{appearance} {source}: {json.dumps(result)}", flush=True)
     return 1 if wrong else 0
 
 
