@@ -3,7 +3,12 @@
 Notations
 ---------
 * **moves**: a string of digits ``1``-``7``, one per disc in the order played;
-  ``""`` is the empty board. Red always moves first.
+  ``""`` is the empty board. A move sequence is colour-free: its first digit
+  is the first player's disc, and :attr:`Board.first` says which colour that
+  is (Red unless told otherwise).
+* **who may start** (SPEC §1, ``[game] first``): ``"red"``, ``"yellow"`` or
+  ``"either"``; :func:`starter` is the one place that turns a grid's disc
+  counts into the colour that started.
 * **grid**: 6 strings of 7 characters, top row first; ``.`` empty, ``R`` red,
   ``Y`` yellow.
 * **bitboards**: the solver's ``(current, mask)`` pair of 64-bit integers.
@@ -40,6 +45,9 @@ YELLOW = "Y"
 EMPTY = "."
 PLAYERS = (RED, YELLOW)
 COLOUR_NAMES = {RED: "Red", YELLOW: "Yellow"}
+FIRST_RULES = ("red", "yellow", "either")  # who may start ([game] first)
+# reds minus yellows a legal grid may show under each rule
+COUNT_DIFFERENCES = {"red": (0, 1), "yellow": (-1, 0), "either": (-1, 0, 1)}
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
@@ -49,28 +57,72 @@ def other(player: str) -> str:
     return YELLOW if player == RED else RED
 
 
+def starter(red: int, yellow: int, rule: str = "red", started: str | None = None) -> str:
+    """The colour that started a game whose grid shows ``red`` and ``yellow`` discs.
+
+    ``rule`` is who may start (:data:`FIRST_RULES`). One colour more than the
+    other started; with equal counts the colour that started is to move:
+    ``started`` when the caller knows it (the live follower saw the game's
+    first disc), else Yellow under ``"yellow"`` and Red otherwise (SPEC §1).
+    Raises :class:`InvalidGridError` ("parity: …") when the counts break the rule.
+    """
+    if rule not in FIRST_RULES:
+        raise ValueError(f"who may start must be one of {FIRST_RULES}, got {rule!r}")
+    if red - yellow not in COUNT_DIFFERENCES[rule]:
+        if rule == "red":
+            raise InvalidGridError(
+                f"parity: {red} red and {yellow} yellow discs; Red moves first, so red must "
+                "equal yellow or yellow + 1")
+        if rule == "yellow":
+            raise InvalidGridError(
+                f"parity: {red} red and {yellow} yellow discs; Yellow moves first, so yellow "
+                "must equal red or red + 1")
+        raise InvalidGridError(
+            f"parity: {red} red and {yellow} yellow discs; the colours must differ by at most "
+            "one disc")
+    if red != yellow:
+        return RED if red > yellow else YELLOW
+    if rule != "either":
+        return RED if rule == "red" else YELLOW
+    return started if started in PLAYERS else RED
+
+
+def game_rule(board: Board | None, rule: str) -> str:
+    """Who may have started a board that follows ``board`` in the same game: once a
+    disc is down the game's starter is known (``"red"``/``"yellow"``); ``rule`` before."""
+    if board is None or board.n_discs == 0 or rule != "either":
+        return rule
+    return "red" if board.first == RED else "yellow"
+
+
 @dataclass(frozen=True)
 class Board:
     """An immutable Connect Four position.
 
     ``columns`` holds, for each of the 7 columns, its discs from the bottom
     up as a string of ``R``/``Y``. ``moves`` is the move sequence when it is
-    known (built from moves), else ``None`` (built from a grid).
+    known (built from moves), else ``None`` (built from a grid). ``first`` is
+    the colour that moved first (``"R"`` or ``"Y"``).
     """
 
     columns: tuple[str, ...] = ("",) * WIDTH
     moves: str | None = ""
+    first: str = RED
 
     # ------------------------------------------------------------ builders
 
-    @classmethod
-    def empty(cls) -> Board:
-        """The empty board, Red to move."""
-        return cls()
+    def __post_init__(self) -> None:
+        if self.first not in PLAYERS:
+            raise ValueError(f"first must be 'R' or 'Y', got {self.first!r}")
 
     @classmethod
-    def from_moves(cls, moves: str) -> Board:
-        """Play a move sequence from the empty board.
+    def empty(cls, first: str = RED) -> Board:
+        """The empty board, ``first`` (Red unless told) to move."""
+        return cls(first=first)
+
+    @classmethod
+    def from_moves(cls, moves: str, first: str = RED) -> Board:
+        """Play a move sequence from the empty board, ``first`` (Red) moving first.
 
         Raises :class:`IllegalMoveError` naming the offending move (1-based
         index) for a character other than 1-7, a move into a full column or
@@ -78,7 +130,7 @@ class Board:
         """
         if not isinstance(moves, str):
             raise IllegalMoveError(f"moves must be a string of digits 1-7, got {moves!r}")
-        board = cls()
+        board = cls(first=first)
         for index, char in enumerate(moves, start=1):
             if char not in "1234567":
                 raise IllegalMoveError(
@@ -98,13 +150,16 @@ class Board:
         return board
 
     @classmethod
-    def from_grid(cls, lines: Sequence[str] | str) -> Board:
+    def from_grid(cls, lines: Sequence[str] | str, rule: str = "red",
+                  started: str | None = None) -> Board:
         """Build a board from grid text (6 lines, top row first).
 
         Accepts a list of 6 strings or one string with 6 lines. Checks shape,
-        characters, gravity and parity; a finished grid (four in a row) is
-        accepted only if it could have arisen in play (one winner, who moved
-        last). Raises :class:`InvalidGridError` naming the problem.
+        characters, gravity and parity under ``rule`` (who may start, with
+        ``started`` for equal counts: :func:`starter`); a finished grid (four
+        in a row) is accepted only if it could have arisen in play (one
+        winner, who moved last). Raises :class:`InvalidGridError` naming the
+        problem.
         """
         rows = _split_grid(lines)
         columns = ["" for _ in range(WIDTH)]
@@ -122,16 +177,18 @@ class Board:
                     )
                 else:
                     columns[col] += char
-        board = cls(columns=tuple(columns), moves=None)
-        board._check_parity()
+        probe = cls(columns=tuple(columns), moves=None)
+        board = cls(columns=probe.columns, moves=None,
+                    first=starter(probe.red_count, probe.yellow_count, rule, started))
         board._check_win_plausible()
         return board
 
     @classmethod
-    def from_bitboards(cls, current: int, mask: int) -> Board:
-        """Rebuild a board from the solver's ``(current, mask)`` pair."""
+    def from_bitboards(cls, current: int, mask: int, first: str = RED) -> Board:
+        """Rebuild a board from the solver's ``(current, mask)`` pair, ``first`` having
+        moved first."""
         discs = bin(mask).count("1")
-        to_move = RED if discs % 2 == 0 else YELLOW
+        to_move = first if discs % 2 == 0 else other(first)
         columns = []
         for col in range(WIDTH):
             text = ""
@@ -141,7 +198,7 @@ class Board:
                     break
                 text += to_move if current & bit else other(to_move)
             columns.append(text)
-        board = cls(columns=tuple(columns), moves=None)
+        board = cls(columns=tuple(columns), moves=None, first=first)
         if board.mask_bits() != mask:
             raise InvalidGridError(f"bitboard mask {mask:#x} has a floating disc or sentinel bit")
         return board
@@ -163,8 +220,8 @@ class Board:
 
     @property
     def to_move(self) -> str:
-        """``"R"`` or ``"Y"``: whose turn it is (by parity)."""
-        return RED if self.n_discs % 2 == 0 else YELLOW
+        """``"R"`` or ``"Y"``: whose turn it is (by parity, from who moved first)."""
+        return self.first if self.n_discs % 2 == 0 else other(self.first)
 
     @property
     def heights(self) -> tuple[int, ...]:
@@ -231,12 +288,12 @@ class Board:
         columns = list(self.columns)
         columns[column - 1] += self.to_move
         moves = None if self.moves is None else self.moves + str(column)
-        return Board(columns=tuple(columns), moves=moves)
+        return Board(columns=tuple(columns), moves=moves, first=self.first)
 
     def mirror(self) -> Board:
         """The left-right mirror image (column c becomes 8 - c)."""
         moves = None if self.moves is None else "".join(str(8 - int(m)) for m in self.moves)
-        return Board(columns=tuple(reversed(self.columns)), moves=moves)
+        return Board(columns=tuple(reversed(self.columns)), moves=moves, first=self.first)
 
     def require_playable(self) -> Board:
         """Return self, or raise :class:`GameOverError` if the game is over."""
@@ -284,14 +341,6 @@ class Board:
 
     # ------------------------------------------------------------ checks
 
-    def _check_parity(self) -> None:
-        red, yellow = self.red_count, self.yellow_count
-        if red not in (yellow, yellow + 1):
-            raise InvalidGridError(
-                f"parity: {red} red and {yellow} yellow discs; Red moves first, so red must "
-                "equal yellow or yellow + 1"
-            )
-
     def _check_win_plausible(self) -> None:
         lines = self.winning_lines()
         if not lines:
@@ -317,7 +366,7 @@ class Board:
             return False
         columns = list(self.columns)
         columns[col] = column[:-1]
-        return Board(columns=tuple(columns), moves=None).winner is None
+        return Board(columns=tuple(columns), moves=None, first=self.first).winner is None
 
 
 def added_column(before: Board, after: Board) -> int | None:

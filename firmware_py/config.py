@@ -120,6 +120,11 @@ class SpeechConfig:
 
 
 @dataclass(frozen=True)
+class GameConfig:
+    first: str = _opt("either", choices=("red", "yellow", "either"))
+
+
+@dataclass(frozen=True)
 class PlayConfig:
     mode: str = _opt("coach", choices=("coach", "opponent"))
     level: int = _opt(4, lo=1, hi=6)
@@ -155,6 +160,7 @@ class Config:
     vision: VisionConfig = field(default_factory=VisionConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     hud: HudConfig = field(default_factory=HudConfig)
+    game: GameConfig = field(default_factory=GameConfig)
     play: PlayConfig = field(default_factory=PlayConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = field(default="<defaults>", compare=False)

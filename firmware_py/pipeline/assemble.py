@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 def params_from_config(config: Config) -> PipelineParams:
     """The reducer's numbers from ``[vision]``."""
-    return PipelineParams.from_config(config.vision)
+    return PipelineParams.from_config(config.vision, first=config.game.first)
 
 
 def make_solver(config: Config) -> Any:
@@ -65,7 +65,7 @@ def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True)
     if own is not None and not (camera.fx and camera.fy):
         camera = replace(camera, fx=own.fx, fy=own.fy, cx=own.cx, cy=own.cy,
                          distortion=list(own.distortion))
-    reader = BoardReader.from_config(config.vision, camera)
+    reader = BoardReader.from_config(config.vision, camera, first=config.game.first)
     if stored_empty_board and config.vision.remember_empty_board:
         stored = load_empty_board(config)
         if stored is not None:

@@ -6,10 +6,10 @@ by value and tests can state them exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_py.board import Board
+from firmware_py.board import Board, other
 from firmware_py.vision.reading import Reading
 
 Grid = tuple[str, ...]
@@ -103,6 +103,25 @@ class View:
     best: int | None = None
     score: int | None = None
     plies: int | None = None
+    # the colour that started the game shown (None: nobody yet, either may); not in the
+    # SPEC §6 JSON, which is fixed: there whose turn it is follows from the grid's counts
+    first: str | None = field(default=None, compare=False)
+
+    @property
+    def board(self) -> Board | None:
+        """The board shown (who started included), or None."""
+        if self.grid is None:
+            return None
+        return Board.from_grid(self.grid, "either", self.first)
+
+    @property
+    def to_move(self) -> str | None:
+        """"R" or "Y": whose turn it is on the board shown; None when no board is shown
+        or nobody has started (an empty board when either colour may)."""
+        if self.grid is None or self.first is None:
+            return None
+        discs = sum(len(line) - line.count(".") for line in self.grid)
+        return self.first if discs % 2 == 0 else other(self.first)
 
     def as_json(self, t: float) -> dict[str, Any]:
         """The SPEC §6 JSON object at time ``t`` (seconds)."""

@@ -63,7 +63,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.board import HEIGHT, PLAYERS, WIDTH, Board, game_rule, starter
 from firmware_py.pipeline.first_sight import RoomLooks, hold_room
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.decide import decide, legal_boards
@@ -103,6 +103,7 @@ class FollowParams:
     start_prior: float = START_PRIOR
     start_margin: float = START_MARGIN
     accept_margin: float = DEFAULT_MARGIN  # a board read again: ``[vision] accept_margin``
+    first: str = "either"  # who may start ([game] first, SPEC §1)
 
 
 @dataclass(frozen=True)
@@ -171,9 +172,9 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
     leads = [class_lead(log_probs, cell, reference_class(reference, cell)) for cell in cells]
     against = tuple(cell for cell, lead in zip(cells, leads, strict=True)
                     if lead < params.disc_margin)  # changes the readers do not read as before
-    successor = _one_disc(reference, against, log_probs, params.disc_margin)
+    successor = _one_disc(reference, against, log_probs, params)
     if successor is not None:
-        lead = class_lead(log_probs, against[0], reference.to_move)
+        lead = class_lead(log_probs, against[0], reference_class(successor, against[0]))
         return (replace(calm, unexplained_since=None),
                 Followed(SUCCESSOR, tuple(successor.grid_lines()), successor, cells,
                          _share(lead)))
@@ -204,11 +205,12 @@ def _unchanged(state: FollowState, reference: Board, looks: np.ndarray,
 def _start(reading: Reading, params: FollowParams) -> Followed:
     """Nothing committed yet: the board read with the room held empty
     (:mod:`.first_sight`), or the empty board when its start prior puts it ahead."""
-    lead = start_lead(reading, params.start_prior, params.start_margin)
+    lead = start_lead(reading, params.start_prior, params.start_margin, params.first)
     if lead >= params.start_margin:
-        return Followed(READING, EMPTY_GRID, Board.empty(), confidence=_share(lead))
+        return Followed(READING, EMPTY_GRID, Board.empty(starter(0, 0, params.first)),
+                        confidence=_share(lead))
     assert reading.cell_log_probs is not None
-    decision = decide(reading.cell_log_probs, params.accept_margin)
+    decision = decide(reading.cell_log_probs, params.accept_margin, rule=params.first)
     if decision.status not in (OK, FINISHED):
         return Followed(READING, confidence=decision.confidence)
     return Followed(READING, decision.grid, decision.board, confidence=decision.confidence)
@@ -220,7 +222,7 @@ def _reread(reference: Board, reading: Reading, changed: np.ndarray, params: Fol
     (:func:`held_log_probs`); ``grid`` None unless the margins accept it. No start prior
     here: a board being cleared is read as it stands."""
     held = held_log_probs(reading.cell_log_probs, reference, changed)
-    decision = decide(held, params.accept_margin)
+    decision = decide(held, params.accept_margin, rule=game_rule(reference, params.first))
     if decision.status not in (OK, FINISHED):
         return Followed(SOMETHING_ELSE, changed=cells, confidence=decision.confidence)
     return Followed(SOMETHING_ELSE, decision.grid, decision.board, cells, decision.confidence)
@@ -239,11 +241,13 @@ def held_log_probs(log_probs: np.ndarray, reference: Board, changed: np.ndarray)
     return held
 
 
-def start_lead(reading: Reading, prior: float, enough: float = np.inf) -> float:
+def start_lead(reading: Reading, prior: float, enough: float = np.inf,
+               rule: str = "red") -> float:
     """Nats of the empty board, with ``prior``, over every other legal board and over the
     grid seen (each hole's most probable class: an illegal board the camera clearly
     shows, a yellow disc alone, is no empty board); -inf without readers. When the
-    grid seen alone keeps the lead under ``enough``, that bound is returned at once."""
+    grid seen alone keeps the lead under ``enough``, that bound is returned at once.
+    ``rule``: who may start (the other legal boards are those it allows)."""
     log_probs = reading.cell_log_probs
     if log_probs is None or not reading.found:
         return -np.inf
@@ -251,7 +255,8 @@ def start_lead(reading: Reading, prior: float, enough: float = np.inf) -> float:
     bound = empty_score + prior - float(np.sum(np.max(log_probs, axis=1)))
     if bound < enough:
         return bound
-    others = [score for score, board in legal_boards(log_probs, count=2) if board.n_discs]
+    others = [score for score, board in legal_boards(log_probs, count=2, rule=rule)
+              if board.n_discs]
     return min(bound, empty_score + prior - max(others, default=-np.inf))
 
 
@@ -274,13 +279,21 @@ def _share(lead: float) -> float:
 
 
 def _one_disc(reference: Board, cells: tuple[int, ...], log_probs: np.ndarray,
-              margin: float) -> Board | None:
-    """The legal next board when the one changed cell holds the disc of the side to move."""
+              params: FollowParams) -> Board | None:
+    """The legal next board when the one changed cell holds the disc of the side to move
+    (on the empty board under ``either``, of either colour: the first disc says who
+    started)."""
     if len(cells) != 1 or reference.is_finished:
         return None
+    starts = [reference]
+    if reference.n_discs == 0 and params.first == "either":
+        starts = [Board.empty(colour) for colour in PLAYERS]
     for column, hole in lowest_free_holes(reference).items():
-        if hole == cells[0] and class_lead(log_probs, hole, reference.to_move) >= margin:
-            return reference.play(column)
+        if hole != cells[0]:
+            continue
+        for start in starts:
+            if class_lead(log_probs, hole, start.to_move) >= params.disc_margin:
+                return start.play(column)
     return None
 
 

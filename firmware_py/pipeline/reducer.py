@@ -91,14 +91,16 @@ class PipelineParams:
     follow: FollowParams = field(default_factory=FollowParams)
 
     @classmethod
-    def from_config(cls, vision: Any, speculate: bool = True) -> PipelineParams:
-        """Build from a :class:`firmware_py.config.VisionConfig`."""
-        return cls(voter=VoterParams(window=vision.vote_window, agree=vision.vote_agree),
+    def from_config(cls, vision: Any, speculate: bool = True,
+                    first: str = "either") -> PipelineParams:
+        """Build from a :class:`firmware_py.config.VisionConfig` and ``[game] first``."""
+        return cls(voter=VoterParams(window=vision.vote_window, agree=vision.vote_agree,
+                                     first=first),
                    found_s=vision.debounce_found_ms / 1000.0,
                    lost_s=vision.debounce_lost_ms / 1000.0,
                    gate=vision.confidence_gate,
                    min_cell_confidence=vision.min_cell_confidence, speculate=speculate,
-                   follow=FollowParams(accept_margin=vision.accept_margin))
+                   follow=FollowParams(accept_margin=vision.accept_margin, first=first))
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,7 @@ def reduce(state: PipelineState, event: Event, now: float,
     else:
         raise TypeError(f"not a pipeline event: {event!r}")
     state = _schedule(state, params, effects)
-    state = _render(state, effects)
+    state = _render(state, params, effects)
     return state, effects
 
 
@@ -285,24 +287,27 @@ def _schedule(state: PipelineState, params: PipelineParams,
     return replace(state, solving=Solving(job, grid, speculative), next_job=job + 1)
 
 
-def view_of(state: PipelineState) -> View:
-    """What ``state`` shows (SPEC §6)."""
+def view_of(state: PipelineState, rule: str = "red") -> View:
+    """What ``state`` shows (SPEC §6); ``rule``: who may start (under ``either`` nobody
+    has started an empty board)."""
     reference = state.reference
     if not state.present:
         return View(SCANNING)
     if reference is None or not state.stable:
         return View(TRANSITIONAL)
     grid = grid_of(reference)
+    first = None if rule == "either" and reference.n_discs == 0 else reference.first
     if is_finished(reference):
-        return View(FINISHED, grid)
+        return View(FINISHED, grid, first=first)
     result = state.result
     if result is None:
-        return View(TRANSITIONAL, grid)
-    return View(SOLVED, grid, result.column, result.score, result.plies)
+        return View(TRANSITIONAL, grid, first=first)
+    return View(SOLVED, grid, result.column, result.score, result.plies, first=first)
 
 
-def _render(state: PipelineState, effects: list[Effect]) -> PipelineState:
-    view = view_of(state)
+def _render(state: PipelineState, params: PipelineParams,
+            effects: list[Effect]) -> PipelineState:
+    view = view_of(state, params.voter.first)
     if view != state.view:
         effects.append(Show(view))
     reference = state.reference

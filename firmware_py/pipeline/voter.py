@@ -28,7 +28,7 @@ import functools
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from firmware_py.board import HEIGHT, WIDTH, Board, added_column
+from firmware_py.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column
 from firmware_py.exc import PositionError
 
 Grid = tuple[str, ...]
@@ -50,6 +50,7 @@ class VoterParams:
     max_changed: int = 3
     new_game_removed: int = 6
     override_frames: int = 10
+    first: str = "either"  # who may start ([game] first, SPEC §1)
 
     def __post_init__(self) -> None:
         if not 1 <= self.agree <= self.window:
@@ -202,22 +203,37 @@ def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[Vot
     if reference is not None and agreed == grid_of(reference):
         return (replace(state, pending=None, pending_frames=0),
                 Vote(consensus=agreed, board=reference, stable=True))
-    try:
-        board = Board.from_grid(agreed)
+    try:  # the game's starter carries over equal counts (its first disc said who)
+        board = Board.from_grid(agreed, params.first, game_starter(reference))
     except PositionError as error:
         return (replace(state, pending=None, pending_frames=0),
                 Vote(consensus=agreed, reason=f"not a position: {error}"))
-    why = check_successor(reference, board, params)
+    why = check_successor(reference, board, params) or other_starter(reference, board)
     if not why:
         kind = COMMIT_FIRST if reference is None else COMMIT_NEXT
         return _commit(state, board, agreed, kind)
     if removed_discs(reference, board) > params.new_game_removed or board.n_discs == 0:
+        board = Board.from_grid(agreed, params.first)  # a new game forgets who started
         return _commit(state, board, agreed, COMMIT_NEW_GAME)
     frames = state.pending_frames + 1 if state.pending == agreed else 1
     if frames >= params.override_frames:
         return _commit(state, board, agreed, COMMIT_OVERRIDE)
     return (replace(state, pending=agreed, pending_frames=frames),
             Vote(consensus=agreed, board=board, reason=why))
+
+
+def other_starter(reference: Board | None, board: Board) -> str:
+    """Why ``board`` is not the committed game's (its counts say the other colour
+    started), "" when it may be."""
+    if reference is None or not reference.n_discs or board.first == reference.first:
+        return ""
+    return (f"{COLOUR_NAMES[reference.first]} started this game; this board was started "
+            f"by {COLOUR_NAMES[board.first]}")
+
+
+def game_starter(reference: Board | None) -> str | None:
+    """The colour that started the committed game, once a disc has shown it."""
+    return reference.first if reference is not None and reference.n_discs else None
 
 
 def with_history(reference: Board | None, board: Board) -> Board:
@@ -227,13 +243,13 @@ def with_history(reference: Board | None, board: Board) -> Board:
     reference whose moves are known; otherwise ``moves`` stays ``None``.
     """
     if board.n_discs == 0:
-        return Board.empty()
+        return Board.empty(board.first)
     if reference is None or reference.moves is None:
         return board
     col = added_column(reference, board)
-    if col is None:
+    if col is None or (reference.n_discs and reference.first != board.first):
         return board
-    return Board(columns=board.columns, moves=reference.moves + str(col))
+    return Board(columns=board.columns, moves=reference.moves + str(col), first=board.first)
 
 
 def _commit(state: VoterState, board: Board, agreed: Grid, kind: str) -> tuple[VoterState, Vote]:

@@ -3,9 +3,10 @@
 Given each cell's log-probabilities (42 x 3, top row first; the combined,
 calibrated readers of :mod:`.combine`), the cells are taken as independent,
 so a grid's log-probability is the sum of its cells'. A game can leave only
-grids whose columns are stacks from the bottom (gravity), with as many red
-discs as yellow or one more (Red moves first), and no four that its last disc
-did not make (:meth:`~firmware_py.board.Board.from_grid`). Among those:
+grids whose columns are stacks from the bottom (gravity), with the disc counts
+the rule of who may start allows (``rule``: Red first, as many red discs as
+yellow or one more; Yellow first, the other way; either, both), and no four
+that its last disc did not make (:meth:`~firmware_py.board.Board.from_grid`). Among those:
 
 * ``best``: the most probable legal board, ``runner_up``: the next one;
 * ``seen``: the most probable grid of all (each cell's own most probable
@@ -48,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
+from firmware_py.board import COUNT_DIFFERENCES, EMPTY, HEIGHT, WIDTH, Board
 from firmware_py.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASS_NAMES
 from firmware_py.vision.classifier import CLASSES as CLASS_CHARS
@@ -91,11 +92,12 @@ class Decision:
 
 
 def decide(log_probs: np.ndarray, margin: float,
-           explain: Callable[[int], str] | None = None) -> Decision:
+           explain: Callable[[int], str] | None = None, rule: str = "red") -> Decision:
     """Decide the board (see the module docstring) from (42, 3) log-probabilities.
 
     ``explain(cell)`` may add to a refusal what is known of a doubtful cell
-    (the two readers' views: "CNN red, colour empty").
+    (the two readers' views: "CNN red, colour empty"). ``rule``: who may start
+    (``red``, ``yellow``, ``either``: SPEC §1); the legal boards are those it allows.
     """
     log_probs = np.asarray(log_probs, np.float64)
     if log_probs.shape != (WIDTH * HEIGHT, len(CLASS_CHARS)):
@@ -104,19 +106,19 @@ def decide(log_probs: np.ndarray, margin: float,
         raise ValueError("log-probabilities must be finite")
     seen = grid_of(log_probs.argmax(axis=1))
     seen_score = float(log_probs.max(axis=1).sum())
-    ranked = legal_boards(log_probs, count=2)
+    ranked = legal_boards(log_probs, count=2, rule=rule)
     if not ranked:
-        return _refused(log_probs, seen, illegal_reason(seen), math.inf, 0.0, seen)
+        return _refused(log_probs, seen, illegal_reason(seen, rule), math.inf, 0.0, seen)
     (best_score, best), *rest = ranked
     if best_score >= seen_score - TIE:  # a tie between classes: the legal one is seen
         seen = tuple(best.grid_lines())
     if best.grid_lines() != list(seen):  # the grid seen is illegal: never corrected
-        reason = (f"{illegal_reason(seen)}; the nearest legal board "
+        reason = (f"{illegal_reason(seen, rule)}; the nearest legal board "
                   f"{changes(log_probs, best, explain)}")
         return _refused(log_probs, seen, reason, seen_score - best_score,
                         _share(best_score, seen_score), best.grid_lines())
     runner_score, runner = (rest[0][0], rest[0][1].grid_lines()) if rest else (-math.inf, [])
-    flip_score, flip = _illegal_rival(log_probs, seen, seen_score, margin + ILLEGAL_PRIOR)
+    flip_score, flip = _illegal_rival(log_probs, seen, seen_score, margin + ILLEGAL_PRIOR, rule)
     if flip_score - ILLEGAL_PRIOR > runner_score:
         runner_score, runner = flip_score - ILLEGAL_PRIOR, flip
     confidence = _share(best_score, runner_score)
@@ -131,7 +133,7 @@ def decide(log_probs: np.ndarray, margin: float,
 
 
 def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: float,
-                   reach: float) -> tuple[float, list[str]]:
+                   reach: float, rule: str = "red") -> tuple[float, list[str]]:
     """The most probable illegal grid one cell away from the legal grid ``seen``, within
     ``reach`` nats of it: (its log-probability, its lines), or (-inf, []). A board is
     read against it too, :data:`ILLEGAL_PRIOR` down: a doubtful cell is not settled
@@ -144,14 +146,14 @@ def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: flo
         chars = list(chars_seen)
         chars[cell] = CLASS_CHARS[kind]
         lines = ["".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT)]
-        if floating_discs(lines) or not _legal(lines):
+        if floating_discs(lines) or not _legal(lines, rule):
             return seen_score - cost, lines
     return -math.inf, []
 
 
-def _legal(lines: list[str]) -> bool:
+def _legal(lines: list[str], rule: str) -> bool:
     try:
-        Board.from_grid(lines)
+        Board.from_grid(lines, rule)
     except InvalidGridError:
         return False
     return True
@@ -186,7 +188,8 @@ def changes(log_probs: np.ndarray, board: Board,
     return ", ".join(found[:MAX_LISTED]) + more
 
 
-def legal_boards(log_probs: np.ndarray, count: int) -> list[tuple[float, Board]]:
+def legal_boards(log_probs: np.ndarray, count: int, rule: str = "red"
+                 ) -> list[tuple[float, Board]]:
     """The ``count`` most probable legal boards, best first, with their log-probabilities.
 
     The programme keeps :data:`KEEPS` boards per count difference; where boards with
@@ -196,20 +199,21 @@ def legal_boards(log_probs: np.ndarray, count: int) -> list[tuple[float, Board]]
     """
     column_scores = _column_scores(log_probs)
     for keep in KEEPS:
-        found, dropped = _first_legal(_best_by_diff(column_scores, keep), count)
+        found, dropped = _first_legal(
+            _best_by_diff(column_scores, keep, COUNT_DIFFERENCES[rule]), count, rule)
         if len(found) == count or not dropped:
             return found
     return found
 
 
-def _first_legal(candidates: list[tuple[float, tuple[int, ...]]], count: int
+def _first_legal(candidates: list[tuple[float, tuple[int, ...]]], count: int, rule: str
                  ) -> tuple[list[tuple[float, Board]], bool]:
     """The first ``count`` candidates that are legal boards, and whether any was dropped."""
     found: list[tuple[float, Board]] = []
     dropped = False
     for score, choice in sorted(candidates, key=lambda item: -item[0]):
         try:
-            board = Board.from_grid(_grid_of_stacks(choice))
+            board = Board.from_grid(_grid_of_stacks(choice), rule)
         except InvalidGridError:  # a four its last disc did not make
             dropped = True
             continue
@@ -226,9 +230,10 @@ def _column_scores(log_probs: np.ndarray) -> np.ndarray:
     return by_column[:, rows, STACKS].sum(axis=2)
 
 
-def _best_by_diff(column_scores: np.ndarray, keep: int
+def _best_by_diff(column_scores: np.ndarray, keep: int, differences: tuple[int, ...]
                   ) -> list[tuple[float, tuple[int, ...]]]:
-    """The best boards (score, one stack per column) whose reds minus yellows is 0 or 1."""
+    """The best boards (score, one stack per column) whose reds minus yellows is one of
+    ``differences``."""
     states: dict[int, list[tuple[float, tuple[int, ...]]]] = {0: [(0.0, ())]}
     for scores in column_scores:
         order = np.argsort(-scores)[:MAX_STACKS]
@@ -241,7 +246,7 @@ def _best_by_diff(column_scores: np.ndarray, keep: int
                               for score, choice in boards)
         states = {diff: sorted(bucket, key=lambda item: -item[0])[:keep]
                   for diff, bucket in grown.items()}
-    return states.get(0, []) + states.get(1, [])
+    return [board for difference in differences for board in states.get(difference, [])]
 
 
 def _grid_of_stacks(choice: tuple[int, ...]) -> list[str]:
@@ -276,14 +281,15 @@ def floating_discs(grid: tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
     return found
 
 
-def illegal_reason(grid: tuple[str, ...]) -> str:
-    """Why a grid cannot be a position of a game ("floating disc …", the parity, fours)."""
+def illegal_reason(grid: tuple[str, ...], rule: str = "red") -> str:
+    """Why a grid cannot be a position of a game under ``rule`` ("floating disc …",
+    the parity, fours)."""
     floating = floating_discs(grid)
     if floating:
         column, row = floating[0]
         return f"floating disc at column {column} row {row}"
     try:
-        Board.from_grid(list(grid))
+        Board.from_grid(list(grid), rule)
     except InvalidGridError as error:
         return str(error)
     return "no legal board is close to what the camera sees"

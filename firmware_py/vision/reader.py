@@ -114,7 +114,8 @@ class BoardReader:
                  empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = False, board_looks: BoardLooks | None = None) -> None:
+                 frame_fit: bool = False, board_looks: BoardLooks | None = None,
+                 first: str = "either") -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
@@ -125,12 +126,14 @@ class BoardReader:
         self.disc_depth_pitch = disc_depth_pitch
         self.frame_fit = frame_fit
         self.board_looks = board_looks
+        self.first = first  # who may start ([game] first, SPEC §1)
         self._depth_noted: set[str] = set()
 
     @classmethod
     def from_config(cls, vision: VisionConfig, camera: CameraConfig | None = None, *,
-                    num_threads: int = 1) -> BoardReader:
-        """A reader set up from ``[vision]`` (and ``[camera]`` intrinsics, if any)."""
+                    num_threads: int = 1, first: str = "either") -> BoardReader:
+        """A reader set up from ``[vision]`` (and ``[camera]`` intrinsics, if any);
+        ``first``: who may start (``[game] first``)."""
         model = resolve_path(vision.model) if vision.model else None
         locator = BoardLocator(marker_size_pitch=vision.marker_size_pitch,
                                calibration=vision.calibration,
@@ -140,7 +143,7 @@ class BoardReader:
                    empty_board=EmptyBoard() if vision.remember_empty_board else None,
                    marker_size_pitch=vision.marker_size_pitch,
                    margin=vision.accept_margin,
-                   disc_depth_pitch=vision.disc_depth_pitch)
+                   disc_depth_pitch=vision.disc_depth_pitch, first=first)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""
@@ -179,7 +182,8 @@ class BoardReader:
         if self.frame_fit:
             log_probs = _normalised(log_probs + frame_evidence(log_probs, features,
                                                                covered=covered))
-        decision = decide(log_probs, self.margin, explain=partial(readers_differ, cnn, colour))
+        decision = decide(log_probs, self.margin, explain=partial(readers_differ, cnn, colour),
+                          rule=self.first)
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,
                           confidence=decision.confidence,
                           cell_confidence=decision.cell_confidence, markers=fit.markers,
