@@ -178,6 +178,9 @@ class Board:
                 else:
                     columns[col] += char
         probe = cls(columns=tuple(columns), moves=None)
+        if (started is None and rule == "either" and probe.red_count == probe.yellow_count
+                and probe.winner is not None):
+            started = other(probe.winner)  # equal counts: the winner moved last, second
         board = cls(columns=probe.columns, moves=None,
                     first=starter(probe.red_count, probe.yellow_count, rule, started))
         board._check_win_plausible()

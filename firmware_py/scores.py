@@ -61,12 +61,17 @@ def pick_centre_first(columns: list[int] | tuple[int, ...]) -> int:
 DISTANCE_MEANS = "discs still to play, both players', the best one included"
 
 
-def verdict(board: Board, score: int, plies: int) -> str:
+def verdict(board: Board, score: int, plies: int, *, named: bool = True) -> str:
     """``"Red wins in 13"`` / ``"Yellow wins in 12"`` / ``"Draw in 20"``: the one way a
     person is told the outcome and its distance (SPEC §2 plies to the end,
-    :data:`DISTANCE_MEANS`), on the screen, in speech and in the commands."""
+    :data:`DISTANCE_MEANS`), on the screen, in speech and in the commands.
+
+    ``named`` False: nobody has started (an empty board when either colour may,
+    SPEC §1), so no colour is named: ``"First player wins in 41"``."""
     result = outcome(score)
     if result == "=":
         return f"Draw in {plies}"
     winner = board.to_move if result == "+" else other(board.to_move)
+    if not named:
+        return f"{'First' if winner == board.first else 'Second'} player wins in {plies}"
     return f"{COLOUR_NAMES[winner]} wins in {plies}"

@@ -334,7 +334,7 @@ class Appliance:
         if self.hub is not None:
             self.hub.on_view(view, t)
         if view.best is not None and view.grid is not None and self.advantage is not None:
-            self.advantage.show(Board.from_grid(view.grid), view.score)
+            self.advantage.show(view.board, view.score)
         if self.parts.on_view is not None:
             self.parts.on_view(view, t)
         self.update_status(force=True)

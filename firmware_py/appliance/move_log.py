@@ -7,6 +7,10 @@
     ...
     move 23  R5   game over: Red wins
 
+A game Yellow started reads ``move 1   Y4   Red to move: …``; on an empty
+board either colour may start (SPEC §1), so no colour is named there:
+``new game      Either colour may start: play 4 - First player wins in 41``.
+
 Only boards the pipeline has settled are written (the states ``solved`` with
 a recommendation, and ``finished``), each once. In opponent mode the line of
 a board c4pi is to move on waits for the column c4pi chooses at its level
@@ -32,7 +36,7 @@ def move_label(before: Board | None, board: Board) -> str:
     if board.n_discs == 0:
         return "new game"
     column = added_column(before, board) if before is not None else None
-    disc = f"{'R' if board.n_discs % 2 else 'Y'}{column}" if column is not None else ""
+    disc = f"{board.columns[column - 1][-1]}{column}" if column is not None else ""
     return f"move {board.n_discs:<3} {disc}"
 
 
@@ -40,11 +44,15 @@ def advice(board: Board, view: Any, *, c4pi: str | None = None,
            chosen: int | None = None) -> str:
     """What the line says after the move: whose turn and what to play, or the result.
 
-    ``c4pi`` is the colour c4pi plays in opponent mode and ``chosen`` its column."""
+    ``c4pi`` is the colour c4pi plays in opponent mode and ``chosen`` its column. In
+    coach mode a board nobody has started (``view.to_move`` None) names no colour."""
     if board.is_finished:
         winner = board.winner
         result = f"{COLOUR_NAMES[winner]} wins" if winner else "draw"
         return f"game over: {result}" + (" (c4pi)" if winner and winner == c4pi else "")
+    if c4pi is None and view.to_move is None:
+        distance = verdict(board, view.score, view.plies, named=False)
+        return f"Either colour may start: play {view.best} - {distance}"
     mover = COLOUR_NAMES[board.to_move]
     distance = verdict(board, view.score, view.plies)
     if c4pi is None:
@@ -137,7 +145,7 @@ def _settled(view: Any) -> Board | None:
     """The board of a view worth a line: solved with its move, or finished."""
     if view.grid is None or view.state not in ("solved", "finished"):
         return None
-    board = Board.from_grid(list(view.grid))
+    board = view.board
     if not board.is_finished and view.best is None:
         return None  # still being solved
     return board

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from firmware_py.commands.analyze import add_first_flag, first_colour
 from firmware_py.commands.solve import add_solver_flags
 from firmware_py.config import Config
 
@@ -36,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the distance overlaid) instead of saying it once")
     parser.add_argument("--list-devices", action="store_true",
                         help="list the audio output devices ([speech] device) and exit")
+    add_first_flag(parser)
     add_solver_flags(parser)
     parser.set_defaults(func=run, needs=("speech",))
 
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi say: --repeat {args.repeat} is not 0-600 seconds", file=sys.stderr)
         return 2
     try:
-        board = Board.from_moves(args.moves.strip())
+        board = Board.from_moves(args.moves.strip(), first_colour(args, config))
     except PositionError as error:
         print(f"c4pi say: {error}", file=sys.stderr)
         return 2

@@ -22,7 +22,8 @@ def add_solver_flags(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "solve", help="print the best move for a position as the robot answer NxMM",
-        description="Solve a position given as its moves (digits 1-7, Red first) and print "
+        description="Solve a position given as its moves (digits 1-7, the first player's "
+                    "first; colour-free, SPEC §1) and print "
                     "the serial answer NxMM: column, +/-/= for the side to move, plies left "
                     "after the disc. Exit 2 with one line of explanation for an invalid "
                     "position.")

@@ -222,15 +222,19 @@ class ViewPrinter:
 
 def describe(view: Any, t: float) -> str:
     """The human-readable form of a view."""
-    from firmware_py.board import COLOUR_NAMES, Board
+    from firmware_py.board import COLOUR_NAMES
     from firmware_py.scores import verdict
 
     head = f"[{t:8.2f} s] {view.state}"
     if view.grid is None:
         return head
-    board = Board.from_grid(view.grid)
+    board = view.board
     lines = [head]
-    if view.best is not None:
+    if view.best is not None and view.to_move is None:  # nobody has started: no colour
+        lines[0] += (f": either colour may start: play column {view.best} "
+                     f"({verdict(board, view.score, view.plies, named=False)}; "
+                     f"the first player's score {view.score:+d})")
+    elif view.best is not None:
         mover = COLOUR_NAMES[board.to_move]
         lines[0] += (f": {mover} to play column {view.best} "
                      f"({verdict(board, view.score, view.plies)}; {mover}'s score "

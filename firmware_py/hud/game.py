@@ -3,7 +3,8 @@
 :class:`GameLog` follows the boards the pipeline commits: a board one disc
 past the last one adds that move; an empty board starts a new game; any
 other board (the camera joined mid-game, a disc was taken back) starts a new
-log from that position.
+log from that position. Either colour may start (SPEC §1): the log's start
+knows who did, from the game's first disc.
 
 :func:`review` marks each move of a finished game by what it did to the
 outcome, from exact scores (SPEC §2: a score is for the side to move):
@@ -63,6 +64,8 @@ class GameLog:
         if previous is not None and board.n_discs == previous.n_discs + 1:
             column = added_column(previous, board)
             if column is not None:
+                if self.start.n_discs == 0 and not self.moves:
+                    self.start = Board.empty(board.first)  # the first disc says who started
                 self.moves.append(column)
                 return False
         if previous is not None and board.grid_lines() == previous.grid_lines():

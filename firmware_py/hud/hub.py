@@ -77,7 +77,8 @@ class HudHub:
             "seq": 0, "state": "scanning", "grid": None, "committed": None, "to_move": None,
             "best": None, "score": None, "plies": None, "verdict": None, "reply": None,
             "winning": [],
-            "reading": None, "game": {"start": None, "moves": "", "review": None},
+            "reading": None,
+            "game": {"start": None, "first": "R", "moves": "", "review": None},
             "mode": "coach", "message": "", "opponent": "",
             "health": {"camera": "starting", "solver": "ready", "fps": 0.0},
         }
@@ -114,16 +115,19 @@ class HudHub:
     # ------------------------------------------------------------ inputs
 
     def on_view(self, view: Any, t: float) -> None:
-        """A pipeline view (``firmware_py.pipeline.events.View``)."""
-        board = Board.from_grid(view.grid) if view.grid is not None else None
+        """A pipeline view (``firmware_py.pipeline.events.View``); ``to_move`` is None
+        when nobody has started (no colour is named then)."""
+        board = view.board
+        to_move = view.to_move
         changes: dict[str, Any] = {
             "state": view.state, "grid": list(view.grid) if view.grid is not None else None,
-            "to_move": board.to_move if board is not None and not board.is_finished else None,
+            "to_move": to_move if board is not None and not board.is_finished else None,
             "best": view.best, "score": view.score, "plies": view.plies, "reply": None,
             "verdict": None, "winning": [],
         }
         if board is not None and view.best is not None:
-            changes["verdict"] = verdict(board, view.score, view.plies)
+            changes["verdict"] = verdict(board, view.score, view.plies,
+                                         named=to_move is not None)
         if self._person is not None:  # opponent mode: no move or outcome to give away
             changes.update(best=None, score=None, plies=None,
                            verdict=None if view.best is not None else changes["verdict"])
@@ -132,7 +136,7 @@ class HudHub:
             changes["verdict"] = self._result(board.winner)
         self._publish(**changes)
         if board is not None and view.best is not None and self._person is None:
-            self._ask_reply(board, view.best)
+            self._ask_reply(board, view.best, named=to_move is not None)
 
     def _result(self, winner: str | None) -> str:
         """How a finished game is told: by colour, or to the person playing c4pi (the
@@ -228,7 +232,8 @@ class HudHub:
 
     # ------------------------------------------------------------ analyst
 
-    def _ask_reply(self, board: Board, best: int) -> None:
+    def _ask_reply(self, board: Board, best: int, *, named: bool = True) -> None:
+        """The other side's best reply to ``best`` (its colour None when not ``named``)."""
         after = board.play(best)
         if self.analyst is None or after.is_finished:
             return
@@ -240,7 +245,8 @@ class HudHub:
             with self._lock:
                 if self._state["grid"] != grid or self._state["best"] != best:
                     return  # the table moved on
-            self._publish(reply={"colour": after.to_move, "column": int(answer.column)})
+            colour = after.to_move if named else None
+            self._publish(reply={"colour": colour, "column": int(answer.column)})
 
         self.analyst.solve(after, on_done, tag="hud-reply")
 
@@ -273,7 +279,7 @@ class HudHub:
     def _game_json(self, marks: list[MoveMark] | None) -> dict[str, Any]:
         start = self._game.start
         return {"start": None if start.n_discs == 0 else start.grid_lines(),
-                "moves": self._game.notation,
+                "first": start.first, "moves": self._game.notation,
                 "review": None if marks is None else [mark.as_json() for mark in marks]}
 
 

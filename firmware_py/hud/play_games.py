@@ -22,7 +22,7 @@ from typing import Any
 from firmware_py.board import Board
 from firmware_py.exc import PlayError
 from firmware_py.play.levels import LEVELS, level
-from firmware_py.play.session import WEB_HELP, PlaySession, Scorer
+from firmware_py.play.session import WEB_HELP, PlaySession, Scorer, starting_colour
 
 MAX_GAMES = 16
 IDLE_S = 3600.0
@@ -32,28 +32,37 @@ class PlayGames:
     """The play page's games (thread-safe; each call may solve, so run it off the loop)."""
 
     def __init__(self, scorer: Scorer, *, clock: Callable[[], float] = time.monotonic,
-                 rng: random.Random | None = None, default_level: int = 4) -> None:
+                 rng: random.Random | None = None, default_level: int = 4,
+                 first: str = "either") -> None:
         self.scorer = scorer
         self.default_level = default_level  # [play] level: the page's choice at first
+        self.rule = first  # [game] first: who may start
         self.clock = clock
         self.rng = rng or random.Random()
         self._games: OrderedDict[str, tuple[PlaySession, float, str]] = OrderedDict()
         self._lock = threading.Lock()
 
     def options(self) -> dict[str, Any]:
-        """What the page offers: the levels, and the one chosen at first."""
+        """What the page offers: the levels and the one chosen at first; who starts at
+        first, and whether the person may choose it (``[game] first = either``)."""
         return {"level": self.default_level,
-                "levels": [{"number": n, "name": LEVELS[n].name} for n in sorted(LEVELS)]}
+                "levels": [{"number": n, "name": LEVELS[n].name} for n in sorted(LEVELS)],
+                "first": starting_colour(self.rule), "first_fixed": self.rule != "either"}
 
-    def new(self, level_number: Any, person: Any) -> dict[str, Any]:
-        """Start a game; the person plays ``person`` ("R" or "Y") against ``level_number``."""
+    def new(self, level_number: Any, person: Any, first: Any = None) -> dict[str, Any]:
+        """Start a game; the person plays ``person`` ("R" or "Y") against ``level_number``;
+        ``first`` ("R"/"Y" or "red"/"yellow"; None: as the rule says) starts."""
         if (not isinstance(level_number, int) or isinstance(level_number, bool)
                 or level_number not in LEVELS):
             raise PlayError(f"level must be 1-6, got {level_number!r}")
         if person not in ("R", "Y"):
             raise PlayError(f"colour must be 'R' or 'Y', got {person!r}")
+        try:
+            starter = starting_colour(self.rule, first)
+        except ValueError as error:
+            raise PlayError(str(error)) from None
         session = PlaySession(level(level_number), person, self.scorer,
-                              random.Random(self.rng.random()), draw=False,
+                              random.Random(self.rng.random()), first=starter, draw=False,
                               help_text=WEB_HELP)
         text = session.start()
         game = secrets.token_urlsafe(12)
@@ -102,7 +111,7 @@ class PlayGames:
     def _state(game: str, session: PlaySession, text: str) -> dict[str, Any]:
         board: Board = session.board
         return {"game": game, "level": session.level.number, "level_name": session.level.name,
-                "person": session.person, "moves": session.moves,
+                "person": session.person, "first": session.first, "moves": session.moves,
                 "grid": board.grid_lines(), "to_move": board.to_move, "over": session.over,
                 "winning": sorted([c, r] for c, r in board.winning_cells()),
                 "legal": board.legal_columns() if not session.over else [], "text": text}

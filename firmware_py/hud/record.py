@@ -26,13 +26,14 @@ FONT = cv2.FONT_HERSHEY_DUPLEX
 
 
 def headline(state: dict[str, Any]) -> str:
-    """``"R->4  Y->5   Red wins in 13"`` (ASCII: OpenCV's fonts have no arrows)."""
+    """``"R->4  Y->5   Red wins in 13"`` (ASCII: OpenCV's fonts have no arrows);
+    ``"->4  ->3   First player wins in 41"`` before anyone has started (no colour)."""
     parts = []
-    if state.get("best") is not None and state.get("to_move"):
-        parts.append(f"{state['to_move']}->{state['best']}")
+    if state.get("best") is not None:
+        parts.append(f"{state.get('to_move') or ''}->{state['best']}")
         reply = state.get("reply")
         if reply:
-            parts.append(f"{reply['colour']}->{reply['column']}")
+            parts.append(f"{reply.get('colour') or ''}->{reply['column']}")
     verdict = state.get("verdict") or {"scanning": "looking for the board",
                                        "transitional": "the board is changing"}.get(
                                            state.get("state", ""), "")

@@ -325,7 +325,7 @@ class HudServer:
 
     async def _play_new(self, request: web.Request) -> web.Response:
         return await self._play_call(request, lambda body: functools.partial(
-            self.games.new, body.get("level"), body.get("colour")))
+            self.games.new, body.get("level"), body.get("colour"), body.get("first")))
 
     async def _play_input(self, request: web.Request) -> web.Response:
         game = request.match_info["game"]

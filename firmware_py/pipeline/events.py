@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_py.board import Board, other
+from firmware_py.board import Board
 from firmware_py.vision.reading import Reading
 
 Grid = tuple[str, ...]
@@ -117,11 +117,12 @@ class View:
     @property
     def to_move(self) -> str | None:
         """"R" or "Y": whose turn it is on the board shown; None when no board is shown
-        or nobody has started (an empty board when either colour may)."""
-        if self.grid is None or self.first is None:
+        or nobody has started (an empty board when either colour may). Without
+        ``first`` a board with discs is read from its counts (SPEC §1)."""
+        board = self.board
+        if board is None or (self.first is None and board.n_discs == 0):
             return None
-        discs = sum(len(line) - line.count(".") for line in self.grid)
-        return self.first if discs % 2 == 0 else other(self.first)
+        return board.to_move
 
     def as_json(self, t: float) -> dict[str, Any]:
         """The SPEC §6 JSON object at time ``t`` (seconds)."""
@@ -139,10 +140,19 @@ class Show:
 
 @dataclass(frozen=True)
 class Announce:
-    """Speak about ``board``: its best move (``result``), or that the game is over."""
+    """Speak about ``board``: its best move (``result``), or that the game is over.
+
+    ``unstarted``: nobody has started the game (an empty board when either
+    colour may, SPEC §1), so the side to move is named by no colour."""
 
     board: Board
     result: SolveResult | None
+    unstarted: bool = False
+
+    @property
+    def to_move(self) -> str | None:
+        """"R" or "Y": the side to move; None when nobody has started."""
+        return None if self.unstarted else self.board.to_move
 
 
 @dataclass(frozen=True)

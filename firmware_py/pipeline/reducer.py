@@ -320,7 +320,8 @@ def _render(state: PipelineState, params: PipelineParams,
         wanted = None
     if wanted != state.announced:
         if wanted is not None and reference is not None:
-            effects.append(Announce(reference, state.result if view.state == SOLVED else None))
+            effects.append(Announce(reference, state.result if view.state == SOLVED else None,
+                                    unstarted=view.to_move is None))
         else:
             effects.append(Silence(lost=view.state == SCANNING))
     return replace(state, view=view, announced=wanted)

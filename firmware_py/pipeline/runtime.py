@@ -66,7 +66,7 @@ class SolverPort(Protocol):
 class Announcer(Protocol):
     """The part of :class:`firmware_py.speech.Announcer` the pipeline uses."""
 
-    def show_recommendation(self, player: str, column: int, outcome: str,
+    def show_recommendation(self, player: str | None, column: int, outcome: str,
                             plies: int) -> None: ...
 
     def show_finished(self, winner: str | None, key: str | None = None) -> None: ...
@@ -272,7 +272,7 @@ def speak(announcer: Announcer, effect: Announce | Silence) -> None:
         announcer.show_finished(effect.board.winner, key=effect.board.grid_text())
     else:
         result = effect.result
-        announcer.show_recommendation(effect.board.to_move, result.column,
+        announcer.show_recommendation(effect.to_move, result.column,
                                       outcome(result.score), result.plies)
 
 

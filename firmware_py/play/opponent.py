@@ -14,9 +14,14 @@
 * ``over``: the game is finished ("I win", "You win", "It's a draw"); the
   next empty board starts a new game.
 
-A board that fits none of these (the camera joined mid-game, discs moved by
-hand) is taken as it is: the appliance thinks when its colour is to move,
-else waits for the person. Nothing here touches hardware: ``think``
+Whose turn it is comes from the committed board's starter (``Board.first``:
+either colour may start, SPEC §1), never from counting discs. An empty
+board is committed with the rule's colour to move (Red under ``either``);
+under ``either`` the person may start instead while the appliance asks for its
+first disc: a disc of the person's colour is their first move, not a wrong
+column. A board that fits none of these (the camera joined mid-game, discs
+moved by hand) is taken as it is: the appliance thinks when its colour is to
+move, else waits for the person. Nothing here touches hardware: ``think``
 (asynchronous scores) and ``speak`` (clip names, a key) are passed in.
 """
 
@@ -93,6 +98,8 @@ class Opponent:
             self._set(YOUR_MOVE, board, "Your move")
             return True
         wrong = added_column(before, board)
+        if wrong is not None and board.columns[wrong - 1][-1] != self.colour:
+            return False  # the person's own disc: they started instead (either may start)
         if wrong is not None:
             self.refused += 1
             self.speak(opponent_move_clips(column, wrong_column=True),

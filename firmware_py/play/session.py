@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from firmware_py.board import COLOUR_NAMES, Board, other
+from firmware_py.board import COLOUR_NAMES, PLAYERS, RED, YELLOW, Board, other
 from firmware_py.board_text import draw_board
 from firmware_py.play.levels import Level, choose
 from firmware_py.scores import plies_to_end, verdict
@@ -21,16 +21,37 @@ from firmware_py.scores import plies_to_end, verdict
 Scorer = Callable[[Board], Sequence[int | None]]
 HELP = "type a column 1-7, h for a hint, u to undo, q to quit"
 WEB_HELP = "tap a column to drop your disc; Hint shows the best move, Undo takes back yours"
+_STARTERS = {"r": RED, "red": RED, "y": YELLOW, "yellow": YELLOW}
+
+
+def starting_colour(rule: str, wanted: object = None) -> str:
+    """The colour ("R"/"Y") that starts a game under ``rule`` (``[game] first``):
+    ``wanted`` ("red"/"yellow" or "R"/"Y") where the rule allows it; without it the
+    rule's colour, Red under "either". Raises ValueError saying what is wrong."""
+    fixed = {"red": RED, "yellow": YELLOW}.get(rule)
+    if wanted is None:
+        return fixed or RED
+    colour = _STARTERS.get(wanted.lower()) if isinstance(wanted, str) else None
+    if colour is None:
+        raise ValueError(f"who starts must be red or yellow, got {wanted!r}")
+    if fixed is not None and colour != fixed:
+        raise ValueError(f"{COLOUR_NAMES[fixed]} always starts here ([game] first = {rule})")
+    return colour
 
 
 class PlaySession:
-    """One game: the person plays ``person`` ("R" or "Y") against ``level``."""
+    """One game: the person plays ``person`` ("R" or "Y") against ``level``; ``first``
+    ("R" or "Y") moves first."""
 
     def __init__(self, level: Level, person: str, scorer: Scorer, rng: random.Random,
-                 *, colour: bool = False, draw: bool = True, help_text: str = HELP) -> None:
-        if person not in ("R", "Y"):
+                 *, first: str = RED, colour: bool = False, draw: bool = True,
+                 help_text: str = HELP) -> None:
+        if person not in PLAYERS:
             raise ValueError(f"person must be 'R' or 'Y', got {person!r}")
+        if first not in PLAYERS:
+            raise ValueError(f"first must be 'R' or 'Y', got {first!r}")
         self.level, self.person, self.scorer, self.rng = level, person, scorer, rng
+        self.first = first
         self.colour = colour
         self.draw = draw  # False: the answers leave the board out (a page draws its own)
         self.help_text = help_text  # how to move: typed (the terminal) or tapped (a page)
@@ -39,15 +60,16 @@ class PlaySession:
 
     @property
     def board(self) -> Board:
-        return Board.from_moves(self.moves)
+        return Board.from_moves(self.moves, self.first)
 
     def start(self) -> str:
-        """The opening text (and the appliance's first move when it plays Red)."""
+        """The opening text (and the appliance's first move when it starts)."""
         me = COLOUR_NAMES[other(self.person)]
         how = self.help_text[:1].upper() + self.help_text[1:]
+        who = "You start" if self.first == self.person else "I start"
         intro = (f"You play {COLOUR_NAMES[self.person]}, I play {me} at level "
-                 f"{self.level.number} ({self.level.name}). {how}.")
-        if self.person == "Y":
+                 f"{self.level.number} ({self.level.name}). {who}. {how}.")
+        if self.first != self.person:
             return "\n".join([intro, self._reply()])
         return "\n".join([intro, self._show()])
 
@@ -91,7 +113,7 @@ class PlaySession:
                 f" — {verdict(board, best, plies_to_end(best, board.n_discs))}.")
 
     def _undo(self) -> str:
-        mine = 0 if self.person == "R" else 1  # the person's moves sit at these parities
+        mine = 0 if self.person == self.first else 1  # the person's moves sit at these parities
         last = max((i for i in range(len(self.moves)) if i % 2 == mine), default=None)
         if last is None:
             return "Nothing to undo."

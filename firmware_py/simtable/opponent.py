@@ -7,7 +7,10 @@ the appliance asks for a column (``asked_for(board)``, see
 :meth:`firmware_py.play.opponent.Opponent.asked_for`) and drops its disc there.
 For the appliance's moves numbered in ``mistakes`` (1 = its first move of a
 game) the disc goes into a wrong column first, waits to be refused, and is
-lifted out again before it goes where it was asked.
+lifted out again before it goes where it was asked. The games numbered in
+``yellow_first`` are started by Yellow (the others by Red): the person's
+own start when the appliance plays Red (``[game] first = either``), the
+appliance's when it plays Yellow (``[game] first = yellow``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Collection, Iterator
 
-from firmware_py.board import Board
+from firmware_py.board import RED, YELLOW, Board
 from firmware_py.simtable.script import Action, Drop, Lift, Reset, Wait
 
 POLL_S = 0.2
@@ -25,11 +28,14 @@ REFUSAL_WAIT_S = 3.0  # long enough for the pipeline to commit the wrong disc
 def opponent_games(rng: random.Random, asked_for: Callable[[Board], int | None],
                    appliance: str, *, mistakes: Collection[int] = (),
                    think_s: tuple[float, float] = (0.8, 1.6), max_wait_s: float = 30.0,
-                   games: int | None = None) -> Iterator[Action]:
+                   games: int | None = None,
+                   yellow_first: Collection[int] = ()) -> Iterator[Action]:
     """Games of a random person against the appliance playing ``appliance``."""
     played = 0
+    if 1 in yellow_first:
+        yield Reset(first=YELLOW)  # the table starts empty for Red: this game Yellow starts
     while games is None or played < games:
-        board = Board.empty()
+        board = Board.empty(YELLOW if played + 1 in yellow_first else RED)
         yield Wait(1.5)
         own_moves = 0
         while not board.is_finished:
@@ -46,9 +52,9 @@ def opponent_games(rng: random.Random, asked_for: Callable[[Board], int | None],
             yield Drop(column)
             board = board.play(column)
         yield Wait(3.0)
-        yield Reset()
-        yield Wait(1.5)
         played += 1
+        yield Reset(first=YELLOW if played + 1 in yellow_first else RED)
+        yield Wait(1.5)
 
 
 def _wait_for_request(asked_for: Callable[[Board], int | None], board: Board,

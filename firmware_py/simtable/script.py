@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from firmware_py.board import HEIGHT, WIDTH, Board
+from firmware_py.board import HEIGHT, RED, WIDTH, YELLOW, Board
 
 Grid = tuple[str, ...]
 
@@ -101,9 +101,11 @@ class Away:
 
 @dataclass(frozen=True)
 class Reset:
-    """The board is emptied (a new game): a hand over it, then no discs."""
+    """The board is emptied (a new game): a hand over it, then no discs; ``first``
+    starts the next game."""
 
     seconds: float = 1.0
+    first: str = RED
 
 
 Action = Wait | Drop | Lift | Pass | Flicker | Away | Reset
@@ -151,7 +153,7 @@ def _action_scenes(action: Action, board: Board, fps: float,
             yield Scene(grid, board, visible=False)
     elif isinstance(action, Reset):
         count = _frames(action.seconds, fps)
-        empty = Board.empty()
+        empty = Board.empty(action.first)
         for index in range(count):
             hand = PlaneHand(360.0, 280.0 + 200 * math.sin(index), 0.0, 2.2)
             if index < count // 2:
@@ -197,7 +199,7 @@ def _lift(action: Lift, board: Board, fps: float) -> Iterator[Scene]:
     columns = list(board.columns)
     columns[column - 1] = columns[column - 1][:-1]
     moves = board.moves[:-1] if board.moves and board.moves[-1] == str(column) else None
-    after = Board(columns=tuple(columns), moves=moves)
+    after = Board(columns=tuple(columns), moves=moves, first=board.first)
     hand = PlaneHand(80.0 * column + 40.0, -30.0)
     total = _frames(action.seconds, fps)
     for _ in range(total // 2):
@@ -228,13 +230,14 @@ def random_moves(rng: random.Random, max_moves: int = WIDTH * HEIGHT) -> str:
 
 def game_script(moves: str, rng: random.Random, *, think_s: tuple[float, float] = (0.8, 1.6),
                 pass_p: float = 0.25, flicker_p: float = 0.25, away_p: float = 0.0,
-                reset: bool = True) -> list[Action]:
+                reset: bool = True, next_first: str = RED) -> list[Action]:
     """A game played disc by disc with pauses, passing hands, flicker, absences.
 
     Each move is preceded by a pause (``think_s``), and with the given
     probabilities a hand passing over the board, a light flicker, the board
     leaving the view. The game ends with a pause and, with ``reset``, an
-    empty board.
+    empty board on which ``next_first`` starts the next game. The colours of
+    ``moves`` are those of the board the script starts from (who started it).
     """
     actions: list[Action] = [Wait(1.5)]
     for char in moves:
@@ -249,11 +252,19 @@ def game_script(moves: str, rng: random.Random, *, think_s: tuple[float, float] 
         actions.append(Drop(int(char)))
     actions.append(Wait(2.0))
     if reset:
-        actions.extend([Reset(), Wait(1.5)])
+        actions.extend([Reset(first=next_first), Wait(1.5)])
     return actions
 
 
+YELLOW_EVERY = 3  # every third game of endless_games is started by Yellow
+
+
 def endless_games(rng: random.Random, **options: float) -> Iterator[Action]:
-    """Random games one after the other, each ending with a reset (for ``watch sim``)."""
+    """Random games one after the other, each ending with a reset (for ``watch sim`` and
+    the demo); every :data:`YELLOW_EVERY`-th game, the 2nd, 5th, ..., Yellow starts."""
+    index = 0
     while True:
-        yield from game_script(random_moves(rng), rng, reset=True, **options)  # type: ignore[arg-type]
+        index += 1
+        starter = YELLOW if index % YELLOW_EVERY == 1 else RED  # who starts the next game
+        yield from game_script(random_moves(rng), rng, reset=True,  # type: ignore[arg-type]
+                               next_first=starter, **options)

@@ -87,8 +87,10 @@ class Announcer:
 
     # --- what the pipeline shows ----------------------------------------------------
 
-    def show_recommendation(self, player: str, column: int, outcome: str, plies: int) -> None:
-        """A solved, stable board: ``player`` (side to move) should play ``column``.
+    def show_recommendation(self, player: str | None, column: int, outcome: str,
+                            plies: int) -> None:
+        """A solved, stable board: ``player`` (side to move; None before anyone has
+        started, no colour named) should play ``column``.
 
         ``outcome`` ``+``/``-``/``=`` is for the side to move, ``plies`` the plies to
         the end, the recommended disc included (SPEC §2).
@@ -166,7 +168,8 @@ class MutedAnnouncer:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def show_recommendation(self, player: str, column: int, outcome: str, plies: int) -> None:
+    def show_recommendation(self, player: str | None, column: int, outcome: str,
+                            plies: int) -> None:
         phrases.move_clips(player, column)          # still reject bad input
         phrases.distance_clips(player, outcome, plies)
 

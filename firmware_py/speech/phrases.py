@@ -6,6 +6,9 @@ tuples of clip names, played back to back with a short joining gap:
 - move channel, normal speed: ``move-R-4`` "Red four";
 - distance channel, 1.5x speed: ``wins-R`` "Red wins in" or ``draw-in``
   "Draw in", then a number ``n-13`` "13" (said "thirteen");
+- before anyone has started (an empty board when either colour may start,
+  SPEC §1) no colour is named: ``play-4`` "Play four", ``wins-first`` "First
+  player wins in", ``wins-second`` "Second player wins in";
 - finished games, normal speed: ``final-R`` "Red wins", ``final-Y``,
   ``final-draw`` "It's a draw";
 - ``lost`` "Board not found" and ``startup`` "Connect four ready";
@@ -14,7 +17,9 @@ tuples of clip names, played back to back with a short joining gap:
   "You win".
 
 The player named in "wins in" is the winner: the side to move when the
-outcome is ``+``, its opponent when it is ``-`` (SPEC §2 plies).
+outcome is ``+``, its opponent when it is ``-`` (SPEC §2 plies). A side to
+move of ``None`` means nobody has started: the side to move is then the
+first player, whichever colour it will be.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from firmware_py.exc import PositionError
 
 PLAYERS = ("R", "Y")
 PLAYER_NAMES = {"R": "Red", "Y": "Yellow"}
+ROLES = ("first", "second")  # the players of a game nobody has started yet
 COLUMN_WORDS = ("one", "two", "three", "four", "five", "six", "seven")
 MAX_PLIES = 42
 
@@ -43,6 +49,9 @@ def catalogue() -> tuple[Phrase, ...]:
     phrases = [Phrase(f"move-{p}-{c}", f"{PLAYER_NAMES[p]} {COLUMN_WORDS[c - 1]}")
                for p in PLAYERS for c in range(1, 8)]
     phrases += [Phrase(f"wins-{p}", f"{PLAYER_NAMES[p]} wins in", fast=True) for p in PLAYERS]
+    phrases += [Phrase(f"play-{c}", f"Play {COLUMN_WORDS[c - 1]}") for c in range(1, 8)]
+    phrases += [Phrase(f"wins-{r}", f"{r.capitalize()} player wins in", fast=True)
+                for r in ROLES]
     phrases.append(Phrase("draw-in", "Draw in", fast=True))
     phrases += [Phrase(f"n-{n}", str(n), fast=True) for n in range(1, MAX_PLIES + 1)]
     phrases += [Phrase(f"final-{p}", f"{PLAYER_NAMES[p]} wins") for p in PLAYERS]
@@ -77,22 +86,26 @@ def _check_player(player: str) -> None:
         raise PositionError(f"player {player!r} is not 'R' or 'Y'")
 
 
-def move_clips(player: str, column: int) -> tuple[str, ...]:
-    """``Red four``: the side to move and the column to play."""
-    _check_player(player)
+def move_clips(player: str | None, column: int) -> tuple[str, ...]:
+    """``Red four``: the side to move and the column to play (``Play four`` for
+    ``None``: nobody has started)."""
+    if player is not None:
+        _check_player(player)
     if not isinstance(column, int) or not 1 <= column <= 7:
         raise PositionError(f"column {column!r} is not 1-7")
-    return (f"move-{player}-{column}",)
+    return (f"move-{player}-{column}",) if player is not None else (f"play-{column}",)
 
 
-def distance_clips(player: str, outcome: str, plies: int) -> tuple[str, ...]:
-    """``Red wins in 13`` / ``Draw in 20`` for the side to move ``player``.
+def distance_clips(player: str | None, outcome: str, plies: int) -> tuple[str, ...]:
+    """``Red wins in 13`` / ``Draw in 20`` for the side to move ``player``
+    (``First player wins in 41`` for ``None``: nobody has started).
 
     ``outcome`` is ``+``/``-``/``=`` for the side to move; ``plies`` counts the
     discs to the end, the recommended one included (odd for ``+``, even for
     ``-``, SPEC §2).
     """
-    _check_player(player)
+    if player is not None:
+        _check_player(player)
     if not isinstance(plies, int) or not 1 <= plies <= MAX_PLIES:
         raise PositionError(f"plies {plies!r} is not 1-{MAX_PLIES}")
     if outcome == "=":
@@ -102,6 +115,8 @@ def distance_clips(player: str, outcome: str, plies: int) -> tuple[str, ...]:
     if (plies % 2 == 1) != (outcome == "+"):
         parity = "odd" if outcome == "+" else "even"
         raise PositionError(f"plies {plies} with outcome {outcome!r}: expected {parity} plies")
+    if player is None:
+        return (f"wins-{ROLES[0] if outcome == '+' else ROLES[1]}", f"n-{plies}")
     winner = player if outcome == "+" else other(player)
     return (f"wins-{winner}", f"n-{plies}")
 

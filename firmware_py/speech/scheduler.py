@@ -68,8 +68,10 @@ class Scheduler:
 
     # --- state changes -------------------------------------------------------
 
-    def recommend(self, now: float, player: str, column: int, outcome: str, plies: int) -> bool:
-        """A solved, stable board: repeat the move, overlay the distance. True if changed."""
+    def recommend(self, now: float, player: str | None, column: int, outcome: str,
+                  plies: int) -> bool:
+        """A solved, stable board: repeat the move, overlay the distance (``player``
+        None: nobody has started, no colour named). True if changed."""
         move = phrases.move_clips(player, column)
         distance = phrases.distance_clips(player, outcome, plies)
         self._last_final = None   # a playable board: the next finished game is new

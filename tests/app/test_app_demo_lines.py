@@ -28,7 +28,8 @@ from .test_app_watchdog import NoLed
 
 
 def solved(moves: str, best: int, score: int, plies: int) -> View:
-    return View("solved", tuple(Board.from_moves(moves).grid_lines()), best, score, plies)
+    board = Board.from_moves(moves)  # Red started
+    return View("solved", tuple(board.grid_lines()), best, score, plies, first=board.first)
 
 
 def test_one_line_per_move_with_the_move_played_and_the_advice() -> None:

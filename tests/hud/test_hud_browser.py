@@ -59,15 +59,21 @@ def config_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 
 def expected_headline(grid: str) -> tuple[str, str]:
-    """What the page must say for ``grid``, from the solver (as ``c4pi solve`` answers)."""
-    board = Board.from_grid(grid.split("/"))
+    """What the page must say for ``grid``, from the solver (as ``c4pi solve`` answers).
+
+    The demo runs under ``[game] first = "either"``: on the empty board nobody has
+    started, so no colour is named (SPEC §1)."""
+    board = Board.from_grid(grid.split("/"), "either")
     answer = Solver.from_config(load_config(None)).best(board)
+    unstarted = board.n_discs == 0
     if answer.score == 0:
         verdict = f"Draw in {answer.plies}"
+    elif unstarted:
+        verdict = f"{'First' if answer.score > 0 else 'Second'} player wins in {answer.plies}"
     else:
         winner = board.to_move if answer.score > 0 else ("Y" if board.to_move == "R" else "R")
         verdict = f"{COLOUR_NAMES[winner]} wins in {answer.plies}"
-    return f"{board.to_move}→{answer.column}", verdict
+    return f"{'' if unstarted else board.to_move}→{answer.column}", verdict
 
 
 def test_the_demo_page_follows_the_game_and_survives_a_restart(browser, config_file) -> None:

@@ -161,7 +161,7 @@ def test_the_play_page_fits_and_its_controls_are_touch_sized(browser, demo, size
     small = [t for t in screen["targets"]
              if t["width"] < MIN_TOUCH_PX or t["height"] < MIN_TOUCH_PX]
     assert not small, small
-    assert len(screen["targets"]) == 7 + 1 + 2 + 1 + 2, screen["targets"]
+    assert len(screen["targets"]) == 7 + 1 + 2 + 2 + 1 + 2, screen["targets"]  # + who starts
     assert inside(screen["board"], screen), screen
     assert all(inside(t, screen) for t in screen["targets"] if t["name"] in "1234567"), screen
     if size in KIOSK_SIZES:

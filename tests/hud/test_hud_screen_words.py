@@ -83,9 +83,10 @@ def test_the_distance_is_said_one_way_on_the_screen_in_watch_and_for_the_robot()
     assert (answer.column, answer.score, answer.plies) == (4, 1, 41)  # SPEC §2, §3
     said = "Red wins in 41"
     hub = HudHub()
-    hub.on_view(View("solved", EMPTY, 4, 1, 41), 0.0)
+    red_started = View("solved", EMPTY, 4, 1, 41, first="R")  # [game] first = "red"
+    hub.on_view(red_started, 0.0)
     assert hub.snapshot()["verdict"] == said
-    assert f"({said}; Red's score +1)" in describe(View("solved", EMPTY, 4, 1, 41), 0.0)
+    assert f"({said}; Red's score +1)" in describe(red_started, 0.0)
     assert _explain("", "4+40").startswith(f"play column 4: {said};")
     readme = (REPO / "README.md").read_text()
     assert re.search(rf'"{said}"[^`]*`4\+40`', readme.replace("\n", " ")), "README"

@@ -76,7 +76,7 @@ def test_each_view_is_pushed_once_in_order(served) -> None:
 
 def test_a_new_client_starts_from_the_current_state(served) -> None:
     hub, server = served
-    hub.on_view(View("solved", ("." * 7,) * 6, 4, 1, 41), 0.0)
+    hub.on_view(View("solved", ("." * 7,) * 6, 4, 1, 41, first="R"), 0.0)
     client = SseClient(server.port)
     first = client.wait_for(lambda state: True)
     assert first["state"] == "solved" and first["verdict"] == "Red wins in 41"

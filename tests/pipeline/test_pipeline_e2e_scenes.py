@@ -119,7 +119,8 @@ def test_every_move_is_announced_once_in_a_quiet_game():
         actions += [Drop(int(char)), Wait(0.8)]
     run = play(actions)
     players = [call[1] for call in run.announcer.calls if call[0] == "recommend"]
-    assert players == ["R", "Y", "R", "Y", "R"]  # the empty board and after each of 4 moves
+    # the empty board (nobody has started under "either": no colour) and after each move
+    assert players == [None, "Y", "R", "Y", "R"]
     # speculation: each answer was ready when the board was committed, so the solved view
     # follows the commit on the same frame
     solved = {view.grid: frame for frame, view in run.shows if view.state == "solved"}

@@ -136,7 +136,7 @@ def test_back_after_loss_needs_the_found_debounce_and_votes_again():
     assert steps[0] == steps[1] == []
     assert steps[2] == [Show(View(TRANSITIONAL))]  # present again, 3 of 4 votes
     assert steps[3] == [Show(View(SOLVED, g(""), 4, 1, 41)),
-                        Announce(Board.from_moves(""), R_EMPTY)]
+                        Announce(Board.from_moves(""), R_EMPTY, unstarted=True)]
 
 
 # ------------------------------------------------------------------ confidence
@@ -169,7 +169,7 @@ def test_committed_board_solved_and_shown():
                         Show(View(TRANSITIONAL, g("")))]
     state, effects = reduce(state, SolveDone(1, g(""), R_EMPTY), 0.35, params)
     assert effects == [Show(View(SOLVED, g(""), 4, 1, 41)),
-                       Announce(Board.from_moves(""), R_EMPTY)]
+                       Announce(Board.from_moves(""), R_EMPTY, unstarted=True)]
     assert state.solving is None and state.cache == Cached(g(""), R_EMPTY)
 
 

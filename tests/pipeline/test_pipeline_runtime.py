@@ -60,7 +60,8 @@ def test_sync_port_solves_each_board_once_and_shows_it(announcer):
     assert [view.state for _, view in shows] == ["transitional", "solved", "transitional",
                                                  "solved"]
     assert shows[1] == (0.3, solved_view("")) and shows[3] == (0.9, solved_view("4"))
-    assert announcer.calls == [("recommend", "R", 4, "=", 42), ("recommend", "Y", 4, "=", 41)]
+    # the empty board under "either" (the default): nobody has started, no colour named
+    assert announcer.calls == [("recommend", None, 4, "=", 42), ("recommend", "Y", 4, "=", 41)]
 
 
 def test_results_are_processed_after_the_effects_of_the_same_event():
@@ -152,7 +153,7 @@ def test_worker_port_delivers_from_the_worker_thread(announcer):
         worker.stop()
     assert shows[-1] == solved_view("")
     assert pipeline.now == 99.0  # the result was timed by the pipeline's clock
-    assert announcer.calls == [("recommend", "R", 4, "=", 42)]
+    assert announcer.calls == [("recommend", None, 4, "=", 42)]  # nobody started yet
 
 
 def test_worker_port_cancel_stops_the_job():

@@ -102,7 +102,10 @@ def test_human_output(fakes, folder, capsys):
     status, lines, _ = watch(capsys, str(folder))
     assert status == 0
     text = "\n".join(lines)
-    assert "solved: Red to play column 4 (Draw in 42; Red's score +0)" in text
+    # the empty board under "either" (the default): nobody has started, no colour named
+    assert ("solved: either colour may start: play column 4 (Draw in 42; the first "
+            "player's score +0)") in text
+    assert "solved: Red to play column 4 (Draw in 40; Red's score +0)" in text  # R4 Y3
     assert "    ...R..." in text and "scanning" in text
 
 

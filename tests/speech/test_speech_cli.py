@@ -116,14 +116,14 @@ def test_clips_build_if_missing_and_check(tmp_path: Path, config_file: Path,
     assert main([*base, "check", "--dir", str(directory)]) == 1
     assert "no speech clips" in capsys.readouterr().err
     assert main([*base, "build", "--if-missing", "--dir", str(directory)]) == 0
-    assert "rendered 74 clips" in capsys.readouterr().out
+    assert "rendered 83 clips" in capsys.readouterr().out
     assert main([*base, "build", "--if-missing", "--dir", str(directory)]) == 0
     assert "complete and current" in capsys.readouterr().out
     (directory / "n-7.wav").write_bytes(b"RIFF")
     assert main([*base, "check", "--dir", str(directory)]) == 1
     assert "clip 'n-7'" in capsys.readouterr().err
     assert main([*base, "check"]) == 0          # the config's clip_dir (the session set)
-    assert "ok: 74 clips" in capsys.readouterr().out
+    assert "ok: 83 clips" in capsys.readouterr().out
 
 
 class FakePyAudio:

@@ -49,9 +49,9 @@ def score(logs: np.ndarray, grid: tuple[str, ...] | list[str]) -> float:
     return float(logs[np.arange(42), labels].sum())
 
 
-def is_legal(grid: tuple[str, ...]) -> bool:
+def is_legal(grid: tuple[str, ...], rule: str = "red") -> bool:
     try:
-        Board.from_grid(list(grid))
+        Board.from_grid(list(grid), rule)
     except InvalidGridError:
         return False
     return True
@@ -197,7 +197,7 @@ def test_combine_is_the_normalised_product_with_a_floor() -> None:
         combine(cnn, colour[:41])
 
 
-def _brute_force(logs: np.ndarray, base: tuple[str, ...], cells: list[int]
+def _brute_force(logs: np.ndarray, base: tuple[str, ...], cells: list[int], rule: str = "red"
                  ) -> list[tuple[float, tuple[str, ...]]]:
     """Every legal grid that differs from ``base`` only in ``cells``, best first."""
     found = []
@@ -207,7 +207,7 @@ def _brute_force(logs: np.ndarray, base: tuple[str, ...], cells: list[int]
         for cell, value in zip(cells, values, strict=True):
             trial[cell] = value
         grid = tuple("".join(trial[row * 7:(row + 1) * 7]) for row in range(6))
-        if is_legal(grid):
+        if is_legal(grid, rule):
             found.append((score(logs, grid), grid))
     return sorted(found, reverse=True)
 
@@ -236,10 +236,24 @@ def test_the_property_cases_both_read_and_refuse() -> None:
     assert outcomes.count("read") >= 15 and outcomes.count("refused") >= 15, outcomes
 
 
-def _property_case(seed: int) -> str:
+@pytest.mark.parametrize("seed", PROPERTY_SEEDS)
+def test_where_either_colour_may_start_too(seed: int) -> None:
+    """The same property under ``either`` (SPEC §1), half the boards Yellow-first."""
+    assert _property_case(seed, "either", yellow_first=seed % 2 == 1) in ("read", "refused")
+
+
+def test_the_either_property_cases_both_read_and_refuse() -> None:
+    outcomes = [_property_case(seed, "either", yellow_first=seed % 2 == 1)
+                for seed in PROPERTY_SEEDS]
+    assert outcomes.count("read") >= 15 and outcomes.count("refused") >= 15, outcomes
+
+
+def _property_case(seed: int, rule: str = "red", yellow_first: bool = False) -> str:
     rng = np.random.default_rng(seed)
     board = random_board(rng)
     base = tuple(board.grid_lines())
+    if yellow_first:  # the same game begun by Yellow: every colour swapped
+        base = tuple(line.translate(str.maketrans("RY", "YR")) for line in base)
     heights = [len(column) for column in board.columns]
     near_top = [(5 - row) * 7 + column for column in range(7)
                 for row in range(max(0, heights[column] - 2), min(6, heights[column] + 2))]
@@ -252,13 +266,13 @@ def _property_case(seed: int) -> str:
             doubt = 0.05 * doubt + 0.95 * np.eye(3)[CLASSES.index("".join(base)[cell])]
         doubts[cell] = tuple(doubt)
     logs = log_probs(base, sure=1 - 1e-6, doubts=doubts)
-    truth = _brute_force(logs, base, cells)
+    truth = _brute_force(logs, base, cells, rule)
     best_score, best = truth[0]
     rival = max([truth[1][0]] if len(truth) > 1 else [-math.inf])
-    rival = max(rival, _best_illegal_flip(logs, best) - ILLEGAL_PRIOR)
+    rival = max(rival, _best_illegal_flip(logs, best, rule) - ILLEGAL_PRIOR)
     gap = best_score - rival
     seen = grid_of(logs.argmax(axis=1))
-    decision = decide(logs, MARGIN)
+    decision = decide(logs, MARGIN, rule=rule)
     if best != seen or gap < MARGIN:
         assert decision.status == "invalid", (seen, best, gap)
         if best != seen:
@@ -269,7 +283,7 @@ def _property_case(seed: int) -> str:
     return "read"
 
 
-def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...]) -> float:
+def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...], rule: str = "red") -> float:
     """Log-probability of the most probable illegal grid one cell away from ``grid``."""
     found = -math.inf
     chars = list("".join(grid))
@@ -280,7 +294,7 @@ def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...]) -> float:
             trial = chars.copy()
             trial[cell] = kind
             lines = tuple("".join(trial[row * 7:(row + 1) * 7]) for row in range(6))
-            if not is_legal(lines):
+            if not is_legal(lines, rule):
                 found = max(found, score(logs, lines))
     return found
 
@@ -409,3 +423,38 @@ def test_the_cells_in_doubt_of_a_refusal_are_never_more_than_half_sure() -> None
     seen_illegal = ["......."] * 5 + ["RR....."]
     decision = decide(log_probs(seen_illegal), MARGIN)
     assert decision.status == "invalid" and min(decision.cell_confidence) <= 0.5
+
+
+SWAP = str.maketrans("RY", "YR")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_with_red_first_a_yellow_first_board_is_refused_and_read_where_yellow_may_start(
+        seed: int) -> None:
+    """A Yellow-first board seen surely (a random game with every colour swapped): under
+    ``red`` refused for its parity, showing what is seen; under ``either`` and ``yellow``
+    read as it stands, Yellow having started."""
+    rng = np.random.default_rng(7000 + seed)
+    board = random_board(rng)
+    while board.red_count == board.yellow_count:  # an odd count: the starter shows
+        board = random_board(rng)
+    grid = [line.translate(SWAP) for line in board.grid_lines()]
+    logs = log_probs(grid)
+    refused = decide(logs, MARGIN, rule="red")
+    assert refused.status == "invalid" and refused.grid == tuple(grid)
+    assert refused.reason.startswith("parity:") or "four" in refused.reason, refused.reason
+    for rule in ("either", "yellow"):
+        read = decide(logs, MARGIN, rule=rule)
+        assert read.status in ("ok", "finished") and read.grid == tuple(grid), read.reason
+        assert read.board.first == "Y" and read.board.to_move == board.to_move.translate(SWAP)
+
+
+@pytest.mark.parametrize(("rule", "first"), [("red", "R"), ("yellow", "Y"), ("either", "R")])
+def test_equal_counts_on_one_frame_are_the_starters_turn(rule: str, first: str) -> None:
+    """As many red as yellow discs: the colour that started is to move; a single frame
+    under ``either`` takes Red (SPEC §1)."""
+    for moves in ("44", "4453", "445362"):
+        grid = independent_grid(moves)
+        decision = decide(log_probs(grid), MARGIN, rule=rule)
+        assert decision.status == "ok" and decision.board.first == first
+        assert decision.board.to_move == first

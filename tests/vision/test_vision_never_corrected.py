@@ -17,7 +17,7 @@ from firmware_py.board import Board
 from firmware_py.exc import InvalidGridError
 from tools.shared_data import missing_reason
 from tools.train import real_composites as rc
-from tools.train.illegal_boards import KINDS, TWO_FOURS, illegal_grid
+from tools.train.illegal_boards import KINDS, TWO_FOURS, YELLOW_FIRST, illegal_grid
 
 LABELS = rc.real_dev_dir() / "labels.jsonl"
 pytestmark = pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
@@ -32,12 +32,28 @@ def composer() -> rc.Composer:
 @pytest.mark.parametrize("kind", KINDS)
 def test_illegal_grids_are_illegal(kind: str) -> None:
     for seed in range(200):
+        grid = illegal_grid(np.random.default_rng(seed), kind)
         with pytest.raises(InvalidGridError):
-            Board.from_grid(illegal_grid(np.random.default_rng(seed), kind))
+            Board.from_grid(grid)  # Red must start
+        if kind == YELLOW_FIRST:  # legal where Yellow may start
+            assert Board.from_grid(grid, "either").first == "Y"
+        else:
+            with pytest.raises(InvalidGridError):
+                Board.from_grid(grid, "either")
+
+
+@pytest.fixture
+def red_first(reader):
+    """The reader under ``[game] first = "red"`` (a Yellow-first board is illegal)."""
+    reader.first = "red"
+    yield reader
+    reader.first = "either"
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_real_illegal_board_is_refused_never_corrected(composer, reader, kind: str) -> None:
+def test_a_real_illegal_board_is_refused_never_corrected(composer, red_first, kind: str
+                                                        ) -> None:
+    reader = red_first
     seen_exact = 0
     for board_source in composer.library.sources:
         for index in range(PER_KIND_AND_BOARD):
@@ -54,3 +70,21 @@ def test_a_real_illegal_board_is_refused_never_corrected(composer, reader, kind:
                 assert reading.reason.startswith(rule), reading.reason
     # the refusal shows what the camera sees: most of these are seen cell for cell
     assert seen_exact >= len(composer.library.sources) * PER_KIND_AND_BOARD - 1
+
+
+def test_a_real_yellow_first_board_is_read_where_either_colour_may_start(composer, reader
+                                                                        ) -> None:
+    """The same Yellow-first composites under ``either`` (the default): legal, read as
+    they stand with Yellow as the starter, never another board."""
+    read = 0
+    for board_source in composer.library.sources:
+        for index in range(PER_KIND_AND_BOARD):
+            rng = np.random.default_rng([KINDS.index(YELLOW_FIRST), index, 91])
+            grid = illegal_grid(rng, YELLOW_FIRST)
+            base = rc.choose_base(rng, composer.library.of_source(board_source))
+            reading = reader.read(composer.compose_grid(rng, base, grid, "invalid").frame)
+            if reading.status in ("ok", "finished"):
+                assert reading.grid == tuple(grid), (board_source, grid, reading.grid)
+                assert reading.board.first == "Y" and reading.board.to_move == "R"
+                read += 1
+    assert read >= len(composer.library.sources) * PER_KIND_AND_BOARD - 1

@@ -5,7 +5,10 @@ What a player sees counts: a legal board is *read* when it is accepted
 (``ok``/``finished``) with the exact grid; refused, it is a miss even when the
 grid shown is right. An accepted wrong grid is *wrong*, and every board
 labelled ``invalid`` (a position no legal game reaches) must be refused.
-Nothing here was used to train the model.
+The labels are Red-first (SPEC §1 before either colour could start): read with
+``[game] first = "red"`` they hold as labelled; under ``either`` (the default)
+a board labelled invalid only because Yellow started is legal, and must be
+read as it stands. Nothing here was used to train the model.
 """
 
 from __future__ import annotations
@@ -16,16 +19,22 @@ from pathlib import Path
 import cv2
 import pytest
 
+from firmware_py.board import Board
 from firmware_py.config import CameraConfig, VisionConfig
+from firmware_py.exc import InvalidGridError
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
 
 SETS = ("real-dev", "real-dev2")
+RULES = ("red", "either")
 # legal boards of each set the reader may refuse (measured: real-dev 13 of 15 read, the
 # misses the navy board's two photos, each with a spare disc behind an empty bottom hole
 # that the CNN takes for a disc: one favoured as a disc (never deleted), one in doubt
-# against the illegal board a yellow there would make; real-dev2 1 of 1; docs/vision.md)
-MAY_MISS = {"real-dev": 2, "real-dev2": 0}
+# against the illegal board a yellow there would make; real-dev2 1 of 1; docs/vision.md).
+# Under either, real-dev's 4 Yellow-first photos are legal and read (17 of 19), and one
+# Yellow-first board of sticker discs in real-dev2 is legal and refused (a known gap).
+MAY_MISS = {("red", "real-dev"): 2, ("red", "real-dev2"): 0,
+            ("either", "real-dev"): 2, ("either", "real-dev2"): 1}
 
 
 def _labels(shared: Path, name: str) -> list[dict]:
@@ -33,15 +42,27 @@ def _labels(shared: Path, name: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line]
 
 
-@pytest.fixture(scope="module")
-def readings(shared: Path) -> dict[str, list[tuple[dict, object]]]:
-    reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
+def _under(label: dict, rule: str) -> dict:
+    """The label under ``rule``: a board labelled invalid that the rule allows is legal."""
+    if label["status"] != "invalid" or rule == "red":
+        return label
+    try:
+        board = Board.from_grid(label["grid"], rule)
+    except InvalidGridError:
+        return label
+    return {**label, "status": FINISHED if board.is_finished else OK}
+
+
+@pytest.fixture(scope="module", params=RULES)
+def readings(shared: Path, request: pytest.FixtureRequest) -> dict[str, list[tuple[dict, object]]]:
+    reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig(),
+                                     first=request.param)
     found: dict[str, list[tuple[dict, object]]] = {}
     for name in SETS:
         for label in _labels(shared, name):
             frame = cv2.imread(str(shared / "data" / name / label["file"]))
             assert frame is not None, label["file"]
-            found.setdefault(name, []).append((label, reader.read(frame)))
+            found.setdefault(name, []).append((_under(label, request.param), reader.read(frame)))
     return found
 
 
@@ -56,13 +77,15 @@ def test_there_are_labelled_real_frames(readings: dict) -> None:
 
 
 @pytest.mark.parametrize("name", SETS)
-def test_legal_real_boards_are_read(readings: dict, name: str) -> None:
+def test_legal_real_boards_are_read(readings: dict, name: str,
+                                    request: pytest.FixtureRequest) -> None:
     legal = [(label, reading) for label, reading in readings[name]
              if label["status"] in (OK, FINISHED)]
     missed = [(label["file"], reading.status, reading.reason) for label, reading in legal
               if not (_accepted(reading) and list(reading.grid) == label["grid"]
                       and reading.status == label["status"])]
-    assert len(missed) <= MAY_MISS[name], missed
+    rule = request.node.callspec.params["readings"]
+    assert len(missed) <= MAY_MISS[rule, name], missed
 
 
 @pytest.mark.parametrize("name", SETS)

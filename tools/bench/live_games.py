@@ -69,9 +69,9 @@ class FilmStats:
 
 
 def legal(grid: Grid) -> Board | None:
-    """The position of ``grid``, or None when it is no legal position."""
+    """The position of ``grid`` (either colour may start), or None when it is none."""
     try:
-        return Board.from_grid(grid)
+        return Board.from_grid(grid, "either")
     except PositionError:
         return None
 
@@ -83,8 +83,8 @@ def follows(before: Grid | None, after: Grid) -> bool:
         return False
     if old is None or old.grid_lines() == new.grid_lines():
         return old is not None or new.n_discs == 0
-    return any(old.play(column).grid_lines() == new.grid_lines()
-               for column in old.legal_columns())
+    return any(Board.from_grid(old.grid_lines(), "either", started).play(column).grid_lines()
+               == new.grid_lines() for started in "RY" for column in old.legal_columns())
 
 
 def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | None = None,
@@ -166,11 +166,13 @@ def summarise(films: list[FilmStats]) -> dict[str, Any]:
 
 
 def film_of_game(composer: Composer, source: str, seed: int, moves: int,
-                 hold_s: float) -> tuple[Film, list[Step]]:
-    """A random game of ``moves`` moves filmed on the emptiest photo of ``source``."""
+                 hold_s: float, first: str = "R") -> tuple[Film, list[Step]]:
+    """A random game of ``moves`` moves filmed on the emptiest photo of ``source``,
+    ``first`` ("R" or "Y") dropping the first disc."""
     game = random_moves(random.Random(seed))[:moves]
     base = emptiest(composer.library.of_source(source))
-    return Film(composer, base, seed), game_steps(game, hold_s=hold_s, hand_every=4)
+    return Film(composer, base, seed), game_steps(game, hold_s=hold_s, hand_every=4,
+                                                  start=Board.empty(first))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -180,6 +182,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hold", type=float, default=2.0, help="seconds each position stands")
     parser.add_argument("--seed", type=int, default=1, help="game i is random game seed + i")
     parser.add_argument("--sources", default="zam,res", help="board sources of real-dev")
+    parser.add_argument("--yellow-first", action="store_true",
+                        help="Yellow drops the first disc of every game")
     parser.add_argument("--no-learn", action="store_true",
                         help="the reader learns no looks from the boards it follows")
     parser.add_argument("--config", help="c4pi config (default as c4pi)")
@@ -195,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         films = []
         for index in range(args.films):
             film, steps = film_of_game(composer, source, args.seed + index, args.moves,
-                                       args.hold)
+                                       args.hold, "Y" if args.yellow_first else "R")
             reader = BoardReader.from_config(config.vision, config.camera)
             teacher = None
             if not args.no_learn:  # as the appliance: the looks of the boards it follows

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from firmware_py.board import Board
+from firmware_py.board import RED, YELLOW, Board
 from firmware_py.config import load_config
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
@@ -118,7 +118,8 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
     moves = random_moves(rng)
     actions = game_script(moves, rng, pass_p=args.hands, flicker_p=args.flicker,
                           away_p=args.away)
-    camera = SimulatedCamera(actions, spec=game_view(index, args), fps=args.fps, seed=index)
+    camera = SimulatedCamera(actions, spec=game_view(index, args), fps=args.fps, seed=index,
+                             start=Board.empty(YELLOW if args.yellow_first else RED))
     reader = make_reader(args, camera)
     if reader is not None and args.calibrate:
         calibrate_in_view(reader, camera)
@@ -367,6 +368,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="read scenes with the fallible SceneReader instead of rendering")
     parser.add_argument("--frame-fit", action="store_true",
                         help="the reader with the frame's own looks (frame_fit.py; off live)")
+    parser.add_argument("--yellow-first", action="store_true",
+                        help="Yellow starts every game (the reader under [game] first = either)")
     parser.add_argument("--no-learn", action="store_true",
                         help="the reader learns no looks from the boards it follows")
     parser.add_argument("--fake-solver", action="store_true", help="answers from FakeSolver")

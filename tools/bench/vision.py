@@ -61,6 +61,7 @@ import numpy as np
 
 from firmware_py.board import Board
 from firmware_py.config import load_config
+from firmware_py.exc import InvalidGridError
 from firmware_py.simtable.render import (
     Hand,
     RenderSpec,
@@ -165,6 +166,18 @@ SOURCES = {"render": render_source, "scene": scene_source, "composite": composit
            "scene+calibrated": functools.partial(scene_source, empty_first=True)}
 
 
+def status_under(truth: list[str], label_status: str, rule: str) -> str:
+    """A label's status under ``rule`` (who may start): the labels are Red-first, so a
+    board labelled invalid that ``rule`` allows (Yellow started) is legal there."""
+    if label_status != INVALID or rule == "red":
+        return label_status
+    try:
+        board = Board.from_grid(list(truth), rule)
+    except InvalidGridError:
+        return label_status
+    return FINISHED if board.is_finished else OK
+
+
 def bench_source(reader: BoardReader, frames, setup=None) -> dict:  # noqa: ANN001
     """Accuracy (and time) of ``reader`` over (truth, status, frame, *setup frames);
     ``setup(reader, *setup frames)`` sets the installation up first (:data:`SETUPS`)
@@ -174,6 +187,7 @@ def bench_source(reader: BoardReader, frames, setup=None) -> dict:  # noqa: ANN0
     origins: dict[str, Tally] = collections.defaultdict(Tally)
     calibrated = 0
     for truth, label_status, frame, *extra in frames:
+        label_status = status_under(truth, label_status, reader.first)
         origin = extra.pop() if extra and isinstance(extra[-1], str) else None
         if setup is not None:
             calibrated += setup(reader, *extra)
@@ -410,6 +424,8 @@ def main() -> int:
                         help="[vision] accept_margin to use (default: the config's)")
     parser.add_argument("--disc-depth", type=float,
                         help="[vision] disc_depth_pitch to use (default: the config's)")
+    parser.add_argument("--first", choices=("red", "yellow", "either"), default="either",
+                        help="who may start ([game] first; default either)")
     parser.add_argument("--frame-fit", action="store_true",
                         help="with the frame's own looks (vision/frame_fit.py; off live)")
     parser.add_argument("--without", choices=("cnn", "colour"),
@@ -428,6 +444,7 @@ def main() -> int:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
     reader.frame_fit = args.frame_fit
+    reader.first = args.first
     if args.without:
         without_reader(reader, args.without)
     reader.read(render_frame("", RenderSpec(), seed=0))  # warm-up

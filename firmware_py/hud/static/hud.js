@@ -2,6 +2,7 @@
 "use strict";
 
 const NAMES = { R: "Red", Y: "Yellow" };
+const OTHER = { R: "Y", Y: "R" };
 const BAD_MARKS = ["threw the win away", "threw the win away (draw)", "lost the draw"];
 const $ = (id) => document.getElementById(id);
 
@@ -37,11 +38,14 @@ function drawHeadline(state) {
   $("moves-now").classList.toggle("stale", !!dropping);
   $("verdict").classList.toggle("stale", !!dropping);
   const parts = [];
-  if (shown.best !== null && shown.to_move) {
-    parts.push(span(shown.to_move, `${shown.to_move}→${shown.best}`));
+  // No colour before anyone has started (an empty board when either colour may).
+  if (shown.best !== null) {
+    const mover = shown.to_move || "";
+    parts.push(span(mover || "either", `${mover}→${shown.best}`));
     if (shown.reply) {
+      const colour = shown.reply.colour || "";
       parts.push(span("then", "then"));
-      parts.push(span(`${shown.reply.colour} reply`, `${shown.reply.colour}→${shown.reply.column}`));
+      parts.push(span(`${colour || "either"} reply`, `${colour}→${shown.reply.column}`));
     }
   }
   $("moves-now").replaceChildren(...parts);
@@ -65,10 +69,12 @@ function span(className, text) {
 // One line that says what the headline means: whose turn, the reply, the distance.
 function explain(state) {
   if (state.mode === "opponent") return state.opponent;
-  if (state.best === null || !state.to_move) return "";
-  let text = `${NAMES[state.to_move]} to move: play column ${state.best}`;
+  if (state.best === null) return "";
+  const mover = state.to_move ? `${NAMES[state.to_move]} to move` : "Either colour may start";
+  let text = `${mover}: play column ${state.best}`;
   if (state.reply) {
-    text += `, then ${NAMES[state.reply.colour]}'s best reply is ${state.reply.column}`;
+    const whose = state.reply.colour ? `${NAMES[state.reply.colour]}'s` : "the";
+    text += `, then ${whose} best reply is ${state.reply.column}`;
   }
   const discs = state.plies === 1 ? "disc" : "discs";
   return `${text}. "In ${state.plies}": ${state.plies} ${discs} to go, this one included.`;
@@ -133,9 +139,10 @@ function drawGame(game) {
     start.textContent = `${before} disc${before === 1 ? "" : "s"} at the start`;
     items.push(start);
   }
+  const first = game.first || "R";  // the colour that started: its first disc is number 1
   [...game.moves].forEach((column, index) => {
-    const number = before + index + 1;  // the disc's number on the board, Red's first is 1
-    const colour = number % 2 ? "R" : "Y";
+    const number = before + index + 1;  // the disc's number on the board
+    const colour = number % 2 ? first : OTHER[first];
     const item = document.createElement("li");
     item.className = colour;
     item.textContent = `${number}. ${colour}${column}`;

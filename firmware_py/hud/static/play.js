@@ -42,16 +42,18 @@ function show(state) {
   drawColumns(state);
   $("message").textContent = state.text.split("\n").filter((line) => line).join(" ");
   $("hint").disabled = $("undo").disabled = state.over || busy;
-  $("moves").textContent = state.moves ? `Moves so far: ${movesText(state.moves)}` : "";
+  $("moves").textContent = state.moves ? `Moves so far: ${movesText(state.moves, state.first)}`
+    : "";
   $("new").textContent = state.over ? "Play again" : "New game";
   $("new").classList.toggle("quiet", !state.over);  // mid-game it is not the thing to tap
   document.body.dataset.moves = state.moves;
   document.body.dataset.over = state.over;
 }
 
-// "4153" -> "R4 Y1 R5 Y3" (Red always starts here).
-function movesText(moves) {
-  return [...moves].map((column, index) => `${index % 2 ? "Y" : "R"}${column}`).join(" ");
+// "4153" -> "R4 Y1 R5 Y3" when Red started, "Y4 R1 Y5 R3" when Yellow did.
+function movesText(moves, first) {
+  const second = first === "Y" ? "R" : "Y";
+  return [...moves].map((column, index) => `${index % 2 ? second : first}${column}`).join(" ");
 }
 
 function setOnline(online) {
@@ -95,8 +97,18 @@ async function loadOptions() {
       option.selected = level.number === options.level;
       return option;
     }));
+    showStarter(options.first, options.first_fixed);
     document.body.dataset.options = "loaded";
   } catch (error) { setOnline(false); }
+}
+
+// Who starts at first; where [game] first names a colour, only that one can.
+function showStarter(first, fixed) {
+  for (const input of document.querySelectorAll("input[name=first]")) {
+    input.checked = input.value === first;
+    input.disabled = fixed && input.value !== first;
+  }
+  $("starts").title = fixed ? "this table's rule says who starts" : "";
 }
 
 // Is c4pi still there? (The page has no event stream to tell it.)
@@ -115,7 +127,8 @@ window.addEventListener("DOMContentLoaded", () => {
   $("setup").addEventListener("submit", (event) => {
     event.preventDefault();
     const colour = document.querySelector("input[name=colour]:checked").value;
-    send("/play/new", { level: Number($("level").value), colour });
+    const first = document.querySelector("input[name=first]:checked").value;
+    send("/play/new", { level: Number($("level").value), colour, first });
   });
   const onColumn = (event) => {
     const column = event.target.dataset.column;
