@@ -176,7 +176,8 @@ class Appliance:
         self.hub = HudHub(WorkerAnalyst(self.worker))
         self.worker.add_busy_listener(self.hub.set_solver_busy)
         games = (PlayGames(worker_scorer(self.worker, HUD_PRIORITY),
-                           default_level=self.config.play.level)
+                           default_level=self.config.play.level,
+                           first=self.config.game.first)
                  if self.config.play.web else None)
         factory = self.parts.hud
         assert factory is not None

@@ -137,7 +137,8 @@ class Screen:
 
             hud = config.hud
             games = (PlayGames(worker_scorer(worker, HUD_PRIORITY),
-                               default_level=config.play.level)
+                               default_level=config.play.level,
+                               first=config.game.first)
                      if worker is not None and config.play.web else None)
             server = HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
                                camera_fps=hud.camera_fps, camera_width=hud.camera_width,

@@ -72,10 +72,12 @@ def test_the_first_player_must_be_a_colour() -> None:
         Board(first="G")
 
 
-@pytest.mark.parametrize("moves", ["", "4", "4453", "44536271", "3344556"])
+@pytest.mark.parametrize("seed", range(4))
 def test_the_solver_answers_a_yellow_first_position_as_the_same_moves_red_first(
-        moves: str) -> None:
+        seed: int) -> None:
     from cython_solver import Solver
+
+    moves = random_moves(random.Random(seed), max_moves=14 + seed)
 
     solver = Solver(tt_mb=8)
     red, yellow = Board.from_moves(moves), Board.from_moves(moves, first="Y")
