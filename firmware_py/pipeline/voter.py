@@ -208,7 +208,11 @@ def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[Vot
     except PositionError as error:
         return (replace(state, pending=None, pending_frames=0),
                 Vote(consensus=agreed, reason=f"not a position: {error}"))
-    why = check_successor(reference, board, params) or other_starter(reference, board)
+    wrong_starter = other_starter(reference, board)
+    if wrong_starter:  # no position of this game, as a parity error is (never overridden)
+        return (replace(state, pending=None, pending_frames=0),
+                Vote(consensus=agreed, reason=f"not a position: {wrong_starter}"))
+    why = check_successor(reference, board, params)
     if not why:
         kind = COMMIT_FIRST if reference is None else COMMIT_NEXT
         return _commit(state, board, agreed, kind)
@@ -223,9 +227,13 @@ def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[Vot
 
 
 def other_starter(reference: Board | None, board: Board) -> str:
-    """Why ``board`` is not the committed game's (its counts say the other colour
-    started), "" when it may be."""
+    """Why ``board`` is no position of the committed game (its counts say the other
+    colour started), "" when it may be one. Only a starter the voter assumed (a game
+    first seen mid-way with equal counts, never followed from its empty board) may
+    turn out to be the other colour."""
     if reference is None or not reference.n_discs or board.first == reference.first:
+        return ""
+    if reference.moves is None and reference.red_count == reference.yellow_count:
         return ""
     return (f"{COLOUR_NAMES[reference.first]} started this game; this board was started "
             f"by {COLOUR_NAMES[board.first]}")

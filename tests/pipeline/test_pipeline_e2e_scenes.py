@@ -158,3 +158,24 @@ def test_finished_game_is_shown_finished():
     last = run.shows[-1][1]
     assert last.state == "finished" and last.grid == grid(Board.from_moves("1213121"))
     assert run.announcer.calls[-1] == ("finished", "R")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_game_yellow_starts_is_followed_and_announced_like_one_red_starts(seed):
+    """[game] first = either: Yellow drops the first disc; every position committed in
+    order with Yellow as the starter, each announced for the right colour."""
+    rng = random.Random(100 + seed)
+    moves = random_moves(rng)
+    actions = game_script(moves, rng, pass_p=0.4, flicker_p=0.4, away_p=0.2, reset=False)
+    run = play(actions, seed, start=Board.empty("Y"))
+    assert_no_wrong_commit(run)
+    assert [grid(board) for _, board, _ in run.commits] == distinct_truths(run)
+    assert all(board.first == "Y" for _, board, _ in run.commits if board.n_discs)
+    assert run.commits[-1][1].moves == moves  # followed disc by disc from the empty board
+    calls = [call for call in run.announcer.calls if call[0] == "recommend"]
+    said = [call[1] for index, call in enumerate(calls)  # a board said again after a hand
+            if index == 0 or call != calls[index - 1]]
+    wanted = [None] + [Board.from_moves(moves[:n], first="Y").to_move
+                       for n in range(1, len(said))]
+    assert said == wanted and said[1] == "R"  # Red answers Yellow's first disc
+

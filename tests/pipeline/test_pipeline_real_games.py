@@ -167,3 +167,15 @@ def test_the_start_prior_reads_every_empty_real_photo_empty_and_no_other(shared)
             verdicts[label["file"]] = (empty, start_lead(reading, START_PRIOR) >= START_MARGIN)
     assert len(verdicts) == 33
     assert {file: v for file, v in verdicts.items() if v[0] != v[1]} == {}
+
+
+def test_a_game_yellow_starts_is_followed_on_a_real_board(composer):
+    """[game] first = either (the default): Yellow drops the first disc of a film of the
+    turquoise board; every position is shown, none wrong, as in a game Red starts."""
+    steps = game_steps("4453352216", hold_s=1.2, hand_every=3, start=Board.empty("Y"))
+    commits = []
+    stats = run_film(film(composer, "zam").frames(steps), reader(), on_commit=commits.append,
+                     first="Y")
+    assert stats.wrong_frames == 0 and not stats.something_else
+    assert stats.shown == stats.positions == 11, stats.unshown
+    assert all(board.first == "Y" for board in commits if board.n_discs)

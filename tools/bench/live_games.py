@@ -68,30 +68,32 @@ class FilmStats:
     wrong_examples: list[dict] = field(default_factory=list)  # the first few
 
 
-def legal(grid: Grid) -> Board | None:
-    """The position of ``grid`` (either colour may start), or None when it is none."""
+def legal(grid: Grid, first: str = "R") -> Board | None:
+    """The position of ``grid`` in a game ``first`` ("R" or "Y") started, or None."""
     try:
-        return Board.from_grid(grid, "either")
+        return Board.from_grid(grid, "red" if first == "R" else "yellow")
     except PositionError:
         return None
 
 
-def follows(before: Grid | None, after: Grid) -> bool:
-    """``after`` is ``before`` plus one disc of the side to move (or the same board)."""
-    old, new = legal(before) if before else None, legal(after)
+def follows(before: Grid | None, after: Grid, first: str = "R") -> bool:
+    """``after`` is ``before`` plus one disc of the side to move (or the same board), in a
+    game ``first`` started."""
+    old, new = legal(before, first) if before else None, legal(after, first)
     if new is None:
         return False
     if old is None or old.grid_lines() == new.grid_lines():
         return old is not None or new.n_discs == 0
-    return any(Board.from_grid(old.grid_lines(), "either", started).play(column).grid_lines()
-               == new.grid_lines() for started in "RY" for column in old.legal_columns())
+    return any(old.play(column).grid_lines() == new.grid_lines()
+               for column in old.legal_columns())
 
 
 def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | None = None,
              on_commit: Callable[[Board], None] | None = None,
-             teacher: Any = None) -> FilmStats:
+             teacher: Any = None, first: str = "R") -> FilmStats:
     """Feed ``frames`` through the reader and a pipeline; score what it shows
-    (``on_commit`` sees each committed board; ``teacher`` learns the confirmed ones)."""
+    (``on_commit`` sees each committed board; ``teacher`` learns the confirmed ones;
+    ``first``: the colour that starts the film's games, for the truth)."""
     views: list[View] = []
     pipeline = Pipeline(params or PipelineParams(), SyncPort(FakeSolver()),
                         on_commit=(lambda board, _kind, _t: on_commit(board)) if on_commit
@@ -110,8 +112,8 @@ def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | 
         views.append(view)
         stats.frames += 1
         if frame.truth != standing:
-            _close(stats, standing, shown_yet, last_view, landed_at, frame.t)
-            stats.something_else += [] if follows(standing, frame.truth) else [
+            _close(stats, standing, shown_yet, last_view, landed_at, frame.t, first)
+            stats.something_else += [] if follows(standing, frame.truth, first) else [
                 {"from": "/".join(standing or ()), "to": "/".join(frame.truth)}]
             standing, landed_at, shown_yet = frame.truth, frame.t, False
         if view.grid is not None:  # a board on the screen, its answer shown or pending
@@ -124,12 +126,12 @@ def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | 
                 shown_yet = True
                 stats.delays_s.append(round(frame.t - landed_at, 2))
         last_view = view
-    _close(stats, standing, shown_yet, last_view, landed_at, frame.t if views else 0.0)
+    _close(stats, standing, shown_yet, last_view, landed_at, frame.t if views else 0.0, first)
     return stats
 
 
 def _close(stats: FilmStats, standing: Grid | None, shown: bool, view: View,
-           landed_at: float, now: float) -> None:
+           landed_at: float, now: float, first: str = "R") -> None:
     """Account for the position that stood until ``now``."""
     if standing is None:
         return
@@ -137,7 +139,7 @@ def _close(stats: FilmStats, standing: Grid | None, shown: bool, view: View,
             and "screen" not in stats.something_else[-1]:
         stats.something_else[-1]["screen"] = (
             "showed it" if shown else f"{view.state} {'/'.join(view.grid or ())}".strip())
-    if legal(standing) is None:
+    if legal(standing, first) is None:
         return
     stats.positions += 1
     stats.shown += shown
@@ -206,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                 reader.board_looks = BoardLooks()
                 teacher = LookTeacher(reader.board_looks)
             films.append(run_film(film.frames(steps), reader,
-                                  PipelineParams.from_config(config.vision), teacher=teacher))
+                                  PipelineParams.from_config(config.vision), teacher=teacher,
+                                  first="Y" if args.yellow_first else "R"))
         results[source] = summarise(films)
         print(f"{source}: {json.dumps(results[source])}", flush=True)
     wrong = sum(result["frames_showing_wrong"] for result in results.values())
