@@ -60,7 +60,8 @@ def _default_port_opener(config: Config) -> Any:
 def _default_source(config: Config, wait: Callable[[float], bool]) -> Any:
     from firmware_py.sources.factory import open_source
 
-    return open_source(config.camera.source, config.camera, wait=wait, strict_open=False)
+    return open_source(config.camera.source, config.camera, wait=wait, strict_open=False,
+                       first=config.game.first)
 
 
 def _default_reader(config: Config, source: Any) -> Any:

@@ -108,7 +108,7 @@ def demo_parts(wire: Any, seed: int | None, moves: MoveLog, appliance: list[Any]
 
     def source(config: Config, wait: Any) -> Any:
         if config.play.mode != "opponent":
-            return sim_source(config.camera, seed=seed)
+            return sim_source(config.camera, seed=seed, first=config.game.first)
         return sim_opponent_source(config.camera, opponent_asker(appliance),
                                    config.play.colour, seed=seed)
 

@@ -46,7 +46,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
                                 tt_mb=args.tt_mb)
-    try:
+    try:  # the board first, so that an error names the colours as they were played
+        Board.from_moves(args.moves, first_colour(args, config)).require_playable()
         answer = solver.best(args.moves, scores=True)
     except PositionError as error:
         print(f"c4pi analyze: {error}", file=sys.stderr)

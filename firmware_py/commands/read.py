@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
               file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        reader = BoardReader.from_config(config.vision, config.camera)
+        reader = BoardReader.from_config(config.vision, config.camera, first=config.game.first)
     except ModelError as error:
         print(f"c4pi read: {error}", file=sys.stderr)
         return EXIT_MODEL

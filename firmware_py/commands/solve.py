@@ -38,10 +38,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from cython_solver import Solver
+    from firmware_py.board import Board
 
     solver = Solver.from_config(config, use_book=False if args.no_book else None,
                                 tt_mb=args.tt_mb)
-    try:
+    try:  # the moves are colour-free; an error names the colours as [game] first has them
+        Board.from_moves(args.moves, "Y" if config.game.first == "yellow" else "R"
+                         ).require_playable()
         answer = solver.best(args.moves, tie_break=config.solver.tie_break, scores=args.json)
     except PositionError as error:
         print(f"c4pi solve: {error}", file=sys.stderr)

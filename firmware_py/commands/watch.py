@@ -74,7 +74,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
 
     loop: FrameLoop | None = None
     source = open_source(args.source, config.camera, fps=args.fps, fast=args.fast,
-                         moves=args.moves, seed=args.seed,
+                         moves=args.moves, seed=args.seed, first=config.game.first,
                          wait=lambda seconds: loop.wait(seconds) if loop else False)
     printer = ViewPrinter(sys.stdout, as_json=args.json)
     announcer = _announcer(config) if args.speak else None

@@ -259,12 +259,16 @@ def game_script(moves: str, rng: random.Random, *, think_s: tuple[float, float] 
 YELLOW_EVERY = 3  # every third game of endless_games is started by Yellow
 
 
-def endless_games(rng: random.Random, **options: float) -> Iterator[Action]:
+def endless_games(rng: random.Random, rule: str = "either",
+                  **options: float) -> Iterator[Action]:
     """Random games one after the other, each ending with a reset (for ``watch sim`` and
-    the demo); every :data:`YELLOW_EVERY`-th game, the 2nd, 5th, ..., Yellow starts."""
+    the demo). ``rule`` (who may start, ``[game] first``): ``red`` or ``yellow`` start
+    every game; under ``either`` Yellow starts every :data:`YELLOW_EVERY`-th game, the
+    2nd, 5th, ... (the first game starts from the camera's start board)."""
     index = 0
     while True:
         index += 1
-        starter = YELLOW if index % YELLOW_EVERY == 1 else RED  # who starts the next game
+        starter = (YELLOW if index % YELLOW_EVERY == 1 else RED) if rule == "either" else (
+            RED if rule == "red" else YELLOW)  # who starts the next game
         yield from game_script(random_moves(rng), rng, reset=True,  # type: ignore[arg-type]
                                next_first=starter, **options)

@@ -21,19 +21,20 @@ CAMERA = "camera"
 def open_source(name: str, camera: Any, *, fps: float | None = None, fast: bool = False,
                 moves: str | None = None, seed: int | None = None,
                 wait: Callable[[float], bool] | None = None,
-                strict_open: bool = True) -> FrameSource:
+                strict_open: bool = True, first: str = "either") -> FrameSource:
     """The source called ``name``, set up from ``camera`` (a ``[camera]`` config).
 
     Live sources (``camera``, ``usb:N``) are wrapped in a
     :class:`ReopeningSource` using ``wait`` between attempts. ``sim`` plays
     ``moves`` (else endless random games from ``seed``) in real time, or on its
-    own timeline with ``fast``. Files and folders use ``fps`` (else their own
-    rate, else 10). The source is not opened yet.
+    own timeline with ``fast``, its games started as ``first`` (``[game] first``)
+    allows. Files and folders use ``fps`` (else their own rate, else 10). The
+    source is not opened yet.
     """
     if name == CAMERA:
         return _reopening(PiCameraSource(camera), camera, wait, strict_open)
     if name == SIM:
-        return sim_source(camera, fps=fps, fast=fast, moves=moves, seed=seed)
+        return sim_source(camera, fps=fps, fast=fast, moves=moves, seed=seed, first=first)
     if parse_usb(name) is not None:
         webcam = VideoCaptureSource(name, size=(camera.width, camera.height),
                                     camera_fps=camera.fps,
@@ -49,20 +50,24 @@ def open_source(name: str, camera: Any, *, fps: float | None = None, fast: bool 
 
 
 def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
-               moves: str | None = None, seed: int | None = None) -> FrameSource:
-    """The simulated camera at the configured frame size."""
-    from firmware_py.board import Board
+               moves: str | None = None, seed: int | None = None,
+               first: str = "either") -> FrameSource:
+    """The simulated camera at the configured frame size; its games are started as
+    ``first`` (who may start) allows: all by Red or Yellow, or every third by Yellow."""
+    from firmware_py.board import Board, starter
     from firmware_py.simtable.camera import SimulatedCamera, default_spec
     from firmware_py.simtable.script import endless_games, game_script
 
     rng = random.Random(seed)
+    opening = starter(0, 0, first)  # who starts the first game
     if moves is not None:
         Board.from_moves(moves)  # IllegalMoveError names a bad move before anything starts
-        actions: Any = game_script(moves, rng)
+        actions: Any = game_script(moves, rng, next_first=opening)
     else:
-        actions = endless_games(rng)
+        actions = endless_games(rng, rule=first)
     return SimulatedCamera(actions, spec=default_spec((camera.width, camera.height)),
-                           fps=fps or camera.fps, live=not fast, seed=seed or 0)
+                           fps=fps or camera.fps, live=not fast, seed=seed or 0,
+                           start=Board.empty(opening))
 
 
 def sim_opponent_source(camera: Any, asked_for: Any, appliance: str, *,

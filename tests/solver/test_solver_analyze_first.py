@@ -49,3 +49,13 @@ def test_the_json_stays_colour_free(capsys, config_file: Path) -> None:
     for data in (red, yellow):
         data.pop("ms")
     assert red == yellow and set(red) == {"moves", "scores", "best", "score", "plies", "nodes"}
+
+
+def test_a_finished_game_names_its_real_winner(capsys, config_file: Path) -> None:
+    """Found by a reviewer: the winner of a game Yellow started was named Red."""
+    over = MOVES + "1"  # the first player's four in column 1
+    assert main(["--config", str(config_file), "analyze", over, "--first", "yellow"]) == 2
+    assert "game over: Yellow has four in a row" in capsys.readouterr().err
+    config_file.write_text(config_file.read_text() + '[game]\nfirst = "yellow"\n')
+    assert main(["--config", str(config_file), "solve", over]) == 2
+    assert "game over: Yellow has four in a row" in capsys.readouterr().err

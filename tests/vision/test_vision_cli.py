@@ -141,3 +141,23 @@ def test_markers_usage_says_a_pitch_or_the_charuco_board_is_needed(capsys) -> No
         main(["markers", "-o", "m.png"])
     assert done.value.code == 2
     assert "one of the arguments --pitch-mm --charuco is required" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("rule", "moves", "status", "to_move"), [
+    ("red", "Y:445", "invalid", None),  # Yellow started: no position where Red must start
+    ("either", "Y:445", "ok", "R"),
+    ("yellow", "44", "ok", "Y"),  # equal counts: the starter (Yellow here) is to move
+    ("either", "44", "ok", "R"),  # one frame, equal counts: Red's turn (SPEC §1)
+    ("yellow", "445", "invalid", None),  # Red started: no position where Yellow must
+])
+def test_read_follows_who_may_start(tmp_path: Path, capsys: pytest.CaptureFixture, rule: str,
+                                    moves: str, status: str, to_move: str | None) -> None:
+    first, _, played = moves.rpartition(":")
+    board = Board.from_moves(played, first=first or "R")
+    image = write_frame(tmp_path / "f.png", board)
+    config = tmp_path / "c4pi.toml"
+    config.write_text(f'[game]\nfirst = "{rule}"\n')
+    main(["--config", str(config), "read", image, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["grid"] == board.grid_lines()
+    assert (data["status"], data["moves_to_play"]) == (status, to_move)
