@@ -35,12 +35,14 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from firmware_py.ratelog import EVERY_S, RateLimitedLog
+
 log = logging.getLogger(__name__)
 
 HEADER_TIMEOUT_S = 10.0
 KEEPALIVE_S = 15.0
 MAX_JSON_DEPTH = 8
-LOG_EVERY_S = 10.0
+LOG_EVERY_S = EVERY_S
 PAIR_COOKIE = "c4pi_pair"
 PAIR_COOKIE_S = 365 * 86400
 PAIR_TRIES, PAIR_LOCK_S = 10, 60.0  # wrong codes from one address, then it waits
@@ -59,25 +61,15 @@ scan the QR code on the c4pi screen, or ask its owner for the pairing code.</p>
 
 
 class OneLine:
-    """Rate-limited one-line log messages, per reason."""
+    """Rate-limited one-line log messages about refused clients, per reason."""
 
     def __init__(self, logger: logging.Logger = log, every_s: float = LOG_EVERY_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.logger, self.every_s, self.clock = logger, every_s, clock
-        self._last: dict[str, float] = {}
-        self._quiet: dict[str, int] = {}
+        self._lines = RateLimitedLog(logger, every_s, clock)
 
     def warning(self, reason: str, detail: str) -> None:
         """Log ``reason: detail`` unless ``reason`` was logged in the last ``every_s``."""
-        now = self.clock()
-        last = self._last.get(reason)
-        if last is not None and now - last < self.every_s:
-            self._quiet[reason] = self._quiet.get(reason, 0) + 1
-            return
-        quiet = self._quiet.pop(reason, 0)
-        self._last[reason] = now
-        more = f" ({quiet} more not logged)" if quiet else ""
-        self.logger.warning("HUD refused a client: %s: %s%s", reason, one_line(detail), more)
+        self._lines.warning(reason, f"HUD refused a client: {reason}: {one_line(detail)}")
 
 
 def one_line(text: str, limit: int = 160) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from firmware_py.board import Board
 from firmware_py.exc import SerialPortError, SolverError
 from firmware_py.play.levels import PERFECT, Level, choose
+from firmware_py.ratelog import RateLimitedLog
 from firmware_py.serial_link.protocol import Accepted, Event, FrameParser, encode_answer
 from firmware_py.serial_link.transport import Port, PortOpener
 from firmware_py.worker import SERIAL_PRIORITY, SolverWorker
@@ -84,6 +85,7 @@ class SerialService:
         self._on_connect = on_connect
         self._parser = FrameParser()
         self._write_lock = threading.Lock()
+        self._rejections = RateLimitedLog(log)  # a noisy robot or a loose wire: no flood
         self._port: Port | None = None
         self._generation = 0
         self._stop = threading.Event()
@@ -182,7 +184,8 @@ class SerialService:
             port.write(event.reply)
             if not isinstance(event, Accepted):
                 self.stats.rejected += 1
-                log.info("rejected query %r: %s", event.moves, event.reason)
+                self._rejections.info("rejected", f"rejected query {event.moves!r}: "
+                                                  f"{event.reason}")
                 return
             self._generation += 1
             generation = self._generation

@@ -16,7 +16,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("firmware_py", "cython_solver", "tools")
 
-FOUNDATIONS = {"exc", "board", "scores", "config", "frames", "parts"}  # every part may use these
+FOUNDATIONS = {"exc", "board", "scores", "config", "frames", "parts",
+               "ratelog"}  # every part may use these
 MAY_IMPORT: dict[str, set[str]] = {
     "exc": set(),
     "board": {"exc"},
@@ -24,6 +25,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "config": {"exc"},
     "frames": {"exc"},
     "parts": set(),
+    "ratelog": set(),
     "board_text": {"board", "scores"},
     "notify": set(),
     "leds": {"board", "config", "exc"},

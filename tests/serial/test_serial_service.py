@@ -82,6 +82,37 @@ def test_invalid_query_gets_question_mark_only(setup) -> None:
     assert service.stats.rejected == 2
 
 
+def test_a_flood_of_invalid_frames_writes_a_few_log_lines_and_every_frame_gets_its_mark(
+        setup, caplog) -> None:
+    """2,000 invalid frames (a loose wire, a noisy robot) are each answered ``?`` but
+    logged once per 10 s with a count of those held back, not 2,000 times."""
+    service, ports, _ = setup
+    port = ports.current()
+    with caplog.at_level("INFO", logger="firmware_py.serial_link.service"):
+        port.inject(b"!9" * 2000)
+        assert port.wait_sent(2000, timeout=20) == b"?" * 2000
+        assert wait_until(lambda: service.stats.rejected == 2000)
+    rejected = [r for r in caplog.records if "rejected query" in r.getMessage()]
+    assert 1 <= len(rejected) <= 3, len(rejected)
+    port.inject(b"!9")  # the link keeps working
+    assert port.wait_sent(2001) == b"?" * 2001
+
+
+def test_the_count_of_lines_held_back_is_said_in_the_next_one(caplog) -> None:
+    import logging
+
+    from firmware_py.ratelog import RateLimitedLog
+
+    now = [0.0]
+    lines = RateLimitedLog(logging.getLogger("t"), every_s=10.0, clock=lambda: now[0])
+    with caplog.at_level("INFO", logger="t"):
+        assert lines.info("rejected", "a") and not lines.info("rejected", "b")
+        assert not lines.info("rejected", "c") and lines.info("other", "d")
+        now[0] = 10.0
+        assert lines.info("rejected", "e")
+    assert [r.getMessage() for r in caplog.records] == ["a", "d", "e (2 more not logged)"]
+
+
 def test_ack_is_immediate_while_solving_and_newer_query_supersedes(setup) -> None:
     service, ports, solver = setup
     port = ports.current()
