@@ -62,6 +62,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
 
 def _watch(args: argparse.Namespace, config: Config) -> int:
+    from firmware_py.exc import RecordingError
     from firmware_py.pipeline.assemble import (
         make_port,
         make_reader,
@@ -105,6 +106,8 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         if announcer is not None:
             announcer.close()
     if screen is not None and screen.recorder is not None:
+        if screen.recorder.failure:
+            raise RecordingError(screen.recorder.failure)
         print(f"c4pi watch: {screen.recorder.frames} frames written to {args.record}",
               file=sys.stderr)
     return 0

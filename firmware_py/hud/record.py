@@ -77,6 +77,7 @@ class Recorder:
         self.width = width
         self.min_cell_confidence = min_cell_confidence
         self.frames = 0
+        self.failure = ""  # after close: why the file is not whole ("" when it is)
         self._writer: cv2.VideoWriter | None = None
 
     def write(self, image: np.ndarray, analysis: Any, state: dict[str, Any], t: float) -> None:
@@ -99,6 +100,24 @@ class Recorder:
         return writer
 
     def close(self) -> None:
+        """Finish the file, then read it back: :attr:`failure` says what is wrong with it
+        ("" when every frame written can be read; a full disk leaves a stub)."""
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+            readable = readable_frames(self.path)
+            if readable < self.frames:
+                self.failure = (f"{self.path}: the video is not whole: {readable} of "
+                                f"{self.frames} frames can be read back (is the disk full?)")
+
+
+def readable_frames(path: Path) -> int:
+    """How many frames a video file says it holds, 0 when it cannot be opened or its
+    first frame cannot be read."""
+    capture = cv2.VideoCapture(str(path))
+    try:
+        if not capture.isOpened() or not capture.read()[0]:
+            return 0
+        return int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
+    finally:
+        capture.release()

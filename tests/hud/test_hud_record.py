@@ -41,3 +41,29 @@ def test_the_recording_decodes_and_shows_what_the_reader_found(tmp_path: Path) -
     # the strip: dark background with bright text, and the board's blue miniature
     assert np.median(strip) < 60 and (strip.max(axis=2) > 200).sum() > 300
     assert np.all(np.abs(strip - np.array((214, 95, 31))) < 30, axis=2).sum() > 1000
+
+
+def _disk_full_after_4_kb() -> None:
+    """In the child: files may grow to 4 KB, then every write fails (as on a full disk;
+    EFBIG instead of ENOSPC, the signal that would kill the process ignored)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+def test_a_recording_on_a_full_disk_says_it_failed(tmp_path: Path) -> None:
+    """Found by a hostile re-test: on a full filesystem `--record` printed "100 frames
+    written", exited 0 and left a 4 KB file without a readable frame. Now the command
+    reads the file back, says it is not whole and exits non-zero."""
+    out = tmp_path / "game.mp4"
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_py", "watch", "sim", "--moves", "44", "--fast",
+         "--seed", "4", "--frames", "20", "--record", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=patience(300),
+        preexec_fn=_disk_full_after_4_kb)
+    assert result.returncode != 0, result.stderr
+    assert "frames written" not in result.stderr
+    assert "the video is not whole: 0 of 20 frames can be read back" in result.stderr
+    assert "Traceback" not in result.stderr
