@@ -153,8 +153,9 @@ class WavSink(PacedSink):
     ``<name>.old.wav`` and a new one begins: the last ``max_s`` to 2 x ``max_s``
     of speech are kept (about 26 MB per 10 minutes), never more. A write that
     fails (a full disk, the folder deleted) or a file deleted under it does not
-    stop the sink: :attr:`failure` says why (logged once), the audio is
-    discarded, and the file is opened again every ``retry_s`` until it works.
+    stop the sink: :attr:`failure` says why (logged once, however often the
+    retries fail), the audio is discarded, and the file is opened again every
+    ``retry_s`` until a write works (then one line says so).
     """
 
     def __init__(self, path: str | Path, *, max_s: float = 600.0, retry_s: float = 5.0,
@@ -196,14 +197,17 @@ class WavSink(PacedSink):
         try:
             self._handle.writeframes(frames.astype("<i2").tobytes())
             self._frames += len(frames)
+            if self.failure is not None:  # written again, not only reopened
+                log.info("speech: writing %s again", self.path)
+                self.failure = None
             if self._frames >= self.max_s * self._rate:
                 self._finish()
                 self.path.replace(self.old_path)
                 self._begin()
             elif self._clock() - self._since >= self.retry_s:
                 self._since = self._clock()
-                if not self.path.exists():
-                    raise FileNotFoundError(2, "the file was deleted")
+                if not self.path.is_file():  # deleted, or replaced by a folder
+                    raise FileNotFoundError(2, "the file was deleted or replaced")
         except OSError as error:
             self._fail(error)
 
@@ -215,9 +219,7 @@ class WavSink(PacedSink):
         except OSError as error:
             self._fail(error)
             return False
-        log.info("speech: writing %s again", self.path)
-        self.failure = None
-        return True
+        return True  # "writing again" once a write succeeds: a full disk opens files
 
     def _fail(self, error: OSError) -> None:
         why = f"cannot write {self.path}: {error.strerror or error}"

@@ -269,6 +269,51 @@ def test_a_full_disk_is_reported_survived_and_recovered(tmp_path: Path, caplog) 
     assert len(errors) == 1 and not errors[0].exc_info
 
 
+def test_a_disk_that_stays_full_is_logged_once_however_often_it_is_retried(
+        tmp_path: Path, caplog, monkeypatch) -> None:
+    """Found by a hostile re-test: a disk full for 19 s logged 4 ERROR and 4 "writing
+    again" lines (each retry opened the file, said it was back, and failed again)."""
+    import wave
+
+    path = tmp_path / "demo.wav"
+    clock = StepClock()
+    sink = WavSink(path, retry_s=1.0, block_frames=100, realtime=False, clock=clock)
+    sink.start(tone, 8000)
+    wait_for(lambda: sink._frames > 0)
+    real = wave.Wave_write.writeframes
+
+    def full(_self: wave.Wave_write, _data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+    with caplog.at_level("INFO", logger="firmware_py.speech.sinks"):
+        monkeypatch.setattr(wave.Wave_write, "writeframes", full)  # opening works, writing not
+        for _ in range(5):  # five retries while the disk stays full
+            clock.now += 1.0
+            opened = sink._since
+            wait_for(lambda since=opened: sink._since != since)
+        assert sink.failure is not None and sink._thread.is_alive()
+        monkeypatch.setattr(wave.Wave_write, "writeframes", real)  # space again
+        clock.now += 1.0
+        wait_for(lambda: sink.failure is None)
+        sink.close()
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    again = [r for r in caplog.records if "writing" in r.getMessage() and "again" in
+             r.getMessage()]
+    assert len(errors) == 1 and len(again) == 1
+
+
+def test_a_wav_file_replaced_by_a_folder_is_noticed_at_the_next_check(tmp_path: Path) -> None:
+    path = tmp_path / "demo.wav"
+    clock = StepClock()
+    sink = WavSink(path, retry_s=0.5, block_frames=100, realtime=False, clock=clock)
+    sink.start(tone, 8000)
+    wait_for(lambda: sink._frames > 0)
+    path.unlink()
+    path.mkdir()  # the path is a folder now
+    clock.now += 0.5
+    wait_for(lambda: sink.failure is not None)
+    sink.close()
+
+
 def test_a_deleted_folder_is_reported_and_written_again_once_it_is_back(tmp_path: Path) -> None:
     import shutil
 
