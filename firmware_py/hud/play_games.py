@@ -3,9 +3,13 @@
 :class:`PlayGames` keeps up to :data:`MAX_GAMES` :class:`~firmware_py.play.session.PlaySession`
 games, each under a random id that only its browser knows (the id is the
 only way to play a game, so one person cannot play another's). A game idle
-for :data:`IDLE_S` or pushed out by newer ones is forgotten. The games never
-touch the board on the table, the speaker or the robot: they only ask the
-solver, through ``scorer`` (the shared worker below the vision loop's and
+for :data:`IDLE_S` is forgotten; a new game takes the place of the idlest
+one, but never of one played in the last :data:`ACTIVE_S` (then it is refused:
+:class:`GamesFull`). One game takes one input at a time: another input while
+c4pi answers is refused (:class:`GameBusy`), and so is an input the game
+cannot take (:class:`IllegalInput`: a full column, a game over). The games
+never touch the board on the table, the speaker or the robot: they only ask
+the solver, through ``scorer`` (the shared worker below the vision loop's and
 the robot's priority in the appliance).
 """
 
@@ -15,8 +19,8 @@ import random
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_py.board import Board
@@ -26,6 +30,34 @@ from firmware_py.play.session import WEB_HELP, PlaySession, Scorer, starting_col
 
 MAX_GAMES = 16
 IDLE_S = 3600.0
+# A game played within this long is never pushed out by a new one: a person
+# thinking over a move takes a minute or two, so 5 minutes keeps every game in
+# play, while a page left alone frees its place soon. A flood of new games then
+# gets refusals (503) instead of taking the games of people playing.
+ACTIVE_S = 300.0
+
+
+class GameBusy(PlayError):
+    """The game is still answering its last input (a 409 on the page's API)."""
+
+
+class IllegalInput(PlayError):
+    """An input the game cannot take now: a full column, a game over (a 409)."""
+
+
+class GamesFull(PlayError):
+    """Every place holds a game played within :data:`ACTIVE_S` (a 503)."""
+
+
+@dataclass
+class _Game:
+    """One stored game: its session, when last played, its latest state (for lookups
+    that must not wait on a solve), and the lock its inputs take one at a time."""
+
+    session: PlaySession
+    seen: float
+    state: dict[str, Any]
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class PlayGames:
@@ -39,7 +71,7 @@ class PlayGames:
         self.rule = first  # [game] first: who may start
         self.clock = clock
         self.rng = rng or random.Random()
-        self._games: OrderedDict[str, tuple[PlaySession, float, str]] = OrderedDict()
+        self._games: dict[str, _Game] = {}
         self._lock = threading.Lock()
 
     def options(self) -> dict[str, Any]:
@@ -61,50 +93,80 @@ class PlayGames:
             starter = starting_colour(self.rule, first)
         except ValueError as error:
             raise PlayError(str(error)) from None
+        with self._lock:
+            self._make_room()  # before the opening move's solve: a refusal costs nothing
         session = PlaySession(level(level_number), person, self.scorer,
                               random.Random(self.rng.random()), first=starter, draw=False,
                               help_text=WEB_HELP)
         text = session.start()
         game = secrets.token_urlsafe(12)
+        state = self._state(game, session, text)
         with self._lock:
-            self._forget_idle()
-            while len(self._games) >= MAX_GAMES:  # room for this one: the longest unplayed goes
-                self._games.popitem(last=False)
-            self._games[game] = (session, self.clock(), text)
-        return self._state(game, session, text)
+            self._make_room()
+            self._games[game] = _Game(session, self.clock(), state)
+        return dict(state)
 
     def act(self, game: Any, line: Any) -> dict[str, Any]:
-        """The person's input: a column "1"-"7", "h" (hint), "u" (undo) or "q"."""
+        """The person's input: a column "1"-"7", "h" (hint), "u" (undo) or "q".
+        Raises :class:`GameBusy` while the game answers another input."""
         if not isinstance(line, str) or len(line) > 10:
             raise PlayError(f"input must be a column 1-7, h, u or q, got {line!r}")
-        session = self._session(game)
-        text = session.handle(line)
-        with self._lock:
-            if game in self._games:
-                self._games[game] = (session, self.clock(), text)
-                self._games.move_to_end(game)
-        return self._state(game, session, text)
+        entry = self._entry(game)
+        if not entry.lock.acquire(blocking=False):
+            raise GameBusy("c4pi is still answering this game's last input: try again")
+        try:
+            self._touch(entry)
+            entry.state = self._apply(game, entry.session, line)
+            self._touch(entry)
+            return dict(entry.state)
+        finally:
+            entry.lock.release()
 
     def state(self, game: Any) -> dict[str, Any]:
-        with self._lock:
-            self._forget_idle()
-            entry = self._games.get(game) if isinstance(game, str) else None
-        if entry is None:
-            raise PlayError(f"no such game: {game!r} (it may have ended after an hour idle)")
-        return self._state(game, entry[0], entry[2])
+        """The game's state after its latest input (never waits for a solve)."""
+        return dict(self._entry(game).state)
 
-    def _session(self, game: Any) -> PlaySession:
+    def _entry(self, game: Any) -> _Game:
         with self._lock:
             self._forget_idle()
             entry = self._games.get(game) if isinstance(game, str) else None
         if entry is None:
             raise PlayError(f"no such game: {game!r} (it may have ended after an hour idle)")
-        return entry[0]
+        return entry
+
+    def _touch(self, entry: _Game) -> None:
+        """Mark the game as just played."""
+        with self._lock:
+            entry.seen = self.clock()
+
+    def _apply(self, game: str, session: PlaySession, line: str) -> dict[str, Any]:
+        """Check and play ``line`` (the game's lock held); on an error the game is as
+        it was (a failed solve leaves no move of the person's without a reply)."""
+        _check(session, line)
+        moves, over = session.moves, session.over
+        try:
+            text = session.handle(line)
+        except BaseException:
+            session.moves, session.over = moves, over
+            raise
+        return self._state(game, session, text)
+
+    def _make_room(self) -> None:
+        """Room for one more game: the idlest goes, unless it was played within
+        :data:`ACTIVE_S` (:class:`GamesFull`). Call with the store's lock held."""
+        self._forget_idle()
+        if len(self._games) < MAX_GAMES:
+            return
+        game, entry = min(self._games.items(), key=lambda item: item[1].seen)
+        if self.clock() - entry.seen < ACTIVE_S:
+            raise GamesFull(f"c4pi is playing {MAX_GAMES} games already: try again in a few "
+                            "minutes")
+        del self._games[game]
 
     def _forget_idle(self) -> None:
         """Drop the games idle for :data:`IDLE_S` (a lookup never drops any other)."""
         now = self.clock()
-        for game in [g for g, (_, seen, _) in self._games.items() if now - seen > IDLE_S]:
+        for game in [g for g, entry in self._games.items() if now - entry.seen > IDLE_S]:
             del self._games[game]
 
     @staticmethod
@@ -115,6 +177,15 @@ class PlayGames:
                 "grid": board.grid_lines(), "to_move": board.to_move, "over": session.over,
                 "winning": sorted([c, r] for c, r in board.winning_cells()),
                 "legal": board.legal_columns() if not session.over else [], "text": text}
+
+
+def _check(session: PlaySession, line: str) -> None:
+    """Raise :class:`IllegalInput` for an input the game cannot take now."""
+    if session.over:
+        raise IllegalInput("the game is over: start a new one")
+    text = line.strip()
+    if len(text) == 1 and text in "1234567" and not session.board.can_play(int(text)):
+        raise IllegalInput(f"Column {text} is full: choose another.")
 
 
 def worker_scorer(worker: Any, priority: int, timeout_s: float = 30.0) -> Scorer:

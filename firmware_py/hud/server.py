@@ -15,7 +15,9 @@ appliance does):
 * ``/play``: the play page, a game against c4pi in the browser
   (:mod:`firmware_py.hud.play_games`; only when ``games`` is given). Its
   ``POST /play/new`` and ``POST /play/<game>`` are the only routes that take
-  input: they play that browser's own game and change nothing else
+  input: they play that browser's own game and change nothing else; a refusal is
+  JSON ``{"error": why}``: 409 for an input the game cannot take now (busy
+  answering, a full column, over), 503 when every place holds a game in play
   (``/play/options``: the levels, and the page's first choice, ``[play] level``);
 * ``/phone.json`` and ``/phone.svg``: the address and QR code that open the
   page on a phone (:mod:`firmware_py.hud.phone`), for the Pi's own screen
@@ -56,6 +58,7 @@ from firmware_py.hud.guard import (
     request_guard,
 )
 from firmware_py.hud.phone import PhoneLink, lan_address, phone_link
+from firmware_py.hud.play_games import GameBusy, GamesFull, IllegalInput
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 QUEUE_LIMIT = 256  # states a client may fall behind before it is dropped
 WRITE_TIMEOUT_S = 10.0  # a streaming client that takes nothing this long is dropped
 BOUNDARY = "c4piframe"
+PLAY_STATUS = ((GameBusy, 409), (IllegalInput, 409), (GamesFull, 503))  # else a 400
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'",
     "X-Content-Type-Options": "nosniff",
@@ -343,12 +347,15 @@ class HudServer:
         return web.json_response(state, headers={"Cache-Control": "no-store"})
 
     async def _play_call(self, request: web.Request, call: Any) -> web.Response:
-        """Run a game call (it may solve) in a thread; a bad request is a 400 with why."""
+        """Run a game call (it may solve) in a thread; a refusal is a 4xx (503: no room
+        for a new game) with why."""
         try:
             work = call(await _json_body(request))
             state = await asyncio.get_running_loop().run_in_executor(None, work)
         except PlayError as error:
-            return web.json_response({"error": str(error)}, status=400)
+            status = next((code for kind, code in PLAY_STATUS if isinstance(error, kind)), 400)
+            return web.json_response({"error": str(error)}, status=status,
+                                     headers={"Cache-Control": "no-store"})
         return web.json_response(state, headers={"Cache-Control": "no-store"})
 
     async def _camera_picture(self, request: web.Request) -> web.Response:

@@ -13,7 +13,7 @@ from firmware_py.board import Board
 from firmware_py.config import load_config
 from firmware_py.exc import PlayError
 from firmware_py.hud.hub import HudHub
-from firmware_py.hud.play_games import MAX_GAMES, PlayGames
+from firmware_py.hud.play_games import ACTIVE_S, MAX_GAMES, PlayGames
 from firmware_py.hud.server import HudServer
 
 
@@ -66,8 +66,11 @@ def test_bad_input_is_refused_with_the_reason(games: PlayGames) -> None:
     assert "is not a move" in games.act(game, "8")["text"]
 
 
-def test_old_games_make_room_for_new_ones(games: PlayGames) -> None:
+def test_old_games_make_room_for_new_ones(solver: Solver) -> None:
+    now = [0.0]
+    games = PlayGames(solver.analyze, rng=random.Random(4), clock=lambda: now[0])
     first = games.new(1, "R")["game"]
+    now[0] += ACTIVE_S + 1  # a game is pushed out only once it is idle this long
     for _ in range(MAX_GAMES):
         games.new(1, "R")
     with pytest.raises(PlayError):
