@@ -5,7 +5,8 @@ is read from ``--config PATH``, else ``/etc/c4pi/config.toml`` when present,
 else the bundled default. Each ``[section]`` maps to a frozen dataclass below;
 every key must be known, of the right type and in range, otherwise
 :class:`~firmware_py.exc.ConfigError` names the file, the key and what was
-expected. Keys left out of a file keep their defaults.
+expected. Keys left out of a file keep their defaults. The file itself must be
+a regular file of at most 1 MB (a FIFO or a device is refused unread).
 
 Relative paths in the config are resolved against the project directory (the
 folder that holds ``setup.sh``), see :func:`resolve_path`.
@@ -16,7 +17,9 @@ from __future__ import annotations
 import difflib
 import logging
 import math
+import os
 import re
+import stat
 import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -27,12 +30,25 @@ from firmware_py.exc import ConfigError
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = PROJECT_DIR / "config" / "c4pi.toml"
 SYSTEM_CONFIG = Path("/etc/c4pi/config.toml")
+# A config file is a few kB (the default, every key commented, is under 10 kB):
+# a larger one is refused unread, as is anything that is not a regular file (a
+# FIFO would wait for a writer, /dev/zero would fill the memory).
+MAX_CONFIG_BYTES = 1 << 20
+FOCAL_MIN_PX = 10.0  # [camera] fx, fy: 0 (unknown) or at least this
 
 
 def _opt(default: Any, *, lo: float | None = None, hi: float | None = None,
-         choices: tuple[Any, ...] | None = None, length: int | None = None) -> Any:
-    """A dataclass field with validation metadata."""
-    meta = {"lo": lo, "hi": hi, "choices": choices, "length": length}
+         choices: tuple[Any, ...] | None = None, length: int | tuple[int, ...] | None = None,
+         elem_lo: float | None = None, elem_hi: float | None = None) -> Any:
+    """A dataclass field with validation metadata.
+
+    ``lo``/``hi``/``choices`` bound a scalar; a list's elements are bounded by
+    ``elem_lo``/``elem_hi`` and its length by ``length`` (one count, or the
+    counts allowed), kept as the tuple ``lengths``.
+    """
+    lengths = (length,) if isinstance(length, int) else length
+    meta = {"lo": lo, "hi": hi, "choices": choices, "lengths": lengths,
+            "elem_lo": elem_lo, "elem_hi": elem_hi}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -75,11 +91,21 @@ class CameraConfig:
     width: int = _opt(1280, lo=320, hi=4056)
     height: int = _opt(720, lo=240, hi=3040)
     fps: float = _opt(10.0, lo=1.0, hi=60.0)
-    fx: float = _opt(0.0, lo=0.0)
-    fy: float = _opt(0.0, lo=0.0)
-    cx: float = _opt(0.0, lo=0.0)
-    cy: float = _opt(0.0, lo=0.0)
-    distortion: list[float] = _opt([])
+    # Intrinsics in pixels, 0 = unknown. fx, fy: 0 or from FOCAL_MIN_PX (below it
+    # even a 320 px frame would see more than 172 degrees: no pinhole camera);
+    # 100,000 px is above the HQ camera with a 100 mm lens at its full 4056 px
+    # (about 65,000 px).
+    fx: float = _opt(0.0, lo=0.0, hi=100_000.0)
+    fy: float = _opt(0.0, lo=0.0, hi=100_000.0)
+    # The principal point lies in the frame: 4056 px at most from a Pi camera,
+    # 10,000 px leaves room for an 8K video file as the source.
+    cx: float = _opt(0.0, lo=0.0, hi=10_000.0)
+    cy: float = _opt(0.0, lo=0.0, hi=10_000.0)
+    # OpenCV takes 0, 4, 5, 8, 12 or 14 coefficients (solvePnP fails on any
+    # other count); a real lens's are within a few units, +-100 leaves room for
+    # a wide-angle fit.
+    distortion: list[float] = _opt([], length=(0, 4, 5, 8, 12, 14),
+                                   elem_lo=-100.0, elem_hi=100.0)
     lens_focal_mm: float = _opt(0.0, lo=0.0, hi=100.0)
     reopen_min_s: float = _opt(0.5, lo=0.05, hi=60.0)
     reopen_max_s: float = _opt(10.0, lo=0.1, hi=600.0)
@@ -89,7 +115,11 @@ class CameraConfig:
 class VisionConfig:
     model: str = _opt("")
     marker_size_pitch: float = _opt(0.8, lo=0.2, hi=0.99)
-    calibration: list[float] = _opt([0.0] * 8, length=8)
+    # (dx, dy) of the four warp corners in hole pitches (vision/geometry.py);
+    # real ones are ~0.1: more than a whole pitch would move a corner onto the
+    # next hole (a wrong marker, not a correction), and within +-1 the corners
+    # stay a convex quadrilateral (the plane is 9 x 7 pitches).
+    calibration: list[float] = _opt([0.0] * 8, length=8, elem_lo=-1.0, elem_hi=1.0)
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
     min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # a cell votes from this sure
     accept_margin: float = _opt(2.5, lo=2.0, hi=8.0)  # nats, see vision/decide.py
@@ -185,22 +215,71 @@ def config_path(explicit: str | Path | None) -> Path:
 def load_config(explicit: str | Path | None = None) -> Config:
     """Load and validate the config file chosen by :func:`config_path`."""
     path = config_path(explicit)
+    return parse_config(_parse_toml(str(path), _read_small_file(path)), str(path))
+
+
+def _read_small_file(path: Path) -> bytes:
+    """The bytes of ``path``, checked to be a small regular file before it is opened.
+
+    The file is opened non-blocking and checked again once open, so a file
+    swapped for a FIFO in between cannot hang the start either.
+    """
+    source = str(path)
+    _check_regular(source, _stat(source, path))
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise ConfigError(str(path), "", "file not found") from None
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+            _check_regular(source, os.fstat(handle.fileno()))
+            data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise ConfigError(str(path), "", f"cannot read: {error.strerror}") from None
+        raise ConfigError(source, "", f"cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(source, "", "larger than 1 MB: not a c4pi config file")
+    return data
+
+
+def _stat(source: str, path: Path) -> os.stat_result:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        raise ConfigError(source, "", "file not found") from None
+    except OSError as error:
+        raise ConfigError(source, "", f"cannot read: {error.strerror or error}") from None
+    except ValueError as error:  # a NUL byte in the name
+        raise ConfigError(source, "", f"unusable path: {error}") from None
+
+
+FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+              (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+              (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(source: str, info: os.stat_result) -> None:
+    """Refuse anything but a regular file of at most :data:`MAX_CONFIG_BYTES`."""
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in FILE_KINDS if test(info.st_mode)), "special")
+        raise ConfigError(source, "", f"not a regular file but {kind}: give a .toml file")
+    if info.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(source, "", f"larger than 1 MB ({info.st_size} bytes): "
+                                      "not a c4pi config file")
+
+
+def _parse_toml(source: str, data: bytes) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode())
     except UnicodeDecodeError as error:
-        raise ConfigError(str(path), "", f"not UTF-8 text: byte {error.start} is "
-                                         f"{error.object[error.start]:#04x}") from None
+        raise ConfigError(source, "", f"not UTF-8 text: byte {error.start} is "
+                                      f"{error.object[error.start]:#04x}") from None
     except tomllib.TOMLDecodeError as error:
-        if path.read_bytes().startswith(b"\xef\xbb\xbf"):
-            raise ConfigError(str(path), "", "starts with a byte order mark (BOM): save it "
-                                             "as UTF-8 without BOM") from None
-        raise ConfigError(str(path), "", f"not valid TOML: {error}") from None
-    return parse_config(data, str(path))
+        if data.startswith(b"\xef\xbb\xbf"):
+            raise ConfigError(source, "", "starts with a byte order mark (BOM): save it "
+                                          "as UTF-8 without BOM") from None
+        raise ConfigError(source, "", f"not valid TOML: {error}") from None
+    except ValueError as error:  # an integer of more than 4300 digits
+        reason = str(error).split(":")[0]  # not Python's advice on raising the limit
+        raise ConfigError(source, "", f"not valid TOML: {reason}") from None
+    except RecursionError:
+        raise ConfigError(source, "", "not valid TOML: arrays or tables nested too deeply"
+                          ) from None
 
 
 def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
@@ -210,7 +289,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
         if name not in SECTIONS:
             raise ConfigError(source, f"[{name}]", "unknown section" + _hint(name, SECTIONS))
         if not isinstance(value, dict):
-            raise ConfigError(source, name, f"expected a [{name}] table, got {value!r}")
+            raise ConfigError(source, name, f"expected a [{name}] table, got {_show(value)}")
         sections[name] = _parse_section(SECTIONS[name], name, value, source)
     config = Config(**sections, source=source)
     _check_cross_fields(config, source)
@@ -240,21 +319,26 @@ def _parse_section(cls: type, name: str, values: dict[str, Any], source: str) ->
 
 
 def _check_value(key: str, value: Any, hint: Any, meta: Any, source: str) -> Any:
-    origin = get_origin(hint)
-    if origin is list:
-        (item_type,) = get_args(hint)
-        if not isinstance(value, list):
-            raise ConfigError(source, key, f"expected a list of {item_type.__name__}, "
-                                           f"got {value!r}")
-        if meta.get("length") is not None and len(value) != meta["length"]:
-            raise ConfigError(source, key, f"expected {meta['length']} values, got {len(value)}")
-        return [_check_scalar(key, item, item_type, meta, source) for item in value]
-    return _check_scalar(key, value, hint, meta, source)
+    if get_origin(hint) is not list:
+        return _check_scalar(key, value, hint, meta, source)
+    (item_type,) = get_args(hint)
+    if not isinstance(value, list):
+        raise ConfigError(source, key, f"expected a list of {item_type.__name__}, "
+                                       f"got {_show(value)}")
+    item_meta = {"lo": meta.get("elem_lo"), "hi": meta.get("elem_hi")}
+    items = [_check_scalar(key, item, item_type, item_meta, source) for item in value]
+    lengths = meta.get("lengths")
+    if lengths is not None and len(items) not in lengths:
+        counts = ", ".join(map(str, lengths[:-1])) + " or " if len(lengths) > 1 else ""
+        counts += str(lengths[-1])
+        raise ConfigError(source, key, f"expected {counts} values, got {len(items)}")
+    return items
+
+
+EXPECTED = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
 
 def _check_scalar(key: str, value: Any, kind: type, meta: Any, source: str) -> Any:
-    expected = {bool: "true or false", int: "an integer", float: "a number",
-                str: "a string"}[kind]
     ok = (
         isinstance(value, bool) if kind is bool
         else isinstance(value, int) and not isinstance(value, bool) if kind is int
@@ -262,20 +346,45 @@ def _check_scalar(key: str, value: Any, kind: type, meta: Any, source: str) -> A
         else isinstance(value, str)
     )
     if not ok:
-        raise ConfigError(source, key, f"expected {expected}, got {value!r}")
+        raise ConfigError(source, key, f"expected {EXPECTED[kind]}, got {_show(value)}")
     if kind is float:
-        value = float(value)
-        if not math.isfinite(value):
-            raise ConfigError(source, key, f"expected a finite number, got {value!r}")
-    choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
+        value = _finite(key, value, meta, source)
+    choices = meta.get("choices")
     if choices is not None and value not in choices:
         options = ", ".join(repr(c) for c in choices)
-        raise ConfigError(source, key, f"expected one of {options}, got {value!r}")
+        raise ConfigError(source, key, f"expected one of {options}, got {_show(value)}")
+    lo, hi = meta.get("lo"), meta.get("hi")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        bounds = (f"from {lo} to {hi}" if lo is not None and hi is not None
-                  else f">= {lo}" if lo is not None else f"<= {hi}")
-        raise ConfigError(source, key, f"expected {expected} {bounds}, got {value!r}")
+        raise ConfigError(source, key, f"expected {EXPECTED[kind]}{_bounds(meta)}, "
+                                       f"got {_show(value)}")
     return value
+
+
+def _finite(key: str, value: float, meta: Any, source: str) -> float:
+    """``value`` as a finite float (an integer too large for a float is out of range)."""
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ConfigError(source, key, f"expected a number{_bounds(meta)}, "
+                                       f"got {_show(value)}") from None
+    if not math.isfinite(number):
+        raise ConfigError(source, key, f"expected a finite number, got {number!r}")
+    return number
+
+
+def _bounds(meta: Any) -> str:
+    lo, hi = meta.get("lo"), meta.get("hi")
+    return (f" from {lo} to {hi}" if lo is not None and hi is not None
+            else f" >= {lo}" if lo is not None else f" <= {hi}" if hi is not None else "")
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """``repr(value)``, cut short so that an error stays one readable line."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of more than 4300 digits
+        return "a huge integer"
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _check_cross_fields(config: Config, source: str) -> None:
@@ -289,6 +398,7 @@ def _check_cross_fields(config: Config, source: str) -> None:
                           f"available) or from 8 to 4096, got {config.solver.tt_mb}")
     if config.serial.reconnect_min_s > config.serial.reconnect_max_s:
         raise ConfigError(source, "[serial] reconnect_min_s", "must not exceed reconnect_max_s")
+    _check_focal_lengths(config.camera, source)
     for key, path, folder in _path_keys(config):
         _check_path_kind(source, key, path, folder)
     _check_hosts(source, config.hud.hosts)
@@ -300,6 +410,14 @@ def _check_cross_fields(config: Config, source: str) -> None:
     if (pins[0] == 0) != (pins[1] == 0):
         raise ConfigError(source, "[led] advantage_red_pin",
                           "set both advantage pins or neither")
+
+
+def _check_focal_lengths(camera: CameraConfig, source: str) -> None:
+    for name in ("fx", "fy"):
+        value = getattr(camera, name)
+        if 0 < value < FOCAL_MIN_PX:
+            raise ConfigError(source, f"[camera] {name}", f"must be 0 (unknown) or from "
+                              f"{FOCAL_MIN_PX:g} to 100000 px, got {value!r}")
 
 
 def _path_keys(config: Config) -> list[tuple[str, str, bool]]:
