@@ -50,10 +50,12 @@ def utc_now() -> str:
 
 
 def goes_on_from(before: Board, after: Board) -> bool:
-    """True when ``after`` is ``before`` plus one disc of the side to move."""
+    """True when ``after`` is ``before`` plus one disc of the side to move (on the empty
+    board, of the colour that started ``after``'s game)."""
     lines = after.grid_lines()
+    start = Board.empty(after.first) if before.n_discs == 0 else before
     return after.n_discs == before.n_discs + 1 and any(
-        before.play(column).grid_lines() == lines for column in before.legal_columns())
+        start.play(column).grid_lines() == lines for column in start.legal_columns())
 
 
 class LookTeacher:

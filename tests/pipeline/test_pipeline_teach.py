@@ -95,3 +95,11 @@ def test_stored_every_few_boards_and_at_close_and_a_full_disk_loses_nothing(capl
     assert writes == [teach.STORE_EVERY, len(moves) + 1]
     seen.close()  # nothing new: not written again
     assert len(writes) == 2
+
+
+def test_the_empty_board_of_a_game_yellow_starts_is_learnt_too() -> None:
+    seen = teacher()
+    empty, first = Board.empty(), Board.from_moves("4", first="Y")
+    seen.observe(empty, UNCHANGED, frame(empty))
+    assert seen.observe(first, SUCCESSOR, frame(first))
+    assert seen.looks.boards == 1 and seen.looks.counts[:, 0].all()
