@@ -49,9 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def setup_logging(config: Config, verbose: bool) -> None:
-    """Log to stderr (journald picks it up under systemd)."""
+SERVICES = ("run", "serve")  # the commands systemd runs: their log is the journal's
+
+
+def setup_logging(config: Config, verbose: bool, command: str = "run") -> None:
+    """Log to stderr (journald picks it up under systemd) at ``[log] level`` for the
+    services; a command a person types prints what was asked for, and logs only
+    warnings and errors unless ``-v``."""
     level = logging.DEBUG if verbose else getattr(logging, config.log.level.upper())
+    if not verbose and command not in SERVICES:
+        level = max(level, logging.WARNING)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -68,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as error:
         print(f"c4pi: config error: {error}", file=sys.stderr)
         return EX_CONFIG
-    setup_logging(config, args.verbose)
+    setup_logging(config, args.verbose, args.command)
     absent = missing(getattr(args, "needs", ()))
     if absent:
         print(needs_message(args.command, absent), file=sys.stderr)

@@ -13,7 +13,13 @@ train the model (``tools/train/train_cells.py``), never at run time.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -57,6 +63,40 @@ def load_interpreter_class() -> type:
                      + "; ".join(errors))
 
 
+log = logging.getLogger(__name__)
+RUNTIME_CHATTER = ("INFO: Created TensorFlow Lite XNNPACK delegate",)  # lines TFLite prints
+
+
+@contextlib.contextmanager
+def quiet_runtime() -> Iterator[None]:
+    """Hold back what the TFLite runtime prints to the process's standard error while
+    the model loads ("INFO: Created TensorFlow Lite XNNPACK delegate for CPU." on every
+    command): its known chatter goes to the debug log, anything else is written back."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no real standard error (an embedding host)
+        yield
+        return
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            _pass_on(held.read().decode("utf-8", "replace"))
+
+
+def _pass_on(text: str) -> None:
+    for line in text.splitlines(keepends=True):
+        if line.startswith(RUNTIME_CHATTER):
+            log.debug("%s", line.rstrip())
+        else:
+            sys.stderr.write(line)
+
+
 class TFLiteCellClassifier:
     """The bundled (or a given) ``.tflite`` cell classifier, single-threaded by default."""
 
@@ -66,9 +106,10 @@ class TFLiteCellClassifier:
             raise ModelError(f"cell classifier model not found: {self.path}")
         interpreter_class = load_interpreter_class()
         try:
-            self._interpreter = interpreter_class(model_path=str(self.path),
-                                                  num_threads=num_threads)
-            self._interpreter.allocate_tensors()
+            with quiet_runtime():
+                self._interpreter = interpreter_class(model_path=str(self.path),
+                                                      num_threads=num_threads)
+                self._interpreter.allocate_tensors()
         except (ValueError, RuntimeError) as error:
             raise ModelError(f"cannot load cell classifier {self.path}: {error}") from None
         self._input = self._interpreter.get_input_details()[0]

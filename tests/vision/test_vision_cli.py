@@ -161,3 +161,21 @@ def test_read_follows_who_may_start(tmp_path: Path, capsys: pytest.CaptureFixtur
     data = json.loads(capsys.readouterr().out)
     assert data["grid"] == board.grid_lines()
     assert (data["status"], data["moves_to_play"]) == (status, to_move)
+
+
+def test_a_command_prints_what_was_asked_for_and_no_log_chatter(tmp_path: Path) -> None:
+    """Noise a newcomer met on every vision command: TFLite's "INFO: Created TensorFlow
+    Lite XNNPACK delegate" and the reader's INFO lines. Quiet without -v, there with it."""
+    import subprocess
+    import sys
+
+    image = write_frame(tmp_path / "f.png", "4453", RenderSpec(clutter=0))  # frontal: a note
+    command = [sys.executable, "-m", "firmware_py", "read", image]
+    quiet = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                           cwd=Path(__file__).resolve().parents[2])
+    assert quiet.returncode == 0 and quiet.stdout.splitlines() == independent_grid("4453")
+    assert quiet.stderr == "", quiet.stderr
+    verbose = subprocess.run([*command[:3], "-v", *command[3:]], capture_output=True,
+                             text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert "INFO firmware_py.vision.reader" in verbose.stderr
+    assert "XNNPACK delegate" in verbose.stderr  # the runtime's line, in the debug log
