@@ -52,6 +52,7 @@ UNIT_PATH=/etc/systemd/system/c4pi.service
 KIOSK=0
 KIOSK_USER="${C4PI_KIOSK_USER:-}"
 KIOSK_LAUNCHER=/usr/local/bin/c4pi-kiosk
+COMMAND_LINK=/usr/local/bin/c4pi  # --system: `c4pi` on every user's PATH
 KIOSK_APT_PACKAGES=(curl)
 
 say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
@@ -246,6 +247,17 @@ install_code() {
   as_root "$INSTALL_DIR/setup.sh" "${flags[@]}" || die "$INSTALL_DIR/setup.sh"
 }
 
+link_command() {
+  step "Put c4pi on the PATH ($COMMAND_LINK)"
+  as_root ln -sfn "$INSTALL_DIR/.venv/bin/c4pi" "$COMMAND_LINK" || die "ln $COMMAND_LINK"
+}
+
+# A clone's command: where it is, and how to type just `c4pi` (one line).
+say_where_the_command_is() {
+  echo "   the command is $VENV/bin/c4pi; to type just c4pi:" \
+       "mkdir -p ~/.local/bin && ln -sfn $VENV/bin/c4pi ~/.local/bin/c4pi (then log in again)"
+}
+
 install_config() {
   step "Config $ETC_DIR/config.toml"
   as_root mkdir -p "$ETC_DIR" || die "mkdir $ETC_DIR"
@@ -311,6 +323,7 @@ install_system() {
   install_apt_packages
   create_service_user
   install_code
+  link_command
   install_config
   install_unit
   enable_uart
@@ -388,6 +401,9 @@ uninstall_system() {
   step "Remove the c4pi service"
   as_root systemctl disable --now c4pi.service c4pi-robot.service || true
   as_root rm -f "$UNIT_PATH" "$ROBOT_UNIT_PATH" || die "rm $UNIT_PATH"
+  if [ "$(readlink "$COMMAND_LINK" 2>/dev/null)" = "$INSTALL_DIR/.venv/bin/c4pi" ]; then
+    as_root rm -f "$COMMAND_LINK" || true
+  fi
   as_root systemctl daemon-reload || true
   as_root rm -rf "$INSTALL_DIR" /var/lib/c4pi || die "rm $INSTALL_DIR"
   if id "$SERVICE_USER" >/dev/null 2>&1; then as_root userdel "$SERVICE_USER" || true; fi
@@ -446,8 +462,8 @@ main() {
   render_speech_clips
   case "$ACTION" in
     test) run_tests ;;
-    run) run_appliance ;;
-    *) say "Done. Try: $VENV/bin/c4pi --help" ;;
+    run) say_where_the_command_is; run_appliance ;;
+    *) say "Done. Try: $VENV/bin/c4pi --help"; say_where_the_command_is ;;
   esac
 }
 

@@ -168,3 +168,20 @@ def test_the_editable_install_is_quiet_but_shows_errors(tmp_path: Path) -> None:
 def test_every_pip_install_of_setup_goes_through_the_quiet_helper() -> None:
     lines = [line for line in SETUP.read_text().splitlines() if "-m pip install" in line]
     assert len(lines) == 1 and lines[0].startswith("pip_install()")
+
+
+def test_the_system_install_puts_c4pi_on_the_path() -> None:
+    """A newcomer's first set-up step failed with "c4pi: not found": --system links the
+    command into /usr/local/bin (dry run: nothing changes)."""
+    result = bash('DRY_RUN=1; id() { echo 0; }; link_command')
+    assert result.returncode == 0, result
+    assert "would run: ln -sfn /opt/c4pi/.venv/bin/c4pi /usr/local/bin/c4pi" in result.stdout
+    listed = bash("declare -f install_system").stdout
+    assert listed.index("install_code") < listed.index("link_command") \
+        < listed.index("start_service")
+
+
+def test_a_clone_install_says_in_one_line_how_to_type_just_c4pi(tmp_path: Path) -> None:
+    result = bash(f"VENV={tmp_path}/venv; say_where_the_command_is")
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1 and f"ln -sfn {tmp_path}/venv/bin/c4pi ~/.local/bin/c4pi" in lines[0]
