@@ -1,15 +1,43 @@
-"""The board as terminal text (``c4pi demo``, ``c4pi play``)."""
+"""The board as terminal text (``c4pi demo``, ``c4pi play``).
+
+Discs are the letters ``R`` and ``Y`` whether or not the terminal shows colour
+(a colour-blind player, a monochrome SSH client, ``NO_COLOR``), coloured when
+it does; the discs of a four are shown in reverse video with colour, and
+without it a line under the board names them.
+"""
 
 from __future__ import annotations
 
-_DISC = {"R": "\033[31m●\033[0m", "Y": "\033[33m●\033[0m", ".": "\033[2m·\033[0m"}
-_PLAIN = {"R": "R", "Y": "Y", ".": "."}
+from firmware_py.board import HEIGHT, Board
+
+_COLOURED = {"R": "\033[1;31mR\033[0m", "Y": "\033[1;33mY\033[0m", ".": "\033[2m·\033[0m"}
+_FOUR_COLOURED = {"R": "\033[1;7;31mR\033[0m", "Y": "\033[1;7;33mY\033[0m"}
 
 
 def draw_board(grid: list[str] | tuple[str, ...], *, colour: bool) -> list[str]:
-    """The board as text lines: column numbers, the six rows, the base."""
-    discs = _DISC if colour else _PLAIN
+    """The board as text lines: column numbers, the six rows, the base; a four is marked."""
+    four = _four_cells(grid)
     lines = ["  1 2 3 4 5 6 7"]
-    lines.extend(" |" + " ".join(discs[c] for c in row) + "|" for row in grid)
+    for line_index, row in enumerate(grid):
+        cells = [_cell(char, (column + 1, HEIGHT - line_index) in four, colour)
+                 for column, char in enumerate(row)]
+        lines.append(" |" + " ".join(cells) + "|")
     lines.append(" +" + "-" * 13 + "+")
+    if four and not colour:
+        cells = " ".join(f"({column},{row})" for column, row in sorted(four))
+        lines.append(f" four in a row (column,row): {cells}")
     return lines
+
+
+def _cell(char: str, in_four: bool, colour: bool) -> str:
+    if not colour:
+        return char
+    return _FOUR_COLOURED[char] if in_four else _COLOURED[char]
+
+
+def _four_cells(grid: list[str] | tuple[str, ...]) -> set[tuple[int, int]]:
+    """The (column, row) cells of every four in ``grid`` (none when it is no position)."""
+    try:
+        return Board.from_grid(list(grid), "either").winning_cells()
+    except ValueError:
+        return set()

@@ -196,3 +196,21 @@ def test_play_rejects_bad_column() -> None:
 def test_from_bitboards_rejects_floating_mask() -> None:
     with pytest.raises(InvalidGridError):
         Board.from_bitboards(0, 1 << 1)
+
+
+def test_the_terminal_board_tells_the_discs_apart_without_colour_and_marks_a_four() -> None:
+    """A newcomer's report: both discs were the same glyph in two colours (nothing for a
+    colour-blind player or a monochrome terminal) and a four was not marked."""
+    from firmware_py.board_text import draw_board
+
+    won = Board.from_moves("1212121").grid_lines()  # Red's four in column 1
+    plain = draw_board(won, colour=False)
+    assert plain[3:7] == [" |R . . . . . .|", " |R Y . . . . .|", " |R Y . . . . .|",
+                          " |R Y . . . . .|"]
+    assert plain[-1] == " four in a row (column,row): (1,1) (1,2) (1,3) (1,4)"
+    coloured = draw_board(won, colour=True)
+    assert all("R" in line for line in coloured[3:7]) and "Y" in coloured[4]
+    assert coloured[6].count("\033[1;7;31mR") == 1 and "\033[1;33mY" in coloured[6]  # marked
+    assert "four in a row" not in coloured[-1]
+    assert not any("four" in line for line in draw_board(Board.from_moves("4453").grid_lines(),
+                                                        colour=False))

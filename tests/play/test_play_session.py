@@ -86,7 +86,7 @@ def test_play_through_a_terminal_like_a_person() -> None:
         _read_until(main, "'zz' is not a move")
         os.write(main, b"4\n")
         shown = _read_until(main, "Your move (Red).")  # the reply, then the whole board
-        assert "I play " in shown and "\033[31m" in shown  # coloured discs on a terminal
+        assert "I play " in shown and "\033[1;31mR" in shown  # coloured letters on a terminal
         os.write(main, b"u\n")
         _read_until(main, "Took back your last move and my reply.")
         os.write(main, b"q\n")
