@@ -55,7 +55,9 @@ KIOSK_LAUNCHER=/usr/local/bin/c4pi-kiosk
 COMMAND_LINK=/usr/local/bin/c4pi  # --system: `c4pi` on every user's PATH
 KIOSK_APT_PACKAGES=(curl)
 
-say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
+say() {  # bold only on a terminal: a log or a pipe gets plain text
+  if [ -t 1 ]; then printf '\033[1m==>\033[0m %s\n' "$*"; else printf '==> %s\n' "$*"; fi
+}
 die() { printf 'setup.sh: step "%s" failed: %s\n' "$CURRENT_STEP" "$*" >&2; exit 1; }
 run() {
   if [ "$DRY_RUN" = 1 ]; then printf '   would run: %s\n' "$*"; else "$@"; fi

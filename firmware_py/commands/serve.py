@@ -143,7 +143,7 @@ def _make_solver(config: Config) -> tuple[Any, Any]:
 def _on_signals(stop: threading.Event) -> dict[int, Any]:
     """SIGTERM and SIGINT set ``stop`` (so the LED trigger is restored on the way out)."""
     def handler(signum: int, _frame: FrameType | None) -> None:
-        log.info("signal %d received", signum)
+        log.info("signal %s received: stopping", signal.Signals(signum).name)
         stop.set()
 
     previous = {}

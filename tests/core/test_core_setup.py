@@ -185,3 +185,8 @@ def test_a_clone_install_says_in_one_line_how_to_type_just_c4pi(tmp_path: Path) 
     result = bash(f"VENV={tmp_path}/venv; say_where_the_command_is")
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1 and f"ln -sfn {tmp_path}/venv/bin/c4pi ~/.local/bin/c4pi" in lines[0]
+
+
+def test_the_step_lines_are_plain_text_in_a_log_or_a_pipe() -> None:
+    result = bash("say 'Build the solver'")  # captured: not a terminal
+    assert result.stdout == "==> Build the solver\n"
