@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+REMIND_S = 600.0  # while the port cannot be opened, a reminder line this often
+
 SERIAL_TAG = "serial"
 AnswerListener = Callable[[Board, "Answer"], None]
 
@@ -86,6 +88,7 @@ class SerialService:
         self._parser = FrameParser()
         self._write_lock = threading.Lock()
         self._rejections = RateLimitedLog(log)  # a noisy robot or a loose wire: no flood
+        self._still_closed = RateLimitedLog(log, every_s=REMIND_S)
         self._port: Port | None = None
         self._generation = 0
         self._stop = threading.Event()
@@ -142,14 +145,18 @@ class SerialService:
         except SerialPortError as error:
             self.stats.open_failures += 1
             delay = self._backoff.next()
-            level = logging.WARNING if self.stats.open_failures == 1 else logging.DEBUG
-            log.log(level, "%s; retrying in %.1f s", error, delay)
+            first = self.stats.open_failures == 1  # then a reminder every REMIND_S
+            self._still_closed.warning("closed", f"{error}: " + (
+                "the robot gets no answer until it opens (check [serial] port and the "
+                "wiring; c4pi selftest checks it); retrying in the background" if first
+                else f"still retrying ({self.stats.open_failures} tries)"))
             self._stop.wait(delay)
             return None
         with self._write_lock:
             self._port = port
         self.stats.opens += 1
         self.stats.open_failures = 0
+        self._still_closed = RateLimitedLog(log, every_s=REMIND_S)  # said again if lost
         self._backoff.reset()
         self._parser.reset()
         self._connected.set()

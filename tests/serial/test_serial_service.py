@@ -245,3 +245,29 @@ def test_unexpected_error_in_the_loop_does_not_end_the_service(
     finally:
         service.stop()
         worker.stop()
+
+
+def test_a_port_that_never_opens_is_said_clearly_once_then_reminded(gate_solver, caplog) -> None:
+    """Found by a newcomer: `c4pi serve --port /dev/nonexistent` warned once, briefly,
+    then retried silently for ever. Now the first line says what it means and what to
+    check, and a reminder follows every REMIND_S (not a line per try)."""
+    from firmware_py.serial_link import service as module
+
+    now = [0.0]
+    worker = SolverWorker(gate_solver).start()
+    ports = Ports(failures=10**6)
+    service = SerialService(ports, worker, reconnect_min_s=0.001, reconnect_max_s=0.002)
+    service._still_closed.clock = lambda: now[0]
+    with caplog.at_level("INFO", logger="firmware_py.serial_link.service"):
+        service.start()
+        assert wait_until(lambda: service.stats.open_failures >= 50)
+        now[0] = module.REMIND_S
+        tries = service.stats.open_failures
+        assert wait_until(lambda: service.stats.open_failures > tries + 5)
+        service.stop()
+    assert worker.stop(5)
+    lines = [r.getMessage() for r in caplog.records if "cannot open serial port" in
+             r.getMessage()]
+    assert len(lines) == 2, lines
+    assert "the robot gets no answer until it opens (check [serial] port" in lines[0]
+    assert "still retrying" in lines[1] and "more not logged" in lines[1]
