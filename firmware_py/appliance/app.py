@@ -288,7 +288,11 @@ class Appliance:
     # ------------------------------------------------------------ vision
 
     def _vision_loop(self) -> None:
-        from firmware_py.pipeline.assemble import make_teacher, params_from_config
+        from firmware_py.pipeline.assemble import (
+            make_teacher,
+            params_from_config,
+            teaches_this_board,
+        )
         from firmware_py.pipeline.runtime import FrameLoop, Pipeline, WorkerPort
 
         loop: Any = None
@@ -311,7 +315,7 @@ class Appliance:
                                      announcer=LateAnnouncer(self) if coach else None,
                                      on_show=self._on_view, on_commit=self._on_commit,
                                      clock=lambda: time.monotonic() - start)
-            teacher = make_teacher(self.config, reader, store=getattr(source, "live", False),
+            teacher = make_teacher(self.config, reader, store=teaches_this_board(source),
                                    on_learnt=self._on_looks_learnt)
             loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
                              stop=self.stopping, on_frame=self._on_frame, teacher=teacher)

@@ -69,6 +69,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         make_solver,
         make_teacher,
         params_from_config,
+        teaches_this_board,
     )
     from firmware_py.pipeline.runtime import FrameLoop, Pipeline
     from firmware_py.sources.factory import open_source
@@ -90,7 +91,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         pipeline = Pipeline(params_from_config(config), port, announcer=announcer,
                             on_show=screen.tee(printer.show), on_commit=screen.on_commit,
                             clock=clock)
-        teacher = make_teacher(config, reader, store=source.live)
+        teacher = make_teacher(config, reader, store=teaches_this_board(source))
         loop = FrameLoop(_Rebased(source, start), screen.tap(reader), pipeline,
                          on_frame=screen.on_frame, teacher=teacher)
         loop.run(args.frames)

@@ -94,6 +94,12 @@ def load_board_looks(config: Config) -> Any:
     return looks
 
 
+def teaches_this_board(source: Any) -> bool:
+    """Whether what ``source`` shows may be stored as this installation's board: a live
+    camera's frames, not a file's nor the simulated table's (the demo)."""
+    return bool(getattr(source, "live", False)) and getattr(source, "name", "") != "sim"
+
+
 def make_teacher(config: Config, reader: Any, *, store: bool,
                  on_learnt: Callable[[Any], None] | None = None) -> Any:
     """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s learnt looks

@@ -103,3 +103,16 @@ def test_the_empty_board_of_a_game_yellow_starts_is_learnt_too() -> None:
     seen.observe(empty, UNCHANGED, frame(empty))
     assert seen.observe(first, SUCCESSOR, frame(first))
     assert seen.looks.boards == 1 and seen.looks.counts[:, 0].all()
+
+
+def test_only_a_live_camera_teaches_the_stored_board() -> None:
+    """The demo's simulated table (live, but not this installation's board) and files
+    must never write this installation's looks."""
+    from types import SimpleNamespace
+
+    from firmware_py.pipeline.assemble import teaches_this_board
+
+    assert teaches_this_board(SimpleNamespace(live=True, name="camera"))
+    assert teaches_this_board(SimpleNamespace(live=True, name="usb:0"))
+    assert not teaches_this_board(SimpleNamespace(live=True, name="sim"))
+    assert not teaches_this_board(SimpleNamespace(live=False, name="game.mp4"))
