@@ -9,7 +9,7 @@ from typing import Any
 
 from firmware_py.exc import CameraError
 from firmware_py.frames import FrameSource, Intrinsics
-from firmware_py.sources.folder import ImageFolderSource
+from firmware_py.sources.folder import IMAGE_SUFFIXES, ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
 from firmware_py.sources.picamera import PiCameraSource
 from firmware_py.sources.reopen import ReopeningSource
@@ -41,7 +41,7 @@ def open_source(name: str, camera: Any, *, fps: float | None = None, fast: bool 
                                     intrinsics=Intrinsics.from_config(camera))
         return _reopening(webcam, camera, wait, strict_open)
     path = Path(name).expanduser()
-    if path.is_dir():
+    if path.is_dir() or (path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES):
         return ImageFolderSource(path, fps=fps, intrinsics=Intrinsics.from_config(camera))
     if path.is_file():
         return VideoCaptureSource(str(path), fps=fps, intrinsics=Intrinsics.from_config(camera))

@@ -36,7 +36,9 @@ def _imread(path: str) -> np.ndarray | None:
 
 
 class ImageFolderSource(FrameSource):
-    """Each image of a folder is one frame; ``t = index / fps``."""
+    """Each image of a folder (or one image file) is one frame; ``t = index / fps``.
+    Images are decoded as ``c4pi read`` decodes them (``cv2.imread``), so a picture
+    reads the same through every command."""
 
     live = False
 
@@ -57,6 +59,9 @@ class ImageFolderSource(FrameSource):
         return list(self._files or [])
 
     def open(self) -> None:
+        if self.folder.is_file() and self.folder.suffix.lower() in IMAGE_SUFFIXES:
+            self._files, self._index = [self.folder], 0
+            return
         if not self.folder.is_dir():
             raise CameraError(f"image folder {self.name!r} does not exist")
         files = list_images(self.folder)

@@ -179,3 +179,20 @@ def test_a_command_prints_what_was_asked_for_and_no_log_chatter(tmp_path: Path) 
                              text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert "INFO firmware_py.vision.reader" in verbose.stderr
     assert "XNNPACK delegate" in verbose.stderr  # the runtime's line, in the debug log
+
+
+def test_one_photo_reads_the_same_through_read_and_snapshot(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture
+                                                            ) -> None:
+    """A newcomer's report: `c4pi read` said 0.577 and `c4pi snapshot --annotate` 0.62
+    for the same photo (a file source decoded it another way than cv2.imread)."""
+    from tools.shared_data import missing_reason, shared_dir
+
+    photo = shared_dir() / "data" / "real-dev" / "frames" / "res_IMG_3988.jpg"
+    if not photo.is_file():
+        pytest.skip(missing_reason(photo))
+    main(["read", str(photo), "--json"])
+    read = json.loads(capsys.readouterr().out)
+    assert main(["snapshot", str(tmp_path / "s.png"), "--annotate", "--source", str(photo)]) == 0
+    said = capsys.readouterr().out
+    assert f"confidence {read['confidence']:.2f}" in said, (read, said)
