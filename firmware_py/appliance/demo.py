@@ -55,8 +55,8 @@ def clash(config: Config, wav_flag: Path) -> str:
 
     hud, speech = config.hud, config.speech
     if hud.enabled and port_in_use("0.0.0.0" if hud.lan else "127.0.0.1", hud.port):
-        return (f"port {hud.port} is in use - is another c4pi running? set [hud] port in a "
-                "config file (c4pi --config FILE demo)")
+        return (f"port {hud.port} is in use - is another c4pi running? give the screen "
+                f"another port: c4pi demo --port {hud.port + 1}")
     if speech.enabled and speech.sink == "wav":
         path = resolve_path(speech.wav_path)
         if is_being_written(path):

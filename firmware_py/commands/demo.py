@@ -28,11 +28,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "simulated person")
     parser.add_argument("--level", type=int, choices=range(1, 7), metavar="1-6",
                         help="the opponent's strength (default: [play] level)")
+    parser.add_argument("--port", type=int, default=None, metavar="N",
+                        help="the screen's port (default: [hud] port, 8080), e.g. for a "
+                             "second demo beside another c4pi")
     parser.set_defaults(func=run, needs=("camera", "speech", "screen"))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
+    from dataclasses import replace
+
     from firmware_py.appliance.demo import run_demo
+
+    if args.port is not None:
+        if not 1 <= args.port <= 65535:
+            print(f"c4pi demo: --port must be 1-65535, got {args.port}", file=sys.stderr)
+            return 2
+        config = replace(config, hud=replace(config.hud, port=args.port))
     from firmware_py.appliance.process import exit_after_stop
 
     return exit_after_stop(run_demo(config, seed=args.seed, fps=args.fps, wav_path=args.wav,

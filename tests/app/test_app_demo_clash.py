@@ -65,12 +65,20 @@ def test_a_second_demo_says_the_port_is_taken_and_exits(tmp_path: Path) -> None:
                                     timeout=60)
         except subprocess.TimeoutExpired as error:
             raise AssertionError(f"the second demo ran on: {error.stdout!r}") from None
+        other = free_port()  # what the message says to do: --port
+        third = subprocess.Popen([*command, "--port", str(other)], cwd=REPO,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_listening(other, third, 120)
+        finally:
+            third.terminate()
+            third.wait(timeout=30)
     finally:
         first.terminate()
         first.wait(timeout=30)
     assert second.returncode == 1
-    assert (f"port {port} is in use - is another c4pi running? set [hud] port in a config "
-            "file") in second.stderr
+    assert (f"port {port} is in use - is another c4pi running? give the screen another "
+            f"port: c4pi demo --port {port + 1}") in second.stderr
     assert f"localhost:{port}" not in second.stdout
 
 
