@@ -93,6 +93,8 @@ PAGE = """
 return {options: document.body.dataset.options || "", moves: document.body.dataset.moves || "",
         listed: document.getElementById("moves").textContent,
         grid: document.getElementById("board").dataset.grid,
+        legal: [...document.querySelectorAll("#columns button")].filter(b => !b.disabled)
+                 .map(b => b.dataset.column),
         starts: [...document.querySelectorAll("input[name=first]")]
                   .map(i => [i.value, i.checked, i.disabled])};
 """
@@ -116,6 +118,7 @@ def test_the_page_plays_a_game_yellow_starts(browser: object, solver: Solver) ->
         browser.find_element("css selector", "input[name=colour][value=Y]").click()
         browser.find_element("css selector", "input[name=first][value=Y]").click()
         browser.find_element("id", "new").click()
+        wait_until(browser, lambda s: s["legal"] and not s["moves"], 30, "the new game", PAGE)
         browser.find_element("css selector", "#columns button[data-column='1']").click()
         screen = wait_until(browser, lambda s: len(s["moves"]) == 2, 30, "c4pi's reply", PAGE)
         assert screen["listed"] == f"Moves so far: Y1 R{screen['moves'][1]}", screen
