@@ -177,12 +177,13 @@ class Board:
                     )
                 else:
                     columns[col] += char
-        probe = cls(columns=tuple(columns), moves=None)
-        if (started is None and rule == "either" and probe.red_count == probe.yellow_count
-                and probe.winner is not None):
-            started = other(probe.winner)  # equal counts: the winner moved last, second
-        board = cls(columns=probe.columns, moves=None,
-                    first=starter(probe.red_count, probe.yellow_count, rule, started))
+        red = sum(column.count(RED) for column in columns)
+        yellow = sum(column.count(YELLOW) for column in columns)
+        if started is None and rule == "either" and red == yellow:
+            winner = cls(columns=tuple(columns), moves=None).winner
+            started = other(winner) if winner else None  # the winner moved last, second
+        board = cls(columns=tuple(columns), moves=None,
+                    first=starter(red, yellow, rule, started))
         board._check_win_plausible()
         return board
 

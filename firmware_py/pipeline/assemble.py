@@ -6,6 +6,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from firmware_py.config import Config
@@ -78,19 +79,13 @@ def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True)
 
 def load_board_looks(config: Config) -> Any:
     """The looks this installation learnt before, or None (absent, or bad: logged)."""
-    from firmware_py.exc import VisionError
     from firmware_py.vision.board_looks import BoardLooks
     from firmware_py.vision.calibrate import board_looks_path
 
-    path = board_looks_path(config.vision.empty_board_file)
-    if not path.is_file():
-        return None
-    try:
-        looks = BoardLooks.load(path)
-    except VisionError as error:
-        log.error("%s: learning them again", error)
-        return None
-    log.info("learnt board looks from %s: %s", path, looks.summary())
+    looks = _load_stored(board_looks_path(config.vision.empty_board_file), BoardLooks.load,
+                         "learning them again")
+    if looks is not None:
+        log.info("learnt board looks: %s", looks.summary())
     return looks
 
 
@@ -122,17 +117,27 @@ def make_teacher(config: Config, reader: Any, *, store: bool,
 
 def load_empty_board(config: Config) -> Any:
     """The empty board ``c4pi calibrate`` stored, or None (absent, or bad: logged)."""
-    from firmware_py.exc import VisionError
     from firmware_py.vision.calibrate import empty_board_path
     from firmware_py.vision.empty_board import EmptyBoard
 
-    path = empty_board_path(config.vision.empty_board_file)
+    board = _load_stored(empty_board_path(config.vision.empty_board_file), EmptyBoard.load,
+                         "starting without it (run c4pi calibrate again)")
+    if board is not None:
+        log.info("empty board calibrated %s", board.calibrated_at or "-")
+    return board
+
+
+def _load_stored(path: Path, load: Callable[[Path], Any], otherwise: str) -> Any:
+    """``load(path)``, or None when the file is absent or bad (a bad one logged, with
+    what happens ``otherwise``)."""
+    from firmware_py.exc import VisionError
+
     if not path.is_file():
         return None
     try:
-        board = EmptyBoard.load(path)
+        stored = load(path)
     except VisionError as error:
-        log.error("%s: starting without it (run c4pi calibrate again)", error)
+        log.error("%s: %s", error, otherwise)
         return None
-    log.info("empty board from %s (calibrated %s)", path, board.calibrated_at or "-")
-    return board
+    log.info("read %s", path)
+    return stored

@@ -42,6 +42,16 @@ def test_illegal_grids_are_illegal(kind: str) -> None:
                 Board.from_grid(grid, "either")
 
 
+def composites(composer: rc.Composer, kind: str):  # noqa: ANN201
+    """(board source, grid, frame) of the grids of ``kind`` on each real board."""
+    for board_source in composer.library.sources:
+        for index in range(PER_KIND_AND_BOARD):
+            rng = np.random.default_rng([KINDS.index(kind), index, 91])
+            grid = illegal_grid(rng, kind)
+            base = rc.choose_base(rng, composer.library.of_source(board_source))
+            yield board_source, grid, composer.compose_grid(rng, base, grid, "invalid").frame
+
+
 @pytest.fixture
 def red_first(reader):
     """The reader under ``[game] first = "red"`` (a Yellow-first board is illegal)."""
@@ -55,19 +65,14 @@ def test_a_real_illegal_board_is_refused_never_corrected(composer, red_first, ki
                                                         ) -> None:
     reader = red_first
     seen_exact = 0
-    for board_source in composer.library.sources:
-        for index in range(PER_KIND_AND_BOARD):
-            rng = np.random.default_rng([KINDS.index(kind), index, 91])
-            grid = illegal_grid(rng, kind)
-            base = rc.choose_base(rng, composer.library.of_source(board_source))
-            frame = composer.compose_grid(rng, base, grid, "invalid").frame
-            reading = reader.read(frame)
-            assert reading.status == "invalid", (kind, board_source, grid, reading.grid)
-            assert reading.board is None
-            if reading.grid == tuple(grid):
-                seen_exact += 1
-                rule = "both Red and Yellow" if kind == TWO_FOURS else "parity"
-                assert reading.reason.startswith(rule), reading.reason
+    for board_source, grid, frame in composites(composer, kind):
+        reading = reader.read(frame)
+        assert reading.status == "invalid", (kind, board_source, grid, reading.grid)
+        assert reading.board is None
+        if reading.grid == tuple(grid):
+            seen_exact += 1
+            rule = "both Red and Yellow" if kind == TWO_FOURS else "parity"
+            assert reading.reason.startswith(rule), reading.reason
     # the refusal shows what the camera sees: most of these are seen cell for cell
     assert seen_exact >= len(composer.library.sources) * PER_KIND_AND_BOARD - 1
 
@@ -77,14 +82,10 @@ def test_a_real_yellow_first_board_is_read_where_either_colour_may_start(compose
     """The same Yellow-first composites under ``either`` (the default): legal, read as
     they stand with Yellow as the starter, never another board."""
     read = 0
-    for board_source in composer.library.sources:
-        for index in range(PER_KIND_AND_BOARD):
-            rng = np.random.default_rng([KINDS.index(YELLOW_FIRST), index, 91])
-            grid = illegal_grid(rng, YELLOW_FIRST)
-            base = rc.choose_base(rng, composer.library.of_source(board_source))
-            reading = reader.read(composer.compose_grid(rng, base, grid, "invalid").frame)
-            if reading.status in ("ok", "finished"):
-                assert reading.grid == tuple(grid), (board_source, grid, reading.grid)
-                assert reading.board.first == "Y" and reading.board.to_move == "R"
-                read += 1
+    for board_source, grid, frame in composites(composer, YELLOW_FIRST):
+        reading = reader.read(frame)
+        if reading.status in ("ok", "finished"):
+            assert reading.grid == tuple(grid), (board_source, grid, reading.grid)
+            assert reading.board.first == "Y" and reading.board.to_move == "R"
+            read += 1
     assert read >= len(composer.library.sources) * PER_KIND_AND_BOARD - 1
