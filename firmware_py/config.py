@@ -170,6 +170,7 @@ class HudConfig:
     pairing_code: str = _opt("")
     hosts: str = _opt("")
     max_connections: int = _opt(64, lo=4, hi=1024)
+    kiosk_port: int = _opt(8081, lo=0, hi=65535)
     camera_fps: float = _opt(4.0, lo=0.5, hi=15.0)
     camera_width: int = _opt(640, lo=160, hi=1920)
 
@@ -402,6 +403,9 @@ def _check_cross_fields(config: Config, source: str) -> None:
     for key, path, folder in _path_keys(config):
         _check_path_kind(source, key, path, folder)
     _check_hosts(source, config.hud.hosts)
+    if config.hud.kiosk_port == config.hud.port:
+        raise ConfigError(source, "[hud] kiosk_port", f"must differ from port ({config.hud.port}),"
+                          " or be 0 (no connection reserved for the Pi's own screen)")
     code = config.hud.pairing_code
     if code and (len(code) < 6 or not code.isascii() or not code.isalnum()):
         raise ConfigError(source, "[hud] pairing_code",

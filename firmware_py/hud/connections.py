@@ -3,30 +3,45 @@
 :class:`GuardedSite` is aiohttp's TCP site whose every connection goes
 through :class:`CountedConnection`:
 
-* the Pi's own screen (loopback) and the network each have their own pool of
-  ``max_connections``, and one network address at most :data:`PER_ADDRESS`:
-  a device on the network cannot lock the kiosk out, nor one phone the rest;
+* each site has its own pools: the server's main port one for loopback and
+  one for the network, of ``max_connections`` each, one network address at
+  most :data:`PER_ADDRESS` (one phone cannot lock the rest out); the Pi's own
+  screen opens the page on a second site of its own (``[hud] kiosk_port``,
+  loopback only, :data:`KIOSK_CONNECTIONS`), so no flood of other clients,
+  loopback ones included, can lock the kiosk out;
 * a connection over its pool is closed at once (one log line);
 * a connection that has not sent a whole request's headers within
   ``header_timeout_s`` is aborted (its unsent data is dropped with it).
 
+:class:`StreamCap` caps the long-lived streams (events, camera) one client
+holds on one port, so streams alone cannot fill a pool.
+
+Error pages for broken requests say only their status (aiohttp's own echo
+part of the bad request line): :class:`PlainErrorHandler`.
+
 The header deadline reads aiohttp's per-connection request count
-(``RequestHandler._request_count``); ``tests/hud/test_hud_guard.py`` checks
-that the installed aiohttp still has it.
+(``RequestHandler._request_count``) and the handlers are made from the
+server's :data:`SERVER_ATTRIBUTES`; ``tests/hud/test_hud_guard.py`` checks
+that the installed aiohttp still has them.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from http import HTTPStatus
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
 
 from firmware_py.hud.guard import HEADER_TIMEOUT_S, OneLine, is_loopback
 
 PER_ADDRESS = 16  # connections one network address may hold at once
+KIOSK_CONNECTIONS = 16  # the kiosk port's own pool (a browser opens about 6 per host)
+STREAMS_PER_CLIENT = 4  # event or camera streams one network address (or the kiosk) may hold
 REQUEST_COUNT = "_request_count"  # aiohttp's RequestHandler attribute the deadline reads
+SERVER_ATTRIBUTES = ("_loop", "_kwargs")  # aiohttp's web.Server attributes its handlers take
 
 
 class GuardedSite(web.TCPSite):
@@ -47,7 +62,7 @@ class GuardedSite(web.TCPSite):
         server = self._runner.server
         assert server is not None
         self._server = await loop.create_server(
-            lambda: CountedConnection(server(), self), self._host, self._port,
+            lambda: CountedConnection(plain_error_handler(server), self), self._host, self._port,
             backlog=self._backlog, reuse_address=True)
 
     @property
@@ -87,6 +102,26 @@ class GuardedSite(web.TCPSite):
             transport.abort()
 
 
+class PlainErrorHandler(RequestHandler):
+    """aiohttp's request handler whose error pages never echo the bad request back."""
+
+    __slots__ = ()
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        if status != HTTPStatus.INTERNAL_SERVER_ERROR:  # aiohttp's own 500 page echoes nothing
+            try:
+                message = f"{status} {HTTPStatus(status).phrase}\n"
+            except ValueError:
+                message = f"{status}\n"
+        return super().handle_error(request, status, exc, message)
+
+
+def plain_error_handler(server: web.Server) -> RequestHandler:
+    """What ``server()`` makes, as a :class:`PlainErrorHandler` (:data:`SERVER_ATTRIBUTES`)."""
+    return PlainErrorHandler(server, loop=server._loop, **server._kwargs)
+
+
 class CountedConnection(asyncio.Protocol):
     """aiohttp's request handler for one connection, counted by its :class:`GuardedSite`."""
 
@@ -124,3 +159,41 @@ class CountedConnection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.handler.resume_writing()
+
+
+class StreamCap:
+    """Counts the long-lived streams each client holds on each local port.
+
+    A network address, or anything on the kiosk's port, may hold
+    :data:`STREAMS_PER_CLIENT` of each kind (events, camera). Loopback on the
+    page's port is one client for a proxy or the Pi's own browser tabs alike,
+    so it may hold half the pool in streams of any kind: the other half stays
+    free for pages.
+    """
+
+    def __init__(self, max_connections: int, kiosk_port: int) -> None:
+        self.loopback_limit = max(1, max_connections // 2)
+        self.kiosk_port = kiosk_port
+        self.open: Counter[tuple[str, int, str]] = Counter()
+
+    def key(self, kind: str, request: Any) -> tuple[tuple[str, int, str], int]:
+        """((kind, local port, client), how many it may hold) for ``request``."""
+        transport = request.transport
+        local = transport.get_extra_info("sockname") if transport is not None else None
+        port = local[1] if isinstance(local, tuple) and len(local) > 1 else 0
+        if is_loopback(request.remote) and port != self.kiosk_port:
+            return ("stream", port, "loopback"), self.loopback_limit
+        return (kind, port, request.remote or "?"), STREAMS_PER_CLIENT
+
+    def take(self, key: tuple[str, int, str], limit: int) -> bool:
+        """Count one more stream of ``key``; False (and nothing counted) at ``limit``."""
+        if self.open[key] >= limit:
+            return False
+        self.open[key] += 1
+        return True
+
+    def give(self, key: tuple[str, int, str]) -> None:
+        """Forget a stream :meth:`take` counted."""
+        self.open[key] -= 1
+        if self.open[key] <= 0:
+            del self.open[key]

@@ -79,7 +79,7 @@ def one_line(text: str, limit: int = 160) -> str:
 
 
 class Hosts:
-    """The names the appliance answers to, with its port.
+    """The names the appliance answers to, with its ports.
 
     Always ``localhost``, ``127.0.0.1``, ``[::1]``, its host name and
     ``<host name>.local``; any IP address when it serves the network (an
@@ -87,7 +87,7 @@ class Hosts:
     """
 
     def __init__(self, port: int, *, lan: bool, extra: tuple[str, ...] = ()) -> None:
-        self.port = port
+        self.ports = {port}  # the page's port, and the kiosk's once it listens
         self.lan = lan
         name = socket.gethostname().lower()
         self.names = {*LOCAL_NAMES, name, f"{name}.local",
@@ -98,7 +98,7 @@ class Hosts:
         if not host_header:
             return False
         name, port = split_host(host_header.strip().lower())
-        if port is not None and port != self.port:
+        if port is not None and port not in self.ports:
             return False
         if name in self.names:
             return True

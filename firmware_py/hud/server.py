@@ -9,6 +9,7 @@ appliance does):
   style, all served from here (no CDN: the kiosk works offline);
 * ``/events``: server-sent events, one ``state`` event per change of the
   :class:`~firmware_py.hud.hub.HudHub` state (the current state first);
+  one client holds a few streams at most (429; ``connections.StreamCap``);
 * ``/state``: the current state as JSON;
 * ``/camera.mjpg``: the annotated camera picture as an MJPEG stream, and
   ``/camera.jpg``: its latest picture;
@@ -42,7 +43,7 @@ from aiohttp import web
 
 from firmware_py.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
-from firmware_py.hud.connections import GuardedSite
+from firmware_py.hud.connections import KIOSK_CONNECTIONS, GuardedSite, StreamCap
 from firmware_py.hud.guard import (
     AIOHTTP_LOGGERS,
     HEADER_TIMEOUT_S,
@@ -64,6 +65,7 @@ log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 QUEUE_LIMIT = 256  # states a client may fall behind before it is dropped
+GONE_CHECK_S = 1.0  # how often an idle event stream checks that its client is still there
 WRITE_TIMEOUT_S = 10.0  # a streaming client that takes nothing this long is dropped
 BOUNDARY = "c4piframe"
 PLAY_STATUS = ((GameBusy, 409), (IllegalInput, 409), (GamesFull, 503))  # else a 400
@@ -81,7 +83,8 @@ class HudServer:
                  camera_fps: float = 4.0, camera_width: int = 640,
                  min_cell_confidence: float = 0.6, games: Any = None,
                  max_connections: int = 64, hosts: tuple[str, ...] = (),
-                 pairing_code: str = "", header_timeout_s: float = HEADER_TIMEOUT_S) -> None:
+                 pairing_code: str = "", header_timeout_s: float = HEADER_TIMEOUT_S,
+                 kiosk_port: int = 0) -> None:
         self.hub = hub
         self.games = games
         self.host = host
@@ -90,6 +93,7 @@ class HudServer:
         self.extra_hosts = hosts
         self.pairing_code = pairing_code
         self.header_timeout_s = header_timeout_s
+        self.kiosk_port = kiosk_port  # the Pi's own screen's port (0: none)
         self.refused = OneLine()
         self._quiet = QuietClientErrors(self.refused)
         self.feed = CameraFeed(hub, self._on_jpeg, watching=lambda: self.camera_clients > 0,
@@ -107,6 +111,7 @@ class HudServer:
         self._jpeg_event: asyncio.Event | None = None
         self._unsubscribe: Any = None
         self._stopping: asyncio.Event | None = None
+        self.streams = StreamCap(max_connections, kiosk_port)
 
     @property
     def url(self) -> str:
@@ -114,6 +119,11 @@ class HudServer:
         if host in ("0.0.0.0", "::"):  # every interface: the address a phone can use
             host = lan_address()  # as the QR code on the screen says
         return f"http://{host}:{self.port}/"
+
+    @property
+    def kiosk_url(self) -> str:
+        """The page on the kiosk's own port (``url`` when there is none)."""
+        return f"http://localhost:{self.kiosk_port}/" if self.kiosk_port else self.url
 
     # ------------------------------------------------------------ lifecycle
 
@@ -127,7 +137,8 @@ class HudServer:
         if self._error is not None:
             raise HudError(f"the HUD cannot listen on {self.host}:{self.port}: {self._error}")
         self.feed.start()
-        log.info("HUD on %s", self.url)
+        log.info("HUD on %s%s", self.url, f" (the Pi's own screen: {self.kiosk_url})"
+                 if self.kiosk_port else "")
         return self
 
     def stop(self) -> None:
@@ -165,7 +176,9 @@ class HudServer:
         sockets = getattr(site._server, "sockets", None) or ()
         if sockets:
             self.port = sockets[0].getsockname()[1]
-        self._hosts.port = self.port
+        self._hosts.ports.add(self.port)
+        await self._open_kiosk_site()
+        self.streams = StreamCap(self.max_connections, self.kiosk_port)
         self._unsubscribe = self.hub.subscribe(self._from_hub)
         self._ready.set()
         health = asyncio.ensure_future(self._health_loop())
@@ -175,6 +188,27 @@ class HudServer:
         for queue in list(self._queues):
             queue.put_nowait(None)
         await self._runner.cleanup()
+
+    async def _open_kiosk_site(self) -> None:
+        """Listen on the kiosk's own port, loopback only; a port taken costs a warning."""
+        if not self.kiosk_port:
+            return
+        assert self._runner is not None
+        site = GuardedSite(self._runner, "127.0.0.1", self.kiosk_port,
+                           max_connections=KIOSK_CONNECTIONS, refused=self.refused,
+                           header_timeout_s=self.header_timeout_s)
+        try:
+            await site.start()
+        except OSError as error:
+            log.warning("the Pi's screen has no connection of its own: port %d ([hud] "
+                        "kiosk_port) cannot be had (%s); it shares port %d's",
+                        self.kiosk_port, error.strerror or error, self.port)
+            self.kiosk_port = 0
+            return
+        sockets = getattr(site._server, "sockets", None) or ()
+        if sockets:
+            self.kiosk_port = sockets[0].getsockname()[1]
+        self._hosts.ports.add(self.kiosk_port)
 
     async def _health_loop(self) -> None:
         while True:
@@ -237,13 +271,31 @@ class HudServer:
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self.hub.snapshot(), headers={"Cache-Control": "no-store"})
 
+    def _take_stream(self, kind: str, request: web.Request) -> tuple[str, int, str] | None:
+        """Count a stream of ``request``'s client; None over its cap (answer :func:`_busy`)."""
+        key, limit = self.streams.key(kind, request)
+        if not self.streams.take(key, limit):
+            self.refused.warning(f"too many {kind} streams",
+                                 f"{key[2]} holds {limit} on port {key[1]}")
+            return None
+        return key
+
     async def _events(self, request: web.Request) -> web.StreamResponse:
+        if request.method == "HEAD":
+            return web.Response(headers={"Content-Type": "text/event-stream"})
+        stream = self._take_stream("event", request)
+        if stream is None:
+            return _busy("too many event streams from this client")
+        try:
+            return await self._stream_events(request)
+        finally:
+            self.streams.give(stream)
+
+    async def _stream_events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-store",
             "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        if request.method == "HEAD":
-            return response
         queue: asyncio.Queue = asyncio.Queue()
         self._queues.add(queue)
         self.event_clients += 1
@@ -252,7 +304,7 @@ class HudServer:
             state = self.hub.snapshot()
             while state is not None:
                 await _write(response, _sse(state))
-                state = await _next_or_keepalive(queue, response)
+                state = await _next_or_keepalive(queue, request, response)
         except (ConnectionError, asyncio.CancelledError):
             pass
         except TimeoutError:
@@ -263,12 +315,22 @@ class HudServer:
         return response
 
     async def _camera_stream(self, request: web.Request) -> web.StreamResponse:
+        if request.method == "HEAD":
+            return web.Response(headers={
+                "Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}"})
+        stream = self._take_stream("camera", request)
+        if stream is None:
+            return _busy("too many camera streams from this client")
+        try:
+            return await self._stream_camera(request)
+        finally:
+            self.streams.give(stream)
+
+    async def _stream_camera(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={
             "Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}",
             "Cache-Control": "no-store"})
         await response.prepare(request)
-        if request.method == "HEAD":
-            return response
         self.camera_clients += 1
         self.feed.wake()
         try:
@@ -283,8 +345,10 @@ class HudServer:
                 assert self._jpeg_event is not None
                 event = self._jpeg_event
                 try:
-                    await asyncio.wait_for(event.wait(), KEEPALIVE_S)
+                    await asyncio.wait_for(event.wait(), GONE_CHECK_S)
                 except TimeoutError:
+                    if request.transport is None or request.transport.is_closing():
+                        break  # the client left: its place goes back
                     continue
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -394,12 +458,28 @@ async def _write(response: web.StreamResponse, data: bytes) -> None:
     await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)
 
 
-async def _next_or_keepalive(queue: asyncio.Queue, response: web.StreamResponse) -> Any:
+async def _next_or_keepalive(queue: asyncio.Queue, request: web.Request,
+                             response: web.StreamResponse) -> Any:
+    """The next state; a keepalive comment while none comes; None once the client left
+    (looked at every second, so a closed stream gives its place back soon)."""
+    quiet = 0.0
     while True:
         try:
-            return await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+            return await asyncio.wait_for(queue.get(), GONE_CHECK_S)
         except TimeoutError:
-            await _write(response, b": keepalive\n\n")
+            if request.transport is None or request.transport.is_closing():
+                return None
+            quiet += GONE_CHECK_S
+            if quiet >= KEEPALIVE_S:
+                quiet = 0.0
+                await _write(response, b": keepalive\n\n")
+
+
+def _busy(why: str) -> web.Response:
+    """A 429 that closes its connection (a refused client holds no place while idle)."""
+    response = web.Response(status=429, text=why + "\n", headers=SECURITY_HEADERS)
+    response.force_close()
+    return response
 
 
 def _sse(state: dict[str, Any]) -> bytes:
@@ -422,4 +502,4 @@ def guard_options(hud: Any) -> dict[str, Any]:
     """:class:`HudServer` keyword arguments from ``[hud]`` (connections, names, pairing)."""
     names = tuple(name.strip() for name in hud.hosts.split(",") if name.strip())
     return {"max_connections": hud.max_connections, "hosts": names,
-            "pairing_code": hud.pairing_code}
+            "pairing_code": hud.pairing_code, "kiosk_port": hud.kiosk_port}

@@ -141,6 +141,9 @@ class NullSink(PacedSink):
             self.peak = max(self.peak, int(np.max(np.abs(frames.astype(np.int32)))))
 
 
+FILE_CHECK_S = 1.0  # how often a WAV sink looks that its file is still there
+
+
 class WavSink(PacedSink):
     """Writes the audio into a mono 16-bit WAV file, bounded and fault-tolerant.
 
@@ -154,7 +157,8 @@ class WavSink(PacedSink):
     of speech are kept (about 26 MB per 10 minutes), never more. A write that
     fails (a full disk, the folder deleted) or a file deleted under it does not
     stop the sink: :attr:`failure` says why (logged once, however often the
-    retries fail), the audio is discarded, and the file is opened again every
+    retries fail; a file deleted or replaced is noticed within
+    :data:`FILE_CHECK_S`), the audio is discarded, and the file is opened again every
     ``retry_s`` until a write works (then one line says so).
     """
 
@@ -204,7 +208,7 @@ class WavSink(PacedSink):
                 self._finish()
                 self.path.replace(self.old_path)
                 self._begin()
-            elif self._clock() - self._since >= self.retry_s:
+            elif self._clock() - self._since >= min(self.retry_s, FILE_CHECK_S):
                 self._since = self._clock()
                 if not self.path.is_file():  # deleted, or replaced by a folder
                     raise FileNotFoundError(2, "the file was deleted or replaced")

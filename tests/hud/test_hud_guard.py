@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_py.hud import server as server_module
-from firmware_py.hud.connections import REQUEST_COUNT, GuardedSite
+from firmware_py.hud.connections import REQUEST_COUNT, SERVER_ATTRIBUTES, GuardedSite
 from firmware_py.hud.guard import (
     Hosts,
     OneLine,
@@ -314,6 +314,30 @@ def test_the_header_deadline_reads_an_attribute_aiohttp_still_has() -> None:
     from aiohttp.web_protocol import RequestHandler
 
     assert REQUEST_COUNT in RequestHandler.__slots__
+    hud = HudServer(HudHub(), port=0).start()
+    try:
+        server = hud._runner.server
+        assert all(hasattr(server, name) for name in SERVER_ATTRIBUTES)
+    finally:
+        hud.stop()
+
+
+ECHO = b"<i>c4pi-echo-marker</i>"
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GET /" + ECHO + b" HTTP/1.1 junk\r\n\r\n",  # a bad request line
+    ECHO + b"\r\n\r\n",  # a bad method
+    b"GET / HTTP/1.1\r\nHost: localhost\r\nX: \x01" + ECHO + b"\r\n\r\n",  # a bad header
+    b"GET / HTTP/1.1\r\nHost: localhost\r\nX: " + ECHO * 1000 + b"\r\n\r\n",  # too long
+])
+def test_error_pages_never_echo_the_bad_request(server, caplog, request_bytes) -> None:
+    answer = raw(server.port, request_bytes)
+    assert answer.startswith(b"HTTP/1.") and b" 4" in answer[:13], answer[:200]
+    assert b"c4pi-echo-marker" not in answer
+    assert answer.split(b"\r\n\r\n", 1)[1].rstrip() in (b"400 Bad Request",
+                                                         b"431 Request Header Fields Too Large")
+    no_tracebacks(caplog)
 
 
 HEADER_BYTES = st.binary(max_size=40).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b""))

@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from firmware_py.exc import AudioError
-from firmware_py.speech.sinks import NullSink, PyAudioSink, WavSink, find_output_device
+from firmware_py.speech.sinks import (
+    FILE_CHECK_S,
+    NullSink,
+    PyAudioSink,
+    WavSink,
+    find_output_device,
+)
 from tests.emulation import patience
 
 DEVICES = [{"name": "bcm2835 Headphones: - (hw:0,0)", "maxOutputChannels": 8,
@@ -310,6 +316,21 @@ def test_a_wav_file_replaced_by_a_folder_is_noticed_at_the_next_check(tmp_path: 
     path.unlink()
     path.mkdir()  # the path is a folder now
     clock.now += 0.5
+    wait_for(lambda: sink.failure is not None)
+    sink.close()
+
+
+def test_a_replaced_wav_file_is_noticed_within_a_second_whatever_the_retry(
+        tmp_path: Path) -> None:
+    """Found by a hostile re-test: health said "on" for 9 s after the file was replaced."""
+    path = tmp_path / "demo.wav"
+    clock = StepClock()
+    sink = WavSink(path, block_frames=100, realtime=False, clock=clock)  # retry_s: 5 s
+    sink.start(tone, 8000)
+    wait_for(lambda: sink._frames > 0)
+    path.unlink()
+    path.mkdir()
+    clock.now += FILE_CHECK_S
     wait_for(lambda: sink.failure is not None)
     sink.close()
 
