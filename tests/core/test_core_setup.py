@@ -127,14 +127,38 @@ def test_kiosk_autostart_lines_are_added_once_in_the_right_place(tmp_path: Path)
     assert "already there" in result.stdout
 
 
-def test_kiosk_launcher_waits_for_the_page_then_opens_it_full_screen() -> None:
+def _run_launcher(tmp_path: Path, answering: str) -> tuple[str, str]:
+    """Run the kiosk launcher with a fake ``curl`` (only URLs containing ``answering``
+    answer) and a fake Chromium that records its URL and stops the launcher; the
+    ports come from the default config (8080, and 8081 for the screen)."""
     path = SETUP.parent / "tools" / "device" / "kiosk" / "c4pi-kiosk"
-    launcher = path.read_text()
-    assert launcher.startswith("#!/usr/bin/env bash")
-    assert "--kiosk" in launcher and "hud.port" in launcher and "curl" in launcher
-    check = subprocess.run(["bash", "-n", str(path)],
-                           capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "curl").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/curl.log\n'
+                               f'case "$*" in *{answering}*) exit 0;; esac\nexit 7\n')
+    (fake / "chromium").write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/chromium.log\n'
+                                   'kill -TERM $PPID\n')
+    (fake / "sleep").write_text("#!/bin/sh\nexit 0\n")  # no waiting in the test
+    for name in ("curl", "chromium", "sleep"):
+        (fake / name).chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "C4PI_INSTALL_DIR": str(SETUP.parent)}
+    subprocess.run(["bash", str(path)], env=env, capture_output=True, text=True, timeout=60)
+    return (tmp_path / "chromium.log").read_text(), (tmp_path / "curl.log").read_text()
+
+
+def test_the_kiosk_launcher_opens_the_screen_on_its_own_port(tmp_path: Path) -> None:
+    """The Pi's screen uses [hud] kiosk_port, which no flood of other clients can fill."""
+    chromium, curl = _run_launcher(tmp_path, "localhost:8081/")
+    assert "--kiosk" in chromium and chromium.rstrip().endswith("http://localhost:8081/")
+    assert "http://localhost:8081/" in curl.splitlines()[0]
+
+
+def test_the_kiosk_launcher_falls_back_to_the_page_port(tmp_path: Path) -> None:
+    """The screen's own port taken by another program: the service warned, the page
+    port still shows the screen."""
+    chromium, _ = _run_launcher(tmp_path, "localhost:8080/")
+    assert chromium.rstrip().endswith("http://localhost:8080/")
 
 
 def _package(folder: Path, version: str = "0.1") -> Path:
