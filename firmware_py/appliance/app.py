@@ -398,6 +398,9 @@ class Appliance:
         line = self.status_line()
         if self.hub is not None and self.config.speech.enabled:
             self.hub.set_part("speech", self.speech_state()[0])
+        if self.hub is not None and self.serial is not None:  # the screen says a dead link
+            self.hub.set_part("serial", "connected" if self.serial.connected
+                              else f"{self.config.serial.port} does not open")
         if force or line.split(";")[0:2] != self._status.split(";")[0:2]:
             self.notifier.notify(f"STATUS={line}")
         self._status = line

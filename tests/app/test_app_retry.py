@@ -106,3 +106,31 @@ def test_a_retry_stops_with_the_appliance() -> None:
     stopping.set()
     retry.thread.join(1)
     assert not retry.thread.is_alive() and len(tries) >= 3 and retry.down == "still broken"
+
+
+def test_a_robot_port_that_does_not_open_shows_on_the_screen() -> None:
+    """#56.9: `c4pi serve --port /dev/nonexistent` retried silently; the screen says so."""
+    from firmware_py.exc import SerialPortError
+
+    def no_port(config: Config):
+        def opener():
+            raise SerialPortError("cannot open serial port '/dev/nonexistent': no such file")
+        return opener
+
+    config = Config()
+    config = replace(config, serial=replace(config.serial, port="/dev/nonexistent"),
+                     camera=replace(config.camera, enabled=False),
+                     speech=replace(config.speech, enabled=False),
+                     solver=replace(config.solver, tt_mb=8, use_book=False),
+                     play=replace(config.play, web=False))
+    parts = Parts(activity_led=lambda c: NoLed(), advantage=lambda c: None,
+                  hud=lambda c, hub, games: FakeHud(), port_opener=no_port)
+    appliance = Appliance(config, RecordingNotifier(), parts)
+    try:
+        appliance.start()
+        appliance.update_status()
+        health = appliance.hub.snapshot()["health"]
+        assert health["serial"] == "/dev/nonexistent does not open"
+        assert "serial waiting for port" in appliance.status_line()
+    finally:
+        appliance.stop()

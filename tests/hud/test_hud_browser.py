@@ -31,6 +31,7 @@ return {seq: Number(document.body.dataset.seq || 0),
         offline: document.body.classList.contains("offline")
                  && !document.getElementById("offline").hidden,
         offline_text: text("offline"),
+        health: text("health"),
         grey: getComputedStyle(kiosk).filter + " " + getComputedStyle(kiosk).opacity,
         wins: document.querySelectorAll("#board .cell.win").length,
         marks: [...document.querySelectorAll("#game .mark")].map(m => m.textContent),
@@ -113,6 +114,8 @@ def test_the_demo_page_follows_the_game_and_survives_a_restart(browser, config_f
         stop(demo)
         screen = wait_until(browser, lambda s: s["offline"], 10, "that the connection was lost")
         assert "Connection lost" in screen["offline_text"], screen
+        # the bar's old camera rate and solver state are not shown as if current
+        assert screen["health"] == "no connection to c4pi", screen
         grey, opacity = screen["grey"].rsplit(" ", 1)
         assert grey == "grayscale(1)" and float(opacity) <= 0.5, screen  # not alive-looking
         browser.save_screenshot(str(ARTEFACTS / "3-server-gone.png"))

@@ -57,7 +57,9 @@ return {width: innerWidth, height: innerHeight,
         camera: box($("#camera")), qr: box($("#qr")), qr_ready: $("#qr").naturalWidth > 0,
         phone_url: $("#phone-url").textContent,
         fonts: {headline: font("#moves-now"), verdict: font("#verdict"),
-                status: font("#reading-status")}};
+                status: font("#reading-status"), explain: font("#explain"),
+                moves: font("#game"), caption: font(".tiny-figure figcaption")},
+        thumbnail: box($("#reading")), caption: box($(".tiny-figure figcaption"))};
 """
 
 PLAY_MEASURE = """
@@ -128,6 +130,11 @@ def test_the_table_screen_fits(browser, demo, size: str) -> None:
     assert fonts["headline"] > fonts["verdict"] > fonts["status"], fonts
     if size in KIOSK_SIZES:
         assert screen["scroll_height"] <= height and screen["scroll_width"] <= width, screen
+        # read from 2 m on the 7-inch screen: the explanation and the moves 17 px or more,
+        # the thumbnail's caption 12 px, clear of its 2 px outline (2 px out)
+        assert fonts["explain"] >= 17 and fonts["moves"] >= 17, fonts
+        assert fonts["caption"] >= 12, fonts
+        assert screen["caption"]["top"] >= screen["thumbnail"]["bottom"] + 4, screen
         assert inside(screen["qr"], screen) and screen["qr"]["width"] >= 80, screen
         assert_qr_opens_this_page(browser, port, screen["phone_url"])
     else:

@@ -124,6 +124,7 @@ function drawHealth(health) {
   if (health.speech && health.speech !== "on") {
     add(`speech ${health.speech}`, health.speech === "down" || health.speech === "failing");
   }
+  if (health.serial && health.serial !== "connected") add(`robot port: ${health.serial}`, true);
   if (health.looks) add(health.looks, false);
   $("health").replaceChildren(...parts);
 }
@@ -215,7 +216,10 @@ function showPhoneLink() {
 function setOnline(online) {
   $("offline").hidden = online;
   document.body.classList.toggle("offline", !online);
-  if (!online) $("state").textContent = "offline";
+  if (!online) {  // what the bar said is old too: say only that it is not known
+    $("state").textContent = "offline";
+    $("health").replaceChildren(document.createTextNode("no connection to c4pi"));
+  }
 }
 
 // A phone on the network without the pairing code gets no camera picture and no play
