@@ -24,14 +24,16 @@ JPEG_QUALITY = 70
 
 
 def annotated_picture(image: np.ndarray, analysis: Any, width: int,
-                      min_cell_confidence: float = 0.6, *, banner: bool = False) -> np.ndarray:
+                      min_cell_confidence: float = 0.6, *, banner: bool = False,
+                      band_lines: int | None = None) -> np.ndarray:
     """The frame with the reader's overlay (when there is an analysis), ``width`` wide;
     the status ``banner`` only where no page says it (the page's caption is the one
     place for the reading's status on the screen)."""
     if analysis is not None:
         from firmware_py.vision.overlay import annotate
 
-        image = annotate(image, analysis, min_cell_confidence, banner=banner)
+        image = annotate(image, analysis, min_cell_confidence, banner=banner,
+                         band_lines=band_lines)
     height, full_width = image.shape[:2]
     if full_width > width:
         size = (width, max(1, round(height * width / full_width)))

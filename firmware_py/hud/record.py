@@ -18,6 +18,7 @@ from firmware_py.exc import RecordingError
 from firmware_py.hud.camera_feed import annotated_picture
 
 STRIP_HEIGHT = 132
+BAND_LINES = 3  # the status band above each frame: status, reason, advice (one line each)
 BACKGROUND = (28, 20, 16)  # BGR of the page's background
 DISC_BGR = {"R": (58, 52, 232), "Y": (29, 207, 247), ".": (51, 26, 13)}
 BOARD_BGR = (214, 95, 31)
@@ -79,17 +80,19 @@ class Recorder:
         self.frames = 0
         self.failure = ""  # after close: why the file is not whole ("" when it is)
         self._writer: cv2.VideoWriter | None = None
+        self._height = 0  # every frame of a video has its first frame's size
 
     def write(self, image: np.ndarray, analysis: Any, state: dict[str, Any], t: float) -> None:
         picture = annotated_picture(image, analysis, self.width, self.min_cell_confidence,
-                                    banner=True)
+                                    banner=True, band_lines=BAND_LINES)
         if picture.shape[1] != self.width:
             height = round(picture.shape[0] * self.width / picture.shape[1])
             picture = cv2.resize(picture, (self.width, height))
         frame = np.vstack([picture, hud_strip(state, self.width, t)])
         if self._writer is None:
             self._writer = self._open(frame.shape[1], frame.shape[0])
-        self._writer.write(frame)
+            self._height = frame.shape[0]
+        self._writer.write(fit_height(frame, self._height))
         self.frames += 1
 
     def _open(self, width: int, height: int) -> cv2.VideoWriter:
@@ -109,6 +112,15 @@ class Recorder:
             if readable < self.frames:
                 self.failure = (f"{self.path}: the video is not whole: {readable} of "
                                 f"{self.frames} frames can be read back (is the disk full?)")
+
+
+def fit_height(frame: np.ndarray, height: int) -> np.ndarray:
+    """``frame`` cut or padded (at the top, in the background colour) to ``height`` rows."""
+    if frame.shape[0] >= height:
+        return frame[frame.shape[0] - height:]
+    pad = np.empty((height - frame.shape[0], *frame.shape[1:]), frame.dtype)
+    pad[:] = BACKGROUND
+    return np.vstack([pad, frame])
 
 
 def readable_frames(path: Path) -> int:

@@ -9,7 +9,9 @@ Drawn over the camera frame:
   thin, when the depth correction moved it);
 * each cell's reading (``R``, ``Y`` or ``.``) and its confidence in percent,
   red where it is below the reader's bound;
-* a banner: status, markers found, confidence, and why a frame is not ``ok``.
+* a band above the frame (it covers nothing): status, how many of the four
+  markers were found, confidence, why a frame is not ``ok`` and what to do
+  (:func:`~firmware_py.vision.remedy.remedy`), wrapped to the width.
 """
 
 from __future__ import annotations
@@ -22,19 +24,24 @@ from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_ORIGIN, cell_centres
 from firmware_py.vision.reader import FrameAnalysis
 from firmware_py.vision.reading import FINISHED, OK
+from firmware_py.vision.remedy import remedy
 
 USED, UNUSED = (60, 200, 60), (0, 140, 255)  # BGR
 GRID_READ, GRID_REJECTED, DISC_PLANE = (255, 220, 0), (40, 40, 230), (200, 160, 0)
 DOUBTFUL = (40, 40, 230)
+ADVICE = (80, 190, 255)  # BGR: the screen's warning orange
 CELL_COLOURS = {"R": (40, 40, 230), "Y": (0, 220, 255), ".": (235, 235, 235)}
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
 def annotate(frame: np.ndarray, analysis: FrameAnalysis,
-             min_cell_confidence: float = 0.6, *, banner: bool = True) -> np.ndarray:
+             min_cell_confidence: float = 0.6, *, banner: bool = True,
+             band_lines: int | None = None) -> np.ndarray:
     """A copy of ``frame`` (BGR) with what the reader found drawn on it: markers, grid,
-    holes, and with ``banner`` the status and reason across the top (the screen
-    says those in its own caption, one place, and draws no banner)."""
+    holes, and with ``banner`` the status, reason and advice in a band above the frame
+    (the picture grows by its height; the screen says those in its own caption, one
+    place, and draws no banner). ``band_lines``: the band's height in lines, fixed (a
+    video's frames keep one size; lines beyond it are left out), else as many as needed."""
     image = frame.copy()
     scale = max(image.shape[1] / 1280, 0.5)
     _draw_markers(image, analysis, scale)
@@ -47,9 +54,7 @@ def annotate(frame: np.ndarray, analysis: FrameAnalysis,
             _draw_grid(image, disc, DISC_PLANE, 1)
     if analysis.reading.grid is not None and fit.ok:
         _draw_cells(image, analysis, min_cell_confidence, scale)
-    if banner:
-        _draw_banner(image, analysis, scale)
-    return image
+    return _banner(image, analysis, scale, band_lines) if banner else image
 
 
 def _draw_markers(image: np.ndarray, analysis: FrameAnalysis, scale: float) -> None:
@@ -92,19 +97,44 @@ def _draw_cells(image: np.ndarray, analysis: FrameAnalysis, bound: float,
               DOUBTFUL if confidence < bound else (255, 255, 255), 0.5 * scale)
 
 
-def _draw_banner(image: np.ndarray, analysis: FrameAnalysis, scale: float) -> None:
+def _banner(image: np.ndarray, analysis: FrameAnalysis, scale: float,
+            band_lines: int | None = None) -> np.ndarray:
+    """``image`` below a band that says the status, how many markers were found, the
+    confidence, why a frame was not accepted and what to do, every line wrapped to the
+    width (the band is added above the frame: it covers nothing of it)."""
     reading = analysis.reading
     good = reading.status in (OK, FINISHED)
-    lines = [f"{reading.status}  markers {reading.markers}"
-             + (f"  confidence {reading.confidence:.2f}" if reading.found else "")]
-    if reading.reason:
-        lines.append(reading.reason)
-    height = int(34 * scale) * len(lines) + int(10 * scale)
-    band = image[:height].astype(np.float32) * 0.35
-    image[:height] = band.astype(np.uint8)
-    for row, line in enumerate(lines):
-        _text(image, line[:110], (int(10 * scale), int((30 + 34 * row) * scale)),
-              USED if good and row == 0 else (255, 255, 255) if row else DOUBTFUL, 0.8 * scale)
+    size = 0.8 * scale
+    head = f"{reading.status}  {reading.markers} of 4 markers found"
+    if reading.found:
+        head += f"  confidence {reading.confidence:.2f}"
+    lines = [(head, USED if good else DOUBTFUL)]
+    lines += [(line, (255, 255, 255)) for line in _wrap(reading.reason, image.shape[1], size)]
+    advice = remedy(reading.status, reading.reason)
+    lines += [(line, ADVICE) for line in _wrap(f"What to do: {advice}" if advice else "",
+                                                 image.shape[1], size)]
+    if band_lines is not None:
+        lines = lines[:band_lines]
+    step = int(34 * scale)
+    rows = len(lines) if band_lines is None else band_lines
+    band = np.full((step * rows + int(14 * scale), image.shape[1], 3), 24, np.uint8)
+    for row, (line, colour) in enumerate(lines):
+        _text(band, line, (int(10 * scale), int(30 * scale) + step * row), colour, size)
+    return np.vstack([band, image])
+
+
+def _wrap(text: str, width: int, size: float) -> list[str]:
+    """``text`` broken at spaces into lines that fit ``width`` pixels at ``size``."""
+    lines: list[str] = []
+    for word in text.split():
+        candidate = f"{lines[-1]} {word}" if lines else word
+        fits = cv2.getTextSize(candidate, FONT, size, max(1, round(2 * size)))[0][0] \
+            <= width - 20 * size
+        if lines and fits:
+            lines[-1] = candidate
+        else:
+            lines.append(word)
+    return lines
 
 
 def _text(image: np.ndarray, text: str, origin: tuple[int, int], colour: tuple[int, int, int],
