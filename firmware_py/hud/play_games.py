@@ -176,7 +176,8 @@ class PlayGames:
                 "person": session.person, "first": session.first, "moves": session.moves,
                 "grid": board.grid_lines(), "to_move": board.to_move, "over": session.over,
                 "winning": sorted([c, r] for c, r in board.winning_cells()),
-                "legal": board.legal_columns() if not session.over else [], "text": text}
+                "legal": board.legal_columns() if not session.over else [], "text": text,
+                "hint": list(session.hint)}
 
 
 def _check(session: PlaySession, line: str) -> None:

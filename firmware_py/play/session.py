@@ -57,6 +57,7 @@ class PlaySession:
         self.help_text = help_text  # how to move: typed (the terminal) or tapped (a page)
         self.moves = ""
         self.over = False
+        self.hint: tuple[int, ...] = ()  # the best columns, after a hint until the next input
 
     @property
     def board(self) -> Board:
@@ -76,6 +77,7 @@ class PlaySession:
     def handle(self, line: str) -> str:
         """The answer to one line the person typed."""
         text = line.strip().lower()
+        self.hint = ()
         if self.over:
             return "The game is over."
         if text in ("q", "quit"):
@@ -109,6 +111,7 @@ class PlaySession:
         scores = self.scorer(board)
         best = max(s for s in scores if s is not None)
         columns = [c for c in range(1, 8) if scores[c - 1] == best]
+        self.hint = tuple(columns)
         return (f"Hint: play {columns[0] if len(columns) == 1 else ' or '.join(map(str, columns))}"
                 f" — {verdict(board, best, plies_to_end(best, board.n_discs))}.")
 

@@ -154,6 +154,10 @@ return {moves: document.body.dataset.moves || "", over: document.body.dataset.ov
         message: document.getElementById("message").textContent,
         listed: document.getElementById("moves").textContent,
         again: document.getElementById("new").textContent,
+        message_px: parseFloat(getComputedStyle(document.getElementById("message")).fontSize),
+        hinted: [...document.querySelectorAll("#columns button.hinted")]
+                  .map(b => Number(b.dataset.column)),
+        hinted_holes: document.querySelectorAll("#board .cell.hinted").length,
         legal: [...document.querySelectorAll("#columns button")].filter(b => !b.disabled)
                  .map(b => Number(b.dataset.column))};
 """
@@ -176,11 +180,22 @@ def test_a_whole_game_on_the_play_page_on_a_phone(browser, config_file) -> None:
         browser.find_element("id", "new").click()
         screen = on_play(lambda s: s["legal"], "a new game")
         browser.find_element("id", "hint").click()
-        on_play(lambda s: "Hint: play" in s["message"], "a hint")
+        screen = on_play(lambda s: "Hint: play" in s["message"], "a hint")
+        named = screen["message"].split("Hint: play ", 1)[1].split(" —")[0]
+        assert screen["hinted"] == [int(c) for c in named.split(" or ")], screen  # lit up
+        assert screen["hinted_holes"] == 6 * len(screen["hinted"]), screen
+        during_px = screen["message_px"]
         browser.find_element("css selector", "#columns button[data-column='1']").click()
         screen = on_play(lambda s: len(s["moves"]) == 2 and s["legal"],
                                  "c4pi's reply")
         assert screen["listed"] == f"Moves so far: R1 Y{screen['moves'][1]}", screen
+        assert screen["hinted"] == [] and screen["hinted_holes"] == 0, screen
+        browser.find_element("id", "new").click()  # mid-game: asked first, and kept
+        alert = browser.switch_to.alert
+        assert "Give up this game" in alert.text
+        alert.dismiss()
+        time.sleep(0.5)
+        assert on_play(lambda s: True, "the page")["moves"] == screen["moves"]
         browser.find_element("id", "undo").click()
         screen = on_play(lambda s: s["moves"] == "" and s["legal"], "the undo")
         browser.save_screenshot(str(ARTEFACTS / "8-play-start.png"))
@@ -193,6 +208,7 @@ def test_a_whole_game_on_the_play_page_on_a_phone(browser, config_file) -> None:
         board = Board.from_moves(screen["moves"])
         assert board.is_finished and screen["grid"] == "/".join(board.grid_lines())
         assert "Game over" in screen["message"] and screen["again"] == "Play again"
+        assert screen["message_px"] >= 1.4 * during_px, screen  # the end is said big
         browser.save_screenshot(str(ARTEFACTS / "9-play-over.png"))
     finally:
         browser.set_window_size(1280, 800)

@@ -14,6 +14,7 @@ function drawBoard(state) {
       const cell = document.createElement("div");
       cell.className = "cell" + (disc === "." ? "" : " " + disc);
       if (wins.has(`${col},${6 - top}`)) cell.classList.add("win");
+      if (state && (state.hint || []).includes(col)) cell.classList.add("hinted");
       cell.dataset.column = col;
       cells.push(cell);
     }
@@ -30,6 +31,7 @@ function drawColumns(state) {
     button.textContent = col;
     button.dataset.column = col;
     button.disabled = !state || !state.legal.includes(col) || busy;
+    if (state && (state.hint || []).includes(col)) button.classList.add("hinted");
     button.setAttribute("aria-label", `drop a disc in column ${col}`);
     buttons.push(button);
   }
@@ -41,6 +43,7 @@ function show(state) {
   drawBoard(state);
   drawColumns(state);
   $("message").textContent = state.text.split("\n").filter((line) => line).join(" ");
+  $("message").classList.toggle("over", state.over);  // the end is said big
   $("hint").disabled = $("undo").disabled = state.over || busy;
   $("moves").textContent = state.moves ? `Moves so far: ${movesText(state.moves, state.first)}`
     : "";
@@ -126,6 +129,10 @@ window.addEventListener("DOMContentLoaded", () => {
   setInterval(checkOnline, 3000);
   $("setup").addEventListener("submit", (event) => {
     event.preventDefault();
+    // a game under way is not thrown away by a stray tap: ask first
+    if (game && !game.over && game.moves && !confirm("Give up this game and start a new one?")) {
+      return;
+    }
     const colour = document.querySelector("input[name=colour]:checked").value;
     const first = document.querySelector("input[name=first]:checked").value;
     send("/play/new", { level: Number($("level").value), colour, first });
