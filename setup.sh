@@ -97,9 +97,22 @@ install_apt_packages() {
   mapfile -t missing < <(missing_apt_packages "${wanted[@]}")
   if [ "${#missing[@]}" = 0 ]; then echo "   all present"; return; fi
   echo "   installing: ${missing[*]}"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq || die "apt-get update"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" || die "apt-get install ${missing[*]}"
+  apt_quietly update || die "apt-get update"
+  apt_quietly install -y --no-install-recommends "${missing[@]}" \
+    || die "apt-get install ${missing[*]}"
+}
+
+# apt-get as root with its and dpkg's progress ("Selecting previously unselected
+# package", "Unpacking", "Setting up") kept in a log: shown only when it fails.
+apt_quietly() {
+  if [ "$DRY_RUN" = 1 ]; then as_root apt-get -qq "$@"; return; fi
+  local log status=0
+  log="$(mktemp)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -qq -o Dpkg::Use-Pty=0 "$@" \
+    > "$log" 2>&1 || status=$?
+  if [ "$status" != 0 ]; then tail -n 25 "$log" >&2; fi
+  rm -f "$log"
+  return "$status"
 }
 
 create_venv() {
@@ -383,8 +396,7 @@ install_kiosk() {
   fi
   mapfile -t missing < <(missing_apt_packages "${KIOSK_APT_PACKAGES[@]}" "$browser")
   if [ "${#missing[@]}" != 0 ] && command -v apt-get >/dev/null; then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
-      || die "apt-get install ${missing[*]}"
+    apt_quietly install -y "${missing[@]}" || die "apt-get install ${missing[*]}"
   fi
   install_template tools/device/kiosk/c4pi-kiosk "$KIOSK_LAUNCHER" 0755
   echo "   desktop user: $user ($home)"

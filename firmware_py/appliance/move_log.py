@@ -15,7 +15,8 @@ Only boards the pipeline has settled are written (the states ``solved`` with
 a recommendation, and ``finished``), each once. In opponent mode the line of
 a board c4pi is to move on waits for the column c4pi chooses at its level
 (the one it says, "I play seven"); the perfect play's outcome is given
-beside it, so the two are never confused.
+beside it, and when the level chose another column than the best one the
+line says so and names the best, so the two are never confused.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def advice(board: Board, view: Any, *, c4pi: str | None = None,
     distance = verdict(board, view.score, view.plies)
     if c4pi is None:
         return f"{mover} to move: play {view.best} - {distance}"
+    if board.to_move == c4pi and chosen is not None and chosen != view.best:
+        # a level below perfect picks other columns on purpose: never beside a verdict
+        # that reads as the column's own (#56.10: "plays 4 (perfect play: Yellow wins in 1)")
+        return (f"{mover} to move: c4pi plays {chosen}, not always the best at this level "
+                f"(the best: {view.best} - {distance})")
     if board.to_move == c4pi:
         return f"{mover} to move: c4pi plays {chosen} (perfect play: {distance})"
     return f"{mover} to move: the person's turn (perfect play: {distance})"

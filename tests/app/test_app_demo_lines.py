@@ -67,8 +67,15 @@ def test_opponent_lines_wait_for_the_column_c4pi_says() -> None:
         "new game      Red to move: the person's turn (perfect play: Red wins in 41)"]
     asked[Board.from_moves("4").columns] = 7
     log.opponent_changed("I play 7")
-    assert out.getvalue().splitlines()[-1] == (
-        "move 1   R4   Yellow to move: c4pi plays 7 (perfect play: Red wins in 40)")
+    assert out.getvalue().splitlines()[-1] == (  # a level below perfect, another column
+        "move 1   R4   Yellow to move: c4pi plays 7, not always the best at this level "
+        "(the best: 4 - Red wins in 40)")
+    log.show(solved("47", 4, 1, 39))
+    log.show(solved("471", 5, -1, 38))
+    asked[Board.from_moves("471").columns] = 5
+    log.opponent_changed("I play 5")
+    assert out.getvalue().splitlines()[-1] == (  # the best column: the verdict is its own
+        "move 3   R1   Yellow to move: c4pi plays 5 (perfect play: Red wins in 38)")
 
 
 def enough_seen(printed: str) -> bool:

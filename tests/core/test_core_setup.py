@@ -214,3 +214,27 @@ def test_a_clone_install_says_in_one_line_how_to_type_just_c4pi(tmp_path: Path) 
 def test_the_step_lines_are_plain_text_in_a_log_or_a_pipe() -> None:
     result = bash("say 'Build the solver'")  # captured: not a terminal
     assert result.stdout == "==> Build the solver\n"
+
+
+def _fake_apt(tmp_path: Path, fails: bool) -> str:
+    """A PATH with an ``apt-get`` that prints dpkg's progress (and fails when asked)."""
+    fake = tmp_path / "bin"
+    fake.mkdir(parents=True)
+    (fake / "apt-get").write_text(
+        "#!/bin/sh\necho 'Selecting previously unselected package python3-serial.'\n"
+        "echo 'Unpacking python3-serial (3.5-1.1) ...'\necho 'Setting up python3-serial'\n"
+        + ("echo 'E: Unable to locate package c4pi-nothing' >&2\nexit 100\n" if fails
+           else "exit 0\n"))
+    (fake / "apt-get").chmod(0o755)
+    (fake / "sudo").write_text('#!/bin/sh\nexec "$@"\n')
+    (fake / "sudo").chmod(0o755)
+    return f"PATH={fake}:$PATH"
+
+
+def test_the_install_shows_no_dpkg_progress_but_shows_a_failure(tmp_path: Path) -> None:
+    """#56.10: the robot install streamed raw dpkg progress."""
+    quiet = bash(f"{_fake_apt(tmp_path / 'ok', False)}; apt_quietly install -y python3-serial")
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+    failed = bash(f"{_fake_apt(tmp_path / 'bad', True)}; apt_quietly install -y c4pi-nothing")
+    assert failed.returncode == 100
+    assert "Unable to locate package c4pi-nothing" in failed.stderr  # the real error shows
