@@ -97,14 +97,16 @@ def teaches_this_board(source: Any) -> bool:
 
 def make_teacher(config: Config, reader: Any, *, store: bool,
                  on_learnt: Callable[[Any], None] | None = None) -> Any:
-    """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s learnt looks
-    (None when it has none); with ``store``, what it learns is written beside the
-    empty board (live cameras only: a film of another board must not teach this one)."""
+    """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s empty board and
+    learnt looks (None when it has neither); with ``store``, the looks it learns are
+    written beside the empty board (live cameras only: a film of another board must
+    not teach this one)."""
     from firmware_py.pipeline.teach import LookTeacher
     from firmware_py.vision.calibrate import board_looks_path
 
     looks = getattr(reader, "board_looks", None)
-    if looks is None:
+    empty_board = getattr(reader, "empty_board", None)
+    if looks is None and empty_board is None:
         return None
     path = board_looks_path(config.vision.empty_board_file)
 
@@ -112,7 +114,8 @@ def make_teacher(config: Config, reader: Any, *, store: bool,
         path.parent.mkdir(parents=True, exist_ok=True)
         learnt.save(path)
 
-    return LookTeacher(looks, store=write if store else None, on_learnt=on_learnt)
+    return LookTeacher(looks, empty_board=empty_board, store=write if store else None,
+                       on_learnt=on_learnt)
 
 
 def load_empty_board(config: Config) -> Any:

@@ -65,10 +65,8 @@ import numpy as np
 
 from firmware_py.board import HEIGHT, PLAYERS, WIDTH, Board, game_rule, starter
 from firmware_py.pipeline.first_sight import RoomLooks, hold_room
-from firmware_py.vision.classifier import CLASSES
-from firmware_py.vision.decide import decide, legal_boards
-from firmware_py.vision.reader import DEFAULT_MARGIN
-from firmware_py.vision.reading import FINISHED, OK, Reading
+from firmware_py.vision.decide import DEFAULT_MARGIN, decide, legal_boards
+from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
 
 Grid = tuple[str, ...]
 

@@ -282,8 +282,8 @@ class FrameLoop:
     ``reader`` has ``read(image) -> Reading``; a :class:`VisionError` from it
     counts as a frame without a board. ``on_frame(frame, reading)`` sees every
     frame (status lines, benchmarks). ``teacher`` (a
-    :class:`~firmware_py.pipeline.teach.LookTeacher`) learns the boards the game
-    confirms.
+    :class:`~firmware_py.pipeline.teach.LookTeacher`) learns the followed empty board
+    and the boards the game confirms.
     """
 
     def __init__(self, source: Any, reader: Any, pipeline: Pipeline, *,
@@ -305,7 +305,7 @@ class FrameLoop:
             if frame is None:
                 break
             reading = self.read(frame.image)
-            feed_and_teach(self.pipeline, self.reader, reading, frame.t, self.teacher)
+            feed_and_teach(self.pipeline, reading, frame.t, self.teacher)
             self.frames += 1
             if self.on_frame is not None:
                 self.on_frame(frame, reading)
@@ -328,22 +328,12 @@ class FrameLoop:
         return self.stop.is_set()
 
 
-def feed_and_teach(pipeline: Pipeline, reader: Any, reading: Reading, now: float,
+def feed_and_teach(pipeline: Pipeline, reading: Reading, now: float,
                    teacher: LookTeacher | None = None) -> None:
-    """Feed ``reading`` to ``pipeline``; when that commits the empty board, teach the
-    reader this installation's empty look from the frame (``reader.learn_empty``:
-    the holes the readers favour empty); ``teacher`` sees every frame and learns
-    the boards the game confirms.
-
-    The follower may read a game's empty board where the frame alone was refused
-    (a hole the readers doubt: :mod:`.follow`); the reader then learns the holes
-    it can, as ``c4pi calibrate`` would have taught them.
-    """
-    before = pipeline.state.reference
+    """Feed ``reading`` to ``pipeline``; ``teacher`` sees every frame and learns the
+    empty board a game is followed from and the boards the game confirms (the
+    follower may read a game's empty board where the frame alone was refused: a hole
+    the readers doubt, :mod:`.follow`)."""
     pipeline.feed(reading, now)
-    after = pipeline.state.reference
-    if (after is not before and after is not None and after.n_discs == 0
-            and hasattr(reader, "learn_empty")):
-        reader.learn_empty(reading)
     if teacher is not None:
-        teacher.observe(after, pipeline.state.followed, reading)
+        teacher.observe(pipeline.state.reference, pipeline.state.followed, reading)

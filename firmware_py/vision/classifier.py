@@ -25,12 +25,12 @@ from typing import Protocol
 
 import numpy as np
 
-from firmware_py.board import EMPTY, RED, YELLOW
 from firmware_py.exc import ModelError
 from firmware_py.vision.geometry import CROP_SIDE
+from firmware_py.vision.reading import CLASS_NAMES, CLASSES
 
-CLASSES = (EMPTY, RED, YELLOW)
-CLASS_NAMES = ("empty", "red", "yellow")  # as a person says them, in CLASSES order
+__all__ = ["CLASSES", "CLASS_NAMES", "CellClassifier", "TFLiteCellClassifier", "softmax"]
+
 BATCH = 42
 INPUT_SHAPE = (BATCH, CROP_SIDE, CROP_SIDE, 3)
 BUNDLED_MODEL = Path(__file__).resolve().parent / "cells.tflite"

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from firmware_py.vision.classifier import CLASS_NAMES
+from firmware_py.vision.reading import CLASS_NAMES
 
 FLOOR = 1e-3  # the combined probability of a class never falls below FLOOR / 3
 COLOUR_EMPTY_TRUST = 0.5  # weight of the colour reader's "empty" (the rest: no opinion)

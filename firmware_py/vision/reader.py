@@ -39,7 +39,7 @@ from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, 
 from firmware_py.vision.colour import colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader, abstained
 from firmware_py.vision.combine import combine, readers_differ
-from firmware_py.vision.decide import Decision, decide, floating_discs, grid_of
+from firmware_py.vision.decide import DEFAULT_MARGIN, Decision, decide, floating_discs, grid_of
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
@@ -51,7 +51,6 @@ from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
-DEFAULT_MARGIN = 2.5  # nats: the board read is e^2.5 = 12 times as probable as its runner-up
 DEFAULT_DISC_DEPTH = 0.35  # pitches: common boards hold their discs 0.3-0.4 P behind the face
 DEPTH_NOTES = {
     ESTIMATED: "no camera intrinsics: the discs' depth is corrected with a focal length "
@@ -195,19 +194,6 @@ class BoardReader:
             remember(self.empty_board, reading, features, cnn, colour)
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)
-
-    def learn_empty(self, reading: Reading) -> None:
-        """Learn the look of the holes the readers favour empty in ``reading``, a frame
-        of the board the pipeline followed as the empty board at a game's start.
-
-        Not the holes where a disc was more probable (the prior of a game's start
-        may have read the board empty over them): a pale disc's look must never
-        be learnt as the empty hole's (step 10 of ``docs/vision.md``).
-        """
-        log_probs = reading.cell_log_probs
-        if self.empty_board is None or reading.cell_looks is None or log_probs is None:
-            return
-        self.empty_board.learn(reading.cell_looks, np.argmax(log_probs, axis=1) == 0)
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)

@@ -128,6 +128,28 @@ def test_the_reader_never_imports_the_simulated_table_the_screen_speech_or_comma
     assert not {module: names for module, names in offenders.items() if names}
 
 
+# The vision modules a frame's stages live in (OpenCV, the model): the pipeline below
+# them gets a Reading and never reaches into how it was made (#53).
+READER_STAGES = {"firmware_py.vision.reader", "firmware_py.vision.fit", "firmware_py.vision.cells",
+                 "firmware_py.vision.markers", "firmware_py.vision.classifier",
+                 "firmware_py.vision.colour_reader", "firmware_py.vision.colour"}
+
+
+def test_the_pipeline_imports_no_stage_of_the_frame_reader() -> None:
+    offenders = {module: sorted(GRAPH[module] & READER_STAGES) for module in GRAPH
+                 if part_of(module) == "pipeline" and module != "firmware_py.pipeline.assemble"}
+    assert not {module: names for module, names in offenders.items() if names}
+
+
+def test_the_pipeline_never_calls_back_into_the_reader() -> None:
+    """The reader is stateless given the learnt model: no ``reader.learn_*`` callback,
+    no ``hasattr`` probe for one, in the pipeline's modules."""
+    folder = REPO / "firmware_py" / "pipeline"
+    for path in folder.glob("*.py"):
+        text = path.read_text()
+        assert "reader.learn" not in text and "hasattr(reader" not in text, path.name
+
+
 def test_nothing_outside_the_commands_imports_them() -> None:
     offenders = {module for module, names in GRAPH.items() if part_of(module) != "commands"
                  and any(part_of(name) == "commands" for name in names)}

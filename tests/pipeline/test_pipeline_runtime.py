@@ -290,32 +290,39 @@ def test_a_stopped_worker_fails_the_solve_quietly() -> None:
     assert delivered[0].job == 3 and delivered[0].cancelled
 
 
-def test_a_committed_empty_board_teaches_the_reader_its_empty_look():
+def test_a_committed_empty_board_teaches_the_installation_its_empty_look():
     from firmware_py.pipeline.fakes import FakeSolver
     from firmware_py.pipeline.reducer import PipelineParams
     from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
+    from firmware_py.pipeline.teach import LookTeacher
     from firmware_py.vision.reading import OK, Reading
 
-    class Learner:
+    class EmptyBoardSpy:
         def __init__(self) -> None:
-            self.taught: list[Reading] = []
+            self.taught: list[tuple[np.ndarray, np.ndarray]] = []
 
-        def learn_empty(self, reading: Reading) -> None:
-            self.taught.append(reading)
+        def learn(self, looks: np.ndarray, cells: np.ndarray) -> None:
+            self.taught.append((looks, cells))
 
-    def reading(moves: str) -> Reading:
+    def reading(moves: str, doubted: int | None = None) -> Reading:
         board = Board.from_moves(moves)
         cells = "".join(board.grid_lines())
         looks = np.array([[40.0 if char == "." else 200.0] * 12 for char in cells])
         probs = np.array([[0.98 if char == c else 0.01 for c in ".RY"] for char in cells])
+        if doubted is not None:  # a hole the readers favour a disc in, a little
+            probs[doubted] = (0.4, 0.5, 0.1)
         return Reading(OK, tuple(board.grid_lines()), board, 0.99, (0.99,) * 42, markers=4,
                        cell_looks=looks, cell_log_probs=np.log(probs))
 
     pipeline = Pipeline(PipelineParams(), SyncPort(FakeSolver()))
-    learner = Learner()
+    spy = EmptyBoardSpy()
+    teacher = LookTeacher(None, empty_board=spy)
     for frame in range(6):
-        feed_and_teach(pipeline, learner, reading(""), frame / 10)
-    assert len(learner.taught) == 1  # the frame that committed it, once
+        feed_and_teach(pipeline, reading("", doubted=38), frame / 10, teacher)
+    assert pipeline.state.reference.n_discs == 0  # the start prior reads it empty
+    assert len(spy.taught) == 1  # the frame that committed it, once
+    looks, cells = spy.taught[0]
+    assert looks.shape == (42, 12) and cells.sum() == 41 and not cells[38]  # not the doubt
     for frame in range(6, 12):
-        feed_and_teach(pipeline, learner, reading("4"), frame / 10)
-    assert pipeline.state.reference.moves == "4" and len(learner.taught) == 1
+        feed_and_teach(pipeline, reading("4"), frame / 10, teacher)
+    assert pipeline.state.reference.moves == "4" and len(spy.taught) == 1

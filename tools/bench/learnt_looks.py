@@ -111,7 +111,7 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
     params = PipelineParams.from_config(config.vision)
     reader = BoardReader.from_config(config.vision, config.camera)
     reader.board_looks = BoardLooks()
-    teacher = LookTeacher(reader.board_looks)
+    teacher = LookTeacher(reader.board_looks, empty_board=reader.empty_board)
     film, steps = film_of(composer, source, args.seed, args, appearance, None)
     followed = summarise([run_film(film.frames(steps), reader, params, teacher=teacher)])
     look = getattr(film, "look", None)  # the same board and pieces in the other games

@@ -107,7 +107,7 @@ def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | 
     for frame in frames:
         recent.append(frame.truth)
         reading = reader.read(frame.image)
-        feed_and_teach(pipeline, reader, reading, frame.t, teacher)
+        feed_and_teach(pipeline, reading, frame.t, teacher)
         view = pipeline.view
         views.append(view)
         stats.frames += 1
@@ -203,10 +203,9 @@ def main(argv: list[str] | None = None) -> int:
             film, steps = film_of_game(composer, source, args.seed + index, args.moves,
                                        args.hold, "Y" if args.yellow_first else "R")
             reader = BoardReader.from_config(config.vision, config.camera)
-            teacher = None
             if not args.no_learn:  # as the appliance: the looks of the boards it follows
                 reader.board_looks = BoardLooks()
-                teacher = LookTeacher(reader.board_looks)
+            teacher = LookTeacher(reader.board_looks, empty_board=reader.empty_board)
             films.append(run_film(film.frames(steps), reader,
                                   PipelineParams.from_config(config.vision), teacher=teacher,
                                   first="Y" if args.yellow_first else "R"))

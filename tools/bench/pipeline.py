@@ -145,16 +145,17 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
         params, port,
         on_commit=lambda board, kind, t: commits.append((frame_no[0], board)),
         on_show=lambda view, t: _on_show(view, t, shown, solved))
-    teacher = None
-    if reader is not None and reader.board_looks is not None and not args.no_learn:
-        teacher = LookTeacher(reader.board_looks)  # as the appliance, storing nothing
+    teacher = None  # as the appliance, storing nothing; --no-learn: the empty board only
+    if reader is not None:
+        looks = None if args.no_learn else reader.board_looks
+        teacher = LookTeacher(looks, empty_board=reader.empty_board)
     for index, scene, image in _frames(camera, actions, args, reader is None):
         frame_no[0] = index
         truths.append(scene.truth)
         if scene.event == LANDED:
             landings.append((index, scene.truth))
         reading = scene_reader.read_scene(scene) if reader is None else reader.read(image)
-        feed_and_teach(pipeline, reader, reading, index / args.fps, teacher)
+        feed_and_teach(pipeline, reading, index / args.fps, teacher)
         views.append(shown[0])
     stats.frames = len(truths)
     _score(stats, params, truths, landings, commits, solved, args.fps)
