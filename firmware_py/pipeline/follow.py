@@ -63,8 +63,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, PLAYERS, WIDTH, Board, game_rule, starter
+from firmware_py.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from firmware_py.pipeline.first_sight import RoomLooks, hold_room
+from firmware_py.succession import next_boards
 from firmware_py.vision.decide import DEFAULT_MARGIN, decide, legal_boards
 from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
 
@@ -278,20 +279,17 @@ def _share(lead: float) -> float:
 
 def _one_disc(reference: Board, cells: tuple[int, ...], log_probs: np.ndarray,
               params: FollowParams) -> Board | None:
-    """The legal next board when the one changed cell holds the disc of the side to move
-    (on the empty board under ``either``, of either colour: the first disc says who
-    started)."""
-    if len(cells) != 1 or reference.is_finished:
+    """The next board (:func:`~firmware_py.succession.next_boards`) whose new disc is in
+    the one changed cell and of the colour the readers favour there by
+    ``disc_margin``."""
+    if len(cells) != 1:
         return None
-    starts = [reference]
-    if reference.n_discs == 0 and params.first == "either":
-        starts = [Board.empty(colour) for colour in PLAYERS]
-    for column, hole in lowest_free_holes(reference).items():
-        if hole != cells[0]:
-            continue
-        for start in starts:
-            if class_lead(log_probs, hole, start.to_move) >= params.disc_margin:
-                return start.play(column)
+    for board in next_boards(reference, params.first):
+        column = added_column(reference, board)
+        hole = (HEIGHT - len(board.columns[column - 1])) * WIDTH + column - 1
+        colour = board.columns[column - 1][-1]
+        if hole == cells[0] and class_lead(log_probs, hole, colour) >= params.disc_margin:
+            return board
     return None
 
 

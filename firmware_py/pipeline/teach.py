@@ -33,6 +33,7 @@ import numpy as np
 
 from firmware_py.board import Board
 from firmware_py.pipeline.follow import UNCHANGED
+from firmware_py.succession import is_next
 from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reading import Reading
@@ -55,15 +56,6 @@ class _Seen:
 def utc_now() -> str:
     """The time now, ISO 8601 UTC to the second."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-
-
-def goes_on_from(before: Board, after: Board) -> bool:
-    """True when ``after`` is ``before`` plus one disc of the side to move (on the empty
-    board, of the colour that started ``after``'s game)."""
-    lines = after.grid_lines()
-    start = Board.empty(after.first) if before.n_discs == 0 else before
-    return after.n_discs == before.n_discs + 1 and any(
-        start.play(column).grid_lines() == lines for column in start.legal_columns())
 
 
 class LookTeacher:
@@ -90,7 +82,7 @@ class LookTeacher:
         if committed is not self._committed:
             seen = self._seen
             if (seen is not None and committed is not None and self.looks is not None
-                    and goes_on_from(seen.board, committed)):
+                    and is_next(seen.board, committed)):
                 self._learn(seen)
                 learnt = True
             if committed is not None and committed.n_discs == 0:

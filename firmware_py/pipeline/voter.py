@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from firmware_py.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column
 from firmware_py.exc import PositionError
+from firmware_py.succession import why_not_after
 
 Grid = tuple[str, ...]
 
@@ -135,30 +136,9 @@ def masked_grid(grid: Grid, cell_confidence: tuple[float, ...], threshold: float
 
 
 def check_successor(reference: Board | None, board: Board, params: VoterParams) -> str:
-    """Why ``board`` cannot follow ``reference`` directly ("" when it can).
-
-    A board may follow when every reference disc is still there with its
-    colour and at most ``max_changed`` cells differ.
-    """
-    if reference is None:
-        return ""
-    changed = removed = recoloured = 0
-    for ref_col, new_col in zip(reference.columns, board.columns, strict=True):
-        for row in range(HEIGHT):
-            old = ref_col[row] if row < len(ref_col) else "."
-            new = new_col[row] if row < len(new_col) else "."
-            if old == new:
-                continue
-            changed += 1
-            if new == ".":
-                removed += 1
-            elif old != ".":
-                recoloured += 1
-    if removed or recoloured:
-        return f"monotonicity: {removed} disc(s) removed, {recoloured} changed colour"
-    if changed > params.max_changed:
-        return f"{changed} cells changed (at most {params.max_changed})"
-    return ""
+    """Why ``board`` cannot follow ``reference`` directly ("" when it can): the shared
+    rule (:func:`~firmware_py.succession.why_not_after`) with ``max_changed``."""
+    return why_not_after(reference, board, params.max_changed)
 
 
 def removed_discs(reference: Board | None, board: Board) -> int:

@@ -1,4 +1,4 @@
-"""The layering of the code, read from its imports with ``ast`` (README: what lives where).
+"""The layering of the code, read from its imports with ``ast`` (docs/architecture.md).
 
 Each part (a package or a top-level module of ``firmware_py``, the solver, the
 tools) may import only the parts ``MAY_IMPORT`` names for it. Every import
@@ -16,11 +16,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("firmware_py", "cython_solver", "tools")
 
-FOUNDATIONS = {"exc", "board", "scores", "config", "frames", "parts",
+FOUNDATIONS = {"exc", "board", "succession", "scores", "config", "frames", "parts",
                "ratelog"}  # every part may use these
 MAY_IMPORT: dict[str, set[str]] = {
     "exc": set(),
     "board": {"exc"},
+    "succession": {"board"},
     "scores": {"board", "exc"},
     "config": {"exc"},
     "frames": {"exc"},

@@ -8,7 +8,8 @@ import pytest
 from firmware_py.board import Board
 from firmware_py.pipeline import teach
 from firmware_py.pipeline.follow import MOVING, SUCCESSOR, UNCHANGED
-from firmware_py.pipeline.teach import LookTeacher, goes_on_from
+from firmware_py.pipeline.teach import LookTeacher
+from firmware_py.succession import is_next
 from firmware_py.vision.board_looks import BoardLooks, kinds_of
 from firmware_py.vision.reading import OK, Reading
 
@@ -42,7 +43,7 @@ def test_a_board_left_any_other_way_is_never_learnt(after) -> None:
     before = Board.from_moves("4")
     seen.observe(before, UNCHANGED, frame(before))
     new = Board.from_moves(after)  # a new object even when the same board (a re-read)
-    assert not goes_on_from(before, new)
+    assert not is_next(before, new)
     assert not seen.observe(new, UNCHANGED, frame(new))
     assert seen.looks.boards == 0
 
@@ -82,7 +83,7 @@ def test_stored_every_few_boards_and_at_close_and_a_full_disk_loses_nothing(capl
     seen = teacher(store=store)
     heard: list[int] = []
     seen.on_learnt = lambda looks: heard.append(looks.boards)
-    moves = "4455667712"
+    moves = "1234567124"  # and "3": eleven discs, nobody wins (no board follows a four)
     board = Board.empty()
     for column in moves + "3":
         seen.observe(board, UNCHANGED, frame(board))

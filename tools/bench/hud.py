@@ -1,4 +1,4 @@
-"""Benchmark the kiosk page's server (the figures in the README's "Screen" section).
+"""Benchmark the kiosk page's server (the screen figures in docs/figures.md).
 
     .venv/bin/python -m tools.bench.hud            # all four measurements, about 2 minutes
 
