@@ -15,7 +15,10 @@ written as a JPEG of quality ``QUALITY``:
 2. ``setup-2-markers.jpg``: a robot rig with a camera module in front of the
    board and the four markers (composited) around it;
 3. ``setup-3-straight-on.jpg``: a board as photographed, straight on, a plain
-   card behind it.
+   card behind it;
+4. ``setup-4-beyond-frame.jpg`` (for ``docs/camera.md``): a Hasbro-style board
+   whose composited markers lie beyond its frame, in the air: a real one needs
+   card tabs.
 """
 
 from __future__ import annotations
@@ -87,6 +90,8 @@ def main() -> int:
     write(crop(rig, (0.0, 0.16, 0.50, 1.0)), "setup-2-markers.jpg")
     board = cv2.imread(str(data / "real-dev-raw" / "frames" / "zam_132702.jpg"))
     write(crop(board, (0.0, 0.11, 1.0, 0.56)), "setup-3-straight-on.jpg")
+    navy = cv2.imread(str(data / "real-dev" / "frames" / "res_IMG_3990.jpg"))
+    write(navy, "setup-4-beyond-frame.jpg")
     return 0
 
 
