@@ -21,7 +21,7 @@ import os
 import re
 import stat
 import tomllib
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
@@ -293,8 +293,19 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
             raise ConfigError(source, name, f"expected a [{name}] table, got {_show(value)}")
         sections[name] = _parse_section(SECTIONS[name], name, value, source)
     config = Config(**sections, source=source)
+    config = _kiosk_port_beside(config, data.get("hud", {}))
     _check_cross_fields(config, source)
     return config
+
+
+def _kiosk_port_beside(config: Config, hud: dict[str, Any]) -> Config:
+    """An unset ``[hud] kiosk_port`` that would be the page's own port (a config of
+    before it existed, with ``port = 8081``) is the next port instead."""
+    if "kiosk_port" in hud or config.hud.kiosk_port != config.hud.port:
+        return config
+    port = config.hud.port
+    return replace(config, hud=replace(config.hud, kiosk_port=port + 1 if port < 65535
+                                       else port - 1))
 
 
 # Keys of earlier versions that no longer do anything: accepted (a kept

@@ -54,9 +54,13 @@ def clash(config: Config, wav_flag: Path) -> str:
     from firmware_py.speech.clips import is_being_written
 
     hud, speech = config.hud, config.speech
-    if hud.enabled and port_in_use("0.0.0.0" if hud.lan else "127.0.0.1", hud.port):
+    host = "0.0.0.0" if hud.lan else "127.0.0.1"
+    if hud.enabled and port_in_use(host, hud.port):
+        free = next((port for port in range(hud.port + 1, min(hud.port + 50, 65536))
+                     if port != hud.kiosk_port and not port_in_use(host, port)), None)
+        hint = f"c4pi demo --port {free}" if free else "c4pi demo --port N"
         return (f"port {hud.port} is in use - is another c4pi running? give the screen "
-                f"another port: c4pi demo --port {hud.port + 1}")
+                f"another port: {hint}")
     if speech.enabled and speech.sink == "wav":
         path = resolve_path(speech.wav_path)
         if is_being_written(path):

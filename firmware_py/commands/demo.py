@@ -43,7 +43,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
         if not 1 <= args.port <= 65535:
             print(f"c4pi demo: --port must be 1-65535, got {args.port}", file=sys.stderr)
             return 2
-        config = replace(config, hud=replace(config.hud, port=args.port))
+        # a second demo beside another c4pi: the page only (the other holds the screen's)
+        config = replace(config, hud=replace(config.hud, port=args.port, kiosk_port=0))
     from firmware_py.appliance.process import exit_after_stop
 
     return exit_after_stop(run_demo(config, seed=args.seed, fps=args.fps, wav_path=args.wav,

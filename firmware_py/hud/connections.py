@@ -48,11 +48,13 @@ class GuardedSite(web.TCPSite):
     """A TCP site whose connections are capped and must send their headers in time."""
 
     def __init__(self, runner: web.AppRunner, host: str, port: int, *, max_connections: int,
-                 refused: OneLine, header_timeout_s: float = HEADER_TIMEOUT_S) -> None:
+                 refused: OneLine, header_timeout_s: float = HEADER_TIMEOUT_S,
+                 limit: str = "[hud] max_connections") -> None:
         super().__init__(runner, host, port, reuse_address=True)
         self.max_connections = max_connections
         self.refused = refused
         self.header_timeout_s = header_timeout_s
+        self.limit = limit  # what sets max_connections, for the log line
         self.pools: Counter[str] = Counter()  # "local" / "network" -> open connections
         self.addresses: Counter[str] = Counter()  # network address -> open connections
 
@@ -77,9 +79,9 @@ class GuardedSite(web.TCPSite):
         if pool == "network":
             self.addresses[address or "?"] += 1
         if self.pools[pool] > self.max_connections:
-            return f"too many connections: {self.max_connections} open ([hud] max_connections)"
+            return f"{self.max_connections} open on port {self._port} ({self.limit})"
         if pool == "network" and self.addresses[address or "?"] > PER_ADDRESS:
-            return f"too many connections from {address}: {PER_ADDRESS} open"
+            return f"{PER_ADDRESS} open from {address}"
         return None
 
     def release(self, address: str | None) -> None:
@@ -181,9 +183,11 @@ class StreamCap:
         transport = request.transport
         local = transport.get_extra_info("sockname") if transport is not None else None
         port = local[1] if isinstance(local, tuple) and len(local) > 1 else 0
-        if is_loopback(request.remote) and port != self.kiosk_port:
+        if not is_loopback(request.remote):
+            return (kind, port, request.remote or "?"), STREAMS_PER_CLIENT
+        if port != self.kiosk_port:
             return ("stream", port, "loopback"), self.loopback_limit
-        return (kind, port, request.remote or "?"), STREAMS_PER_CLIENT
+        return (kind, port, "loopback"), STREAMS_PER_CLIENT  # 127.0.0.2 is this machine too
 
     def take(self, key: tuple[str, int, str], limit: int) -> bool:
         """Count one more stream of ``key``; False (and nothing counted) at ``limit``."""

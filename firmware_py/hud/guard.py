@@ -48,7 +48,7 @@ PAIR_COOKIE_S = 365 * 86400
 PAIR_TRIES, PAIR_LOCK_S = 10, 60.0  # wrong codes from one address, then it waits
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 PAIRED_PREFIXES = ("/camera", "/play")  # what a household network may not see unpaired
-CLIENT_ERRORS = (HttpProcessingError, ConnectionError)
+CLIENT_ERRORS = (HttpProcessingError, ConnectionError, web.RequestPayloadError)  # theirs
 AIOHTTP_LOGGERS = ("aiohttp.server", "aiohttp.web", "aiohttp.access")
 REFUSED_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>c4pi</title>

@@ -115,9 +115,10 @@ class PlayGames:
         if not entry.lock.acquire(blocking=False):
             raise GameBusy("c4pi is still answering this game's last input: try again")
         try:
-            self._touch(entry)
+            before = entry.session.moves
             entry.state = self._apply(game, entry.session, line)
-            self._touch(entry)
+            if entry.session.moves != before or line.strip().lower() in ("h", "hint"):
+                self._touch(entry)  # played: an input refused or ignored keeps no place
             return dict(entry.state)
         finally:
             entry.lock.release()

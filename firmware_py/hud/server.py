@@ -39,7 +39,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 
 from firmware_py.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
@@ -196,7 +196,8 @@ class HudServer:
         assert self._runner is not None
         site = GuardedSite(self._runner, "127.0.0.1", self.kiosk_port,
                            max_connections=KIOSK_CONNECTIONS, refused=self.refused,
-                           header_timeout_s=self.header_timeout_s)
+                           header_timeout_s=self.header_timeout_s,
+                           limit="the Pi's screen's own port")
         try:
             await site.start()
         except OSError as error:
@@ -220,20 +221,23 @@ class HudServer:
                             extra=self.extra_hosts)
         guard = request_guard(self._hosts, Pairing(self.pairing_code), self.refused)
         app = web.Application(middlewares=[_security_headers, guard], client_max_size=4096)
-        app.router.add_get("/", self._index)
-        app.router.add_get("/events", self._events)
-        app.router.add_get("/state", self._state)
-        app.router.add_get("/camera.mjpg", self._camera_stream)
-        app.router.add_get("/camera.jpg", self._camera_picture)
-        app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False)
-        app.router.add_get("/play", self._play_page)
-        app.router.add_get("/phone.json", self._phone_json)
-        app.router.add_get("/phone.svg", self._phone_svg)
+        get = functools.partial(app.router.add_get, expect_handler=_expect)
+        post = functools.partial(app.router.add_post, expect_handler=_expect)
+        get("/", self._index)
+        get("/events", self._events)
+        get("/state", self._state)
+        get("/camera.mjpg", self._camera_stream)
+        get("/camera.jpg", self._camera_picture)
+        app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False,
+                              expect_handler=_expect)
+        get("/play", self._play_page)
+        get("/phone.json", self._phone_json)
+        get("/phone.svg", self._phone_svg)
         if self.games is not None:
-            app.router.add_post("/play/new", self._play_new)
-            app.router.add_get("/play/options", self._play_options)
-            app.router.add_get("/play/{game}", self._play_state)
-            app.router.add_post("/play/{game}", self._play_input)
+            post("/play/new", self._play_new)
+            get("/play/options", self._play_options)
+            get("/play/{game}", self._play_state)
+            post("/play/{game}", self._play_input)
         return app
 
     # ------------------------------------------------------------ from other threads
@@ -446,6 +450,8 @@ async def _json_body(request: web.Request) -> dict[str, Any]:
         body = await asyncio.wait_for(request.read(), WRITE_TIMEOUT_S)
     except TimeoutError:
         raise PlayError("the request body did not arrive") from None
+    except web.RequestPayloadError:  # a body that does not decode as its Content-Encoding says
+        raise PlayError("the request body is broken (its Content-Encoding)") from None
     try:
         return json_object(body.decode("utf-8"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
@@ -473,6 +479,18 @@ async def _next_or_keepalive(queue: asyncio.Queue, request: web.Request,
             if quiet >= KEEPALIVE_S:
                 quiet = 0.0
                 await _write(response, b": keepalive\n\n")
+
+
+async def _expect(request: web.Request) -> None:
+    """aiohttp's ``Expect`` handling without echoing the header back: ``100-continue``
+    is answered, anything else is a bare 417."""
+    if request.version != HttpVersion11:
+        return
+    if request.headers.get("Expect", "").lower() == "100-continue":
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0
+    else:
+        raise web.HTTPExpectationFailed(text="417: Expectation Failed\n")
 
 
 def _busy(why: str) -> web.Response:

@@ -19,6 +19,7 @@ import ctypes.util
 import functools
 import logging
 import os
+import stat
 import sys
 import threading
 import time
@@ -201,7 +202,9 @@ class WavSink(PacedSink):
         try:
             self._handle.writeframes(frames.astype("<i2").tobytes())
             self._frames += len(frames)
-            if self.failure is not None:  # written again, not only reopened
+            if self.failure is not None:  # written again, not only reopened or buffered
+                assert self._file is not None
+                self._file.flush()  # a full disk fails here, not in the buffer
                 log.info("speech: writing %s again", self.path)
                 self.failure = None
             if self._frames >= self.max_s * self._rate:
@@ -210,10 +213,21 @@ class WavSink(PacedSink):
                 self._begin()
             elif self._clock() - self._since >= min(self.retry_s, FILE_CHECK_S):
                 self._since = self._clock()
-                if not self.path.is_file():  # deleted, or replaced by a folder
+                if not self._still_ours():  # deleted, or replaced by a folder or a file
                     raise FileNotFoundError(2, "the file was deleted or replaced")
         except OSError as error:
             self._fail(error)
+
+    def _still_ours(self) -> bool:
+        """True while ``path`` is the file this sink has open (not deleted, not replaced)."""
+        try:
+            named = os.stat(self.path)
+        except OSError:
+            return False
+        if self._file is None or not stat.S_ISREG(named.st_mode):
+            return False
+        opened = os.fstat(self._file.fileno())
+        return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
     def _reopen(self) -> bool:
         if self._clock() - self._since < self.retry_s:

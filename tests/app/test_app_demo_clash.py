@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import io
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -39,6 +40,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def port_taken(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 def wait_listening(port: int, process: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
@@ -53,7 +63,8 @@ def wait_listening(port: int, process: subprocess.Popen, timeout: float) -> None
 def test_a_second_demo_says_the_port_is_taken_and_exits(tmp_path: Path) -> None:
     port = free_port()
     config = tmp_path / "c4pi.toml"
-    config.write_text(f"[hud]\nport = {port}\n[speech]\nenabled = false\n")
+    config.write_text(f"[hud]\nport = {port}\nkiosk_port = {port + 1}\n"
+                      "[speech]\nenabled = false\n")
     command = [sys.executable, "-m", "firmware_py", "--config", str(config), "demo",
                "--seed", "1"]
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
@@ -77,8 +88,11 @@ def test_a_second_demo_says_the_port_is_taken_and_exits(tmp_path: Path) -> None:
         first.terminate()
         first.wait(timeout=30)
     assert second.returncode == 1
-    assert (f"port {port} is in use - is another c4pi running? give the screen another "
-            f"port: c4pi demo --port {port + 1}") in second.stderr
+    said = re.search(r"port (\d+) is in use - is another c4pi running\? give the screen "
+                     r"another port: c4pi demo --port (\d+)", second.stderr)
+    assert said and int(said[1]) == port, second.stderr
+    suggested = int(said[2])  # free, and not the first demo's screen port
+    assert suggested not in (port, port + 1) and not port_taken(suggested)
     assert f"localhost:{port}" not in second.stdout
 
 

@@ -128,14 +128,16 @@ def test_kiosk_autostart_lines_are_added_once_in_the_right_place(tmp_path: Path)
 
 
 def _run_launcher(tmp_path: Path, answering: str) -> tuple[str, str]:
-    """Run the kiosk launcher with a fake ``curl`` (only URLs containing ``answering``
-    answer) and a fake Chromium that records its URL and stops the launcher; the
-    ports come from the default config (8080, and 8081 for the screen)."""
+    """Run the kiosk launcher with a fake ``curl`` (URLs containing ``answering`` answer
+    as c4pi, the others as another web server) and a fake Chromium that records its
+    URL and stops the launcher; the ports come from the default config (8080, and 8081
+    for the screen)."""
     path = SETUP.parent / "tools" / "device" / "kiosk" / "c4pi-kiosk"
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "curl").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/curl.log\n'
-                               f'case "$*" in *{answering}*) exit 0;; esac\nexit 7\n')
+                               f'case "$*" in *{answering}*) echo \'{{"health": {{}}}}\';;\n'
+                               '*) echo "<html>another program</html>";; esac\n')
     (fake / "chromium").write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/chromium.log\n'
                                    'kill -TERM $PPID\n')
     (fake / "sleep").write_text("#!/bin/sh\nexit 0\n")  # no waiting in the test
@@ -155,8 +157,8 @@ def test_the_kiosk_launcher_opens_the_screen_on_its_own_port(tmp_path: Path) -> 
 
 
 def test_the_kiosk_launcher_falls_back_to_the_page_port(tmp_path: Path) -> None:
-    """The screen's own port taken by another program: the service warned, the page
-    port still shows the screen."""
+    """The screen's own port taken by another program (it answers, but not as c4pi):
+    the service warned, the page port shows the screen."""
     chromium, _ = _run_launcher(tmp_path, "localhost:8080/")
     assert chromium.rstrip().endswith("http://localhost:8080/")
 

@@ -68,7 +68,7 @@ def test_one_client_holds_at_most_four_streams_of_a_kind_on_the_kiosk_port(serve
     assert len(refused) == 1
     held[0][0].sock.shutdown(socket.SHUT_RDWR)
     deadline = time.monotonic() + 5
-    while server.streams.open[("event", server.kiosk_port, "127.0.0.1")] >= STREAMS_PER_CLIENT:
+    while server.streams.open[("event", server.kiosk_port, "loopback")] >= STREAMS_PER_CLIENT:
         assert time.monotonic() < deadline, "a closed stream was never given back"
         time.sleep(0.05)
     again, status = open_stream(server.kiosk_port)
@@ -92,6 +92,9 @@ def test_a_network_address_holds_four_streams_of_each_kind() -> None:
         transport = mock.Mock(get_extra_info=lambda name: ("192.168.1.2", 8080))
         return cap.key(kind, mock.Mock(transport=transport, remote=address))
 
+    assert cap.key("event", mock.Mock(  # every loopback address is this machine
+        transport=mock.Mock(get_extra_info=lambda name: ("127.0.0.2", 8081)),
+        remote="127.0.0.2"))[0] == ("event", 8081, "loopback")
     for _ in range(STREAMS_PER_CLIENT):
         assert cap.take(*phone("event", "192.168.1.20"))
     assert not cap.take(*phone("event", "192.168.1.20"))
@@ -149,6 +152,9 @@ def test_a_taken_kiosk_port_costs_one_warning_not_the_page(caplog) -> None:
 def test_the_config_names_a_kiosk_port_equal_to_the_page_port() -> None:
     with pytest.raises(ConfigError, match=r"c4pi.toml.*\[hud\] kiosk_port.*must differ"):
         parse_config({"hud": {"port": 8090, "kiosk_port": 8090}}, "c4pi.toml")
+    # a config of before kiosk_port existed, with the page on 8081, still loads
+    assert parse_config({"hud": {"port": 8081}}).hud.kiosk_port == 8082
+    assert parse_config({"hud": {"port": 65535, "kiosk_port": 8081}}).hud.kiosk_port == 8081
     config = parse_config({"hud": {"kiosk_port": 0}})
     assert guard_options(config.hud)["kiosk_port"] == 0
     assert guard_options(parse_config({}).hud)["kiosk_port"] == 8081

@@ -196,6 +196,20 @@ def test_the_idlest_game_goes_once_idle_long_enough() -> None:
     assert sum(1 for game in others if _known(games, game)) == len(others) - 1
 
 
+def test_inputs_that_play_nothing_keep_no_place() -> None:
+    """A hostile re-test: poking 16 finished games (a 409) or sending "x" every few
+    minutes kept all 16 places "in play" for good."""
+    clock = Clock()
+    games = PlayGames(quick_scorer, clock=clock, rng=random.Random(1))
+    held = [games.new(1, "R")["game"] for _ in range(MAX_GAMES)]
+    for _ in range(4):
+        clock.now += ACTIVE_S - 10
+        for game in held:
+            games.act(game, "x")  # no move: answered, but nothing played
+    games.new(1, "R")  # the idlest place is free again
+    assert sum(1 for game in held if _known(games, game)) == MAX_GAMES - 1
+
+
 def _known(games: PlayGames, game: str) -> bool:
     try:
         games.state(game)

@@ -354,3 +354,77 @@ def test_a_deleted_folder_is_reported_and_written_again_once_it_is_back(tmp_path
     clock.now += 0.5
     wait_for(lambda: sink.failure is None and (folder / "demo.wav").exists())
     sink.close()
+
+
+def test_a_full_disk_behind_a_write_buffer_is_logged_once(tmp_path: Path, caplog,
+                                                          monkeypatch) -> None:
+    """A hostile re-test: after each reopen a small write landed in the 8 KB buffer and
+    looked written ("writing again"), then the flush failed: an ERROR every 5 s."""
+    import io
+
+    from firmware_py.speech import sinks
+
+    full = [False]
+
+    class Disk(io.RawIOBase):  # a real file whose writes fail while the disk is full
+        def __init__(self, path: Path) -> None:
+            self.file = open(path, "wb", buffering=0)  # noqa: SIM115
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data) -> int:
+            if full[0]:
+                raise OSError(28, "No space left on device")
+            return self.file.write(data)
+
+        def fileno(self) -> int:
+            return self.file.fileno()
+
+        def seekable(self) -> bool:
+            return True
+
+        def seek(self, offset: int, whence: int = 0) -> int:
+            return self.file.seek(offset, whence)
+
+        def tell(self) -> int:
+            return self.file.tell()
+
+        def close(self) -> None:
+            self.file.close()
+            super().close()
+
+    monkeypatch.setattr(sinks, "open_exclusive", lambda path: io.BufferedWriter(Disk(path)))
+    path = tmp_path / "demo.wav"
+    clock = StepClock()
+    sink = WavSink(path, retry_s=1.0, block_frames=100, realtime=False, clock=clock)
+    with caplog.at_level("INFO", logger="firmware_py.speech.sinks"):
+        sink.start(tone, 8000)
+        wait_for(lambda: sink._frames > 0)
+        full[0] = True
+        wait_for(lambda: sink.failure is not None)
+        for _ in range(5):  # five reopens while the disk stays full
+            clock.now += 1.0
+            opened = sink._since
+            wait_for(lambda since=opened: sink._since != since)
+        assert sink.failure is not None
+        full[0] = False
+        clock.now += 1.0
+        wait_for(lambda: sink.failure is None)
+        sink.close()
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    again = [r for r in caplog.records if "again" in r.getMessage()]
+    assert len(errors) == 1 and len(again) == 1, [r.getMessage() for r in caplog.records]
+
+
+def test_a_wav_file_replaced_by_another_file_is_noticed(tmp_path: Path) -> None:
+    path = tmp_path / "demo.wav"
+    clock = StepClock()
+    sink = WavSink(path, block_frames=100, realtime=False, clock=clock)
+    sink.start(tone, 8000)
+    wait_for(lambda: sink._frames > 0)
+    path.unlink()
+    path.write_bytes(b"someone else's file")  # a regular file again, not ours
+    clock.now += FILE_CHECK_S
+    wait_for(lambda: sink.failure is not None)
+    sink.close()
