@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+ANSWER_LOG_S = 1.0  # queries and answers logged at most this often each (a flood counted)
 REMIND_S = 600.0  # while the port cannot be opened, a reminder line this often
 
 SERIAL_TAG = "serial"
@@ -89,6 +90,7 @@ class SerialService:
         self._write_lock = threading.Lock()
         self._rejections = RateLimitedLog(log)  # a noisy robot or a loose wire: no flood
         self._still_closed = RateLimitedLog(log, every_s=REMIND_S)
+        self._answers = RateLimitedLog(log, every_s=ANSWER_LOG_S)  # a robot's flood
         self._port: Port | None = None
         self._generation = 0
         self._stop = threading.Event()
@@ -197,7 +199,7 @@ class SerialService:
             self._generation += 1
             generation = self._generation
         self.stats.accepted += 1
-        log.info("query %r accepted", event.moves)
+        self._answers.info("accepted", f"query {event.moves!r} accepted")
         superseded = self._worker.cancel_tag(SERIAL_TAG)
         self.stats.superseded += superseded
         try:
@@ -227,8 +229,8 @@ class SerialService:
                                 write_error)
                     return
             self.stats.answered += 1
-            log.info("%r -> %s (%.0f ms)", board.moves, data.decode(),
-                     (time.perf_counter() - started) * 1000)
+            self._answers.info("answer", f"{board.moves!r} -> {data.decode()} "
+                               f"({(time.perf_counter() - started) * 1000:.0f} ms)")
             if self._on_answer is not None:
                 self._on_answer(board, answer)
 

@@ -98,6 +98,20 @@ def test_a_flood_of_invalid_frames_writes_a_few_log_lines_and_every_frame_gets_i
     assert port.wait_sent(2001) == b"?" * 2001
 
 
+def test_a_flood_of_valid_queries_writes_a_few_log_lines(setup, caplog) -> None:
+    """A hostile re-test: each accepted query logged two INFO lines (3,623 lines in 10 s
+    from a robot sending queries as fast as it could)."""
+    service, ports, solver = setup
+    port = ports.current()
+    with caplog.at_level("INFO", logger="firmware_py.serial_link.service"):
+        port.inject(b"!44?" * 500)
+        assert port.wait_sent(500, timeout=20) == b"!" * 500
+        solver.release("44")
+        assert wait_until(lambda: service.stats.answered >= 1)
+    lines = [r for r in caplog.records if r.levelname == "INFO"]
+    assert 2 <= len(lines) <= 4, [r.getMessage() for r in lines]
+
+
 def test_the_count_of_lines_held_back_is_said_in_the_next_one(caplog) -> None:
     import logging
 
