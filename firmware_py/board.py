@@ -52,6 +52,17 @@ COUNT_DIFFERENCES = {"red": (0, 1), "yellow": (-1, 0), "either": (-1, 0, 1)}
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
+def has_four(bits: int) -> bool:
+    """True when ``bits`` (one colour's discs, the bitboard layout above) hold four in a
+    row: the one Python test (the solver's Cython copy in ``cython_solver/positions.pyx``
+    is the same in C, for its search's speed)."""
+    for shift in (1, HEIGHT + 1, HEIGHT, HEIGHT + 2):  # vertical, horizontal, diagonals
+        pairs = bits & (bits >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
 def other(player: str) -> str:
     """The opponent of ``player`` (``"R"`` or ``"Y"``)."""
     return YELLOW if player == RED else RED
@@ -256,8 +267,9 @@ class Board:
 
     @property
     def is_finished(self) -> bool:
-        """Four in a row, or a full board (draw)."""
-        return self.is_full or self.winner is not None
+        """Four in a row, or a full board (draw); on bitboards (fast: every frame asks)."""
+        return self.is_full or has_four(self.colour_bits(RED)) \
+            or has_four(self.colour_bits(YELLOW))
 
     @property
     def is_draw(self) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware_py.appliance.retry import PartRetry
+from firmware_py.backoff import Backoff
 from firmware_py.board import Board
 from firmware_py.config import Config
 from firmware_py.notify import Notifier, Watchdog, watchdog_interval
@@ -266,16 +267,17 @@ class Appliance:
 
     def _supervise(self, name: str, target: Callable[[], None]) -> None:
         """Run ``target`` until stopping; restart it with backoff when it fails."""
-        delay, longest = self.parts.retry_s
+        backoff = Backoff(*self.parts.retry_s)
         while not self.stopping.is_set():
             try:
                 target()
-                delay = self.parts.retry_s[0]
+                backoff.reset()
+                delay = backoff.next()
             except Exception:
+                delay = backoff.next()
                 log.exception("%s loop failed; restarting in %.1f s", name, delay)
             if self._wait_beating(name, delay):
                 return
-            delay = min(longest, delay * 2)
 
     def _wait_beating(self, name: str, seconds: float) -> bool:
         deadline = time.monotonic() + seconds

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from firmware_py.backoff import Backoff
+
 log = logging.getLogger(__name__)
 
 
@@ -53,8 +55,7 @@ class PartRetry:
         return True
 
     def _keep_trying(self) -> None:
-        delay = self.first_s
-        while not self.stopping.wait(delay):
+        backoff = Backoff(self.first_s, self.longest_s)
+        while not self.stopping.wait(backoff.next()):
             if self._attempt():
                 return
-            delay = min(self.longest_s, delay * 2)

@@ -68,7 +68,6 @@ from firmware_py.pipeline.voter import (
     VoterState,
     check_successor,
     grid_of,
-    is_finished,
     masked_grid,
     vote,
 )
@@ -238,7 +237,7 @@ def _plausible(state: PipelineState, reading: Reading, followed: Followed,
     """The followed next board, or the reading's, when worth solving before it is stable."""
     if followed.kind == SUCCESSOR:  # a winning or filling disc has nothing to solve
         board = followed.board
-        return board if params.speculate and board and not is_finished(board) else None
+        return board if params.speculate and board and not board.is_finished else None
     board = reading.board
     if (not params.speculate or reading.status != OK or board is None
             or reading.confidence < params.min_cell_confidence - EPSILON):
@@ -256,7 +255,7 @@ def _wanted(state: PipelineState, params: PipelineParams) -> tuple[Board, bool] 
     if not state.present or state.ema is None or state.ema < params.gate - EPSILON:
         return None
     reference = state.reference
-    if (reference is not None and state.result is None and not is_finished(reference)
+    if (reference is not None and state.result is None and not reference.is_finished
             and state.failed != grid_of(reference)):
         return reference, False
     candidate = state.candidate
@@ -297,7 +296,7 @@ def view_of(state: PipelineState, rule: str = "red") -> View:
         return View(TRANSITIONAL)
     grid = grid_of(reference)
     first = None if rule == "either" and reference.n_discs == 0 else reference.first
-    if is_finished(reference):
+    if reference.is_finished:
         return View(FINISHED, grid, first=first)
     result = state.result
     if result is None:

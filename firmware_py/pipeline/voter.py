@@ -157,21 +157,6 @@ def grid_of(board: Board) -> Grid:
     return tuple(board.grid_lines())
 
 
-def has_four(bits: int) -> bool:
-    """True when the bitboard ``bits`` (layout of :mod:`firmware_py.board`) holds a four."""
-    for shift in (1, 7, 6, 8):  # vertical, horizontal, two diagonals
-        pairs = bits & (bits >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
-
-
-def is_finished(board: Board) -> bool:
-    """``board.is_finished`` on bitboards (fast enough to call on every frame)."""
-    return board.n_discs == WIDTH * HEIGHT or has_four(board.colour_bits("R")) \
-        or has_four(board.colour_bits("Y"))
-
-
 def vote(state: VoterState, grid: Grid | None, params: VoterParams) -> tuple[VoterState, Vote]:
     """Push one reading's grid (``None``: no board) and judge the consensus."""
     recent = (*state.recent, grid)[-params.window:]

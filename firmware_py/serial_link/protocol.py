@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware_py.board import HEIGHT, RED, WIDTH, YELLOW, Board
+from firmware_py.board import HEIGHT, RED, WIDTH, YELLOW, Board, has_four
 from firmware_py.exc import ProtocolError
 from firmware_py.scores import max_score, min_score, serial_answer
 
@@ -111,15 +111,6 @@ _BOTTOM = [1 << (col * _STRIDE) for col in range(WIDTH)]
 _TOP = [1 << (col * _STRIDE + HEIGHT - 1) for col in range(WIDTH)]
 
 
-def _has_four(bits: int) -> bool:
-    """True if ``bits`` (one player's discs, bitboard layout) hold four in a row."""
-    for shift in (1, _STRIDE, _STRIDE - 1, _STRIDE + 1):  # vertical, horizontal, diagonals
-        pairs = bits & (bits >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
-
-
 def check_moves(moves: str) -> tuple[Board, str] | tuple[None, str]:
     """Validate a query's moves in microseconds; ``(board, "")`` or ``(None, reason)``.
 
@@ -141,7 +132,7 @@ def check_moves(moves: str) -> tuple[Board, str] | tuple[None, str]:
         player_bits[side] |= new_mask ^ mask
         mask = new_mask
         columns[col] += YELLOW if side else RED
-        if _has_four(player_bits[side]):
+        if has_four(player_bits[side]):
             return None, (f"game over: {'Yellow' if side else 'Red'} made four in a row "
                           f"at move {index + 1}")
     return Board(columns=tuple(columns), moves=moves), ""

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from firmware_py.backoff import Backoff
 from firmware_py.board import Board
 from firmware_py.exc import SerialPortError, SolverError
 from firmware_py.play.levels import PERFECT, Level, choose
@@ -51,24 +52,6 @@ class ServiceStats:
     opens: int = 0
     losses: int = 0
     open_failures: int = 0
-
-
-class Backoff:
-    """Exponential delays between ``low`` and ``high`` seconds; ``reset`` after success."""
-
-    def __init__(self, low: float, high: float) -> None:
-        if not 0 < low <= high:
-            raise ValueError(f"backoff needs 0 < low <= high, got {low}, {high}")
-        self._low, self._high = low, high
-        self._next = low
-
-    def next(self) -> float:
-        delay = self._next
-        self._next = min(self._high, self._next * 2)
-        return delay
-
-    def reset(self) -> None:
-        self._next = self._low
 
 
 class SerialService:

@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from firmware_py.backoff import Backoff
 from firmware_py.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics
 
@@ -33,8 +34,7 @@ class ReopeningSource(FrameSource):
                  wait: Callable[[float], bool] = _sleep,
                  on_failure: Callable[[CameraError, float], None] | None = None,
                  strict_open: bool = False) -> None:
-        if not 0 < min_s <= max_s:
-            raise ValueError(f"backoff needs 0 < min_s <= max_s, got {min_s}, {max_s}")
+        self._backoff_s = Backoff(min_s, max_s)  # checks 0 < min_s <= max_s
         self.source = source
         self.name = source.name
         self.live = source.live
@@ -44,7 +44,6 @@ class ReopeningSource(FrameSource):
         self._wait = wait
         self._on_failure = on_failure
         self._strict = strict_open
-        self._delay = min_s
         self._opened = False
 
     @property
@@ -75,7 +74,7 @@ class ReopeningSource(FrameSource):
                 if self._backoff(error):
                     return None
                 continue
-            self._delay = self.min_s
+            self._backoff_s.reset()
             return frame
 
     def _backoff(self, error: CameraError) -> bool:
@@ -83,11 +82,10 @@ class ReopeningSource(FrameSource):
         self.source.close()
         self._opened = False
         self.failures += 1
-        delay = self._delay
+        delay = self._backoff_s.next()
         log.warning("%s failed: %s; reopening in %.2f s", self.name, error, delay)
         if self._on_failure is not None:
             self._on_failure(error, delay)
-        self._delay = min(delay * 2, self.max_s)
         return bool(self._wait(delay))
 
     def close(self) -> None:

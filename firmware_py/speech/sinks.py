@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from firmware_py.backoff import Backoff
 from firmware_py.exc import AudioError
 from firmware_py.speech.clips import open_exclusive
 
@@ -448,12 +449,13 @@ class PyAudioSink(AudioSink):
     # --- the supervisor thread ---------------------------------------------------
 
     def _supervise(self) -> None:
-        delay = self._retry[0]
+        backoff = Backoff(*self._retry)
         while not self._stop.is_set():
             try:
                 self._open_stream()
             except Exception as error:       # PortAudio raises OSError, lookups AudioError
                 self._close_stream()
+                delay = backoff.next()
                 repeated = str(error) == self.last_error
                 self.last_error = str(error)
                 log.log(logging.DEBUG if repeated else logging.WARNING,
@@ -462,9 +464,8 @@ class PyAudioSink(AudioSink):
                         " (further identical failures logged at debug level)"
                         if not repeated else "")
                 self._stop.wait(delay)
-                delay = min(delay * 2, self._retry[1])
                 continue
-            delay = self._retry[0]
+            backoff.reset()
             self.opens += 1
             self.ready.set()
             self._watch()

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("firmware_py", "cython_solver", "tools")
 
 FOUNDATIONS = {"exc", "board", "succession", "scores", "config", "frames", "parts",
-               "ratelog"}  # every part may use these
+               "ratelog", "backoff"}  # every part may use these
 MAY_IMPORT: dict[str, set[str]] = {
     "exc": set(),
     "board": {"exc"},
@@ -27,6 +27,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "frames": {"exc"},
     "parts": set(),
     "ratelog": set(),
+    "backoff": set(),
     "board_text": {"board", "scores"},
     "notify": set(),
     "leds": {"board", "config", "exc"},

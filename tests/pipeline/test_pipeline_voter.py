@@ -19,7 +19,6 @@ from firmware_py.pipeline.voter import (
     VoterState,
     consensus,
     grid_of,
-    is_finished,
     masked_grid,
     vote,
     with_history,
@@ -253,19 +252,19 @@ def test_with_history_only_when_certain():
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(1, 7), max_size=42), st.integers(0, 42))
-def test_fast_finished_check_agrees_with_the_board_model(columns, cut):
+def test_the_bitboard_finished_check_agrees_with_the_cell_by_cell_fours(columns, cut):
     board = Board.empty()
     for column in columns[:cut]:
-        if board.is_finished or not board.can_play(column):
+        if board.is_full or board.winning_lines() or not board.can_play(column):
             break
         board = board.play(column)
-    assert is_finished(board) == board.is_finished
+    assert board.is_finished == (board.is_full or bool(board.winning_lines()))
     assert grid_of(board) == tuple(board.grid_lines())
 
 
 def test_fast_finished_on_a_full_draw():
     board = Board.from_moves("472424756645422154157737216635626711335331")
-    assert board.is_draw and is_finished(board)
+    assert board.is_draw and board.is_finished
 
 
 def test_unknown_cells_agree_with_nothing():

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from firmware_py.backoff import Backoff
 from firmware_py.exc import SerialPortError
-from firmware_py.serial_link.service import Backoff, SerialService
+from firmware_py.serial_link.service import SerialService
 from firmware_py.serial_link.transport import MemoryPort
 from firmware_py.worker import SolverWorker
 
