@@ -72,13 +72,9 @@ def _default_reader(config: Config, source: Any) -> Any:
 
 
 def _default_hud(config: Config, hub: Any, games: Any) -> Any:
-    from firmware_py.hud.server import HudServer, guard_options
+    from firmware_py.hud.server import HudServer
 
-    hud = config.hud
-    return HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
-                     camera_fps=hud.camera_fps, camera_width=hud.camera_width,
-                     min_cell_confidence=config.vision.min_cell_confidence,
-                     games=games, **guard_options(hud)).start()
+    return HudServer.from_config(config, hub, games).start()
 
 
 def _default_announcer(config: Config) -> Any:
@@ -295,7 +291,7 @@ class Appliance:
             params_from_config,
             teaches_this_board,
         )
-        from firmware_py.pipeline.runtime import FrameLoop, Pipeline, WorkerPort
+        from firmware_py.pipeline.runtime import FrameLoop, Pipeline, RebasedSource, WorkerPort
 
         loop: Any = None
         teacher: Any = None
@@ -319,7 +315,7 @@ class Appliance:
                                      clock=lambda: time.monotonic() - start)
             teacher = make_teacher(self.config, reader, store=teaches_this_board(source),
                                    on_learnt=self._on_looks_learnt)
-            loop = FrameLoop(_LiveClock(source, start), reader, self.pipeline,
+            loop = FrameLoop(RebasedSource(source, start), reader, self.pipeline,
                              stop=self.stopping, on_frame=self._on_frame, teacher=teacher)
             loop.run()
         finally:
@@ -459,22 +455,6 @@ class LateAnnouncer:
         if announcer is None:
             return lambda *args, **kwargs: None
         return getattr(announcer, name)
-
-
-class _LiveClock:
-    """Frames of a live source with times counted from the start of the loop."""
-
-    def __init__(self, source: Any, start: float) -> None:
-        self._source = source
-        self._start = start
-
-    def read(self) -> Any:
-        from dataclasses import replace
-
-        frame = self._source.read()
-        if frame is None or not getattr(self._source, "live", True):
-            return frame
-        return replace(frame, t=frame.t - self._start)
 
 
 def _describe_view(view: Any) -> str:

@@ -71,7 +71,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         params_from_config,
         teaches_this_board,
     )
-    from firmware_py.pipeline.runtime import FrameLoop, Pipeline
+    from firmware_py.pipeline.runtime import FrameLoop, Pipeline, RebasedSource
     from firmware_py.sources.factory import open_source
 
     loop: FrameLoop | None = None
@@ -92,7 +92,7 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
                             on_show=screen.tee(printer.show), on_commit=screen.on_commit,
                             clock=clock)
         teacher = make_teacher(config, reader, store=teaches_this_board(source))
-        loop = FrameLoop(_Rebased(source, start), screen.tap(reader), pipeline,
+        loop = FrameLoop(RebasedSource(source, start), screen.tap(reader), pipeline,
                          on_frame=screen.on_frame, teacher=teacher)
         loop.run(args.frames)
     finally:
@@ -136,17 +136,14 @@ class Screen:
         server = None
         if args.hud:
             from firmware_py.hud.play_games import PlayGames, worker_scorer
-            from firmware_py.hud.server import HudServer, guard_options
+            from firmware_py.hud.server import HudServer
             from firmware_py.hud.taps import HUD_PRIORITY
 
-            hud = config.hud
             games = (PlayGames(worker_scorer(worker, HUD_PRIORITY),
                                default_level=config.play.level,
                                first=config.game.first)
                      if worker is not None and config.play.web else None)
-            server = HudServer(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
-                               camera_fps=hud.camera_fps, camera_width=hud.camera_width,
-                               games=games, **guard_options(hud)).start()
+            server = HudServer.from_config(config, hub, games).start()
             print(f"c4pi watch: the screen is on {server.url}", file=sys.stderr)
         bound = config.vision.min_cell_confidence
         recorder = Recorder(args.record, fps, min_cell_confidence=bound) if args.record else None
@@ -184,22 +181,6 @@ class Screen:
             self.server.stop()
         if self.recorder is not None:
             self.recorder.close()
-
-
-class _Rebased:
-    """A live source's frames with times counted from the start of ``watch``."""
-
-    def __init__(self, source: Any, start: float) -> None:
-        self.source = source
-        self.start = start
-
-    def read(self) -> Any:
-        from dataclasses import replace
-
-        frame = self.source.read()
-        if frame is None or not self.source.live:
-            return frame
-        return replace(frame, t=frame.t - self.start)
 
 
 def _announcer(config: Config) -> Any:

@@ -113,6 +113,16 @@ class HudServer:
         self._stopping: asyncio.Event | None = None
         self.streams = StreamCap(max_connections, kiosk_port)
 
+    @classmethod
+    def from_config(cls, config: Any, hub: Any, games: Any = None) -> HudServer:
+        """The server ``[hud]`` describes (not started): the one wiring of the appliance's
+        screen and ``c4pi watch --hud``'s."""
+        hud = config.hud
+        return cls(hub, host="0.0.0.0" if hud.lan else "127.0.0.1", port=hud.port,
+                   camera_fps=hud.camera_fps, camera_width=hud.camera_width,
+                   min_cell_confidence=config.vision.min_cell_confidence, games=games,
+                   **guard_options(hud))
+
     @property
     def url(self) -> str:
         host = "localhost" if self.host in ("127.0.0.1", "::1", "localhost") else self.host

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from firmware_py.board import Board
@@ -337,3 +338,18 @@ def feed_and_teach(pipeline: Pipeline, reading: Reading, now: float,
     pipeline.feed(reading, now)
     if teacher is not None:
         teacher.observe(pipeline.state.reference, pipeline.state.followed, reading)
+
+
+class RebasedSource:
+    """A live source's frames with times counted from ``start`` (the loop's start), so
+    the pipeline's timeline begins near 0; a file's frames keep their own times."""
+
+    def __init__(self, source: Any, start: float) -> None:
+        self.source = source
+        self.start = start
+
+    def read(self) -> Any:
+        frame = self.source.read()
+        if frame is None or not getattr(self.source, "live", True):
+            return frame
+        return replace(frame, t=frame.t - self.start)
