@@ -44,11 +44,16 @@ import functools
 import cv2
 import numpy as np
 
-from firmware_py.vision.disc_colours import VALUE_FLOOR, DiscColour, disc_masks, in_hue_ranges
+from firmware_py.vision.disc_colours import (
+    RED_HUES,
+    VALUE_FLOOR,
+    YELLOW_HUES,
+    DiscColour,
+    disc_masks,
+    in_hue_ranges,
+)
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 
-RED_HUES = ((0.0, 32.0), (315.0, 360.0))  # degrees: crimson to orange-red (~28)
-YELLOW_HUES = ((37.0, 68.0),)  # olive and lime walls lie beyond 68
 MIN_SATURATION = 0.55  # real discs, normalised: >= 0.7; beige and wood walls: less
 MIN_VALUE = VALUE_FLOOR  # 0.22: darker pixels carry no hue
 PROBE_RADIUS = 11.0  # px of the 32 px crop (0.275 P): inside a disc, wider than a glimpse

@@ -30,7 +30,13 @@ MIN_DISC_SATURATION = 0.15  # a calibrated disc paler than this is no colour at 
 MIN_HUE_GAP = 10.0  # degrees between the two discs' hues
 BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
 VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
-RED_REGION = ((300.0, 360.0), (0.0, 40.0))  # degrees: where a red disc's hue may lie
+# The disc hues, in one place (degrees). The fixed bands name a pixel red or yellow
+# when no disc was calibrated (``colour_reader``); the regions, each holding its
+# band, are where a calibrated disc's own hue may lie (``c4pi calibrate --discs``:
+# an orange-red or a mustard disc is still a disc, a green one is not).
+RED_HUES = ((0.0, 32.0), (315.0, 360.0))  # crimson to orange-red (~28)
+YELLOW_HUES = ((37.0, 68.0),)  # olive and lime walls lie beyond 68
+RED_REGION = ((300.0, 360.0), (0.0, 40.0))
 YELLOW_REGION = ((30.0, 90.0),)
 COLOURS = ("R", "Y")
 
