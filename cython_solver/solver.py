@@ -1,9 +1,15 @@
 """The public solver API (SPEC §2 scores, 1-based columns).
 
+From the repository's root (where ``books/`` is):
+
 >>> solver = Solver(tt_mb=64, book="books/book12.c4b")
->>> solver.solve("4453")                  # exact score for the side to move
+>>> solver.solve("4453")                  # exact score for the side to move (Red)
+-2
 >>> solver.analyze("4453")                # score of each column, None when full
+[-5, -5, -2, -3, -4, -2, -2]
 >>> solver.best("4453").serial            # "NxMM" for the robot link
+'3-35'
+
 
 A position is a move string, a :class:`firmware_py.board.Board` or a
 ``(current, mask)`` bitboard pair. Invalid positions raise

@@ -78,7 +78,7 @@ EPSILON = 1e-9
 
 @dataclass(frozen=True)
 class PipelineParams:
-    """The reducer's tunables (defaults from issue 6; see :meth:`from_config`)."""
+    """The reducer's tunables (from ``[vision]``: :meth:`from_config`)."""
 
     voter: VoterParams = field(default_factory=VoterParams)
     found_s: float = 0.16

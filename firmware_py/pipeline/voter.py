@@ -4,7 +4,7 @@ A pure function, :func:`vote`, takes the voter's immutable state and the grid
 of one reading (``None`` when no board was found) and returns the new state
 and a :class:`Vote`. Nothing here keeps time or does I/O.
 
-Rules (issue 6):
+Rules:
 
 * the last ``window`` grids are kept (5 by default); the *consensus* exists
   when every one of the 42 cells holds the same value in at least ``agree``
@@ -44,7 +44,7 @@ COMMIT_OVERRIDE = "override"
 
 @dataclass(frozen=True)
 class VoterParams:
-    """The voting rules' numbers (defaults from issue 6, window/agree from config)."""
+    """The voting rules' numbers (window and agree from ``[vision]``)."""
 
     window: int = 5
     agree: int = 4

@@ -1,1 +1,2 @@
-"""Vision: board markers, perspective warp, cell classifier, renderer."""
+"""Vision: the board found by its markers, the top-down warp, the cell readers and
+the decision (the frame generators live in :mod:`firmware_py.simtable`)."""

@@ -152,6 +152,21 @@ def test_the_pipeline_never_calls_back_into_the_reader() -> None:
         assert "reader.learn" not in text and "hasattr(reader" not in text, path.name
 
 
+def test_no_module_imports_a_private_name_of_another_module() -> None:
+    """``from firmware_py.x import _helper`` reaches into another module's insides (#57):
+    a private name is used only where it is defined."""
+    offenders = []
+    for root in ROOTS:
+        for path in (REPO / root).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if (isinstance(node, ast.ImportFrom) and node.module
+                        and node.module.split(".")[0] in ("firmware_py", "cython_solver")):
+                    offenders += [f"{path.relative_to(REPO)}: {node.module}.{alias.name}"
+                                  for alias in node.names
+                                  if alias.name.startswith("_") and not alias.name.endswith("__")]
+    assert not offenders
+
+
 def test_nothing_outside_the_commands_imports_them() -> None:
     offenders = {module for module, names in GRAPH.items() if part_of(module) != "commands"
                  and any(part_of(name) == "commands" for name in names)}
