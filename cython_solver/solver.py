@@ -28,13 +28,13 @@ import os
 import random
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from cython_solver.book import BookFile
 from cython_solver.engine import Engine
 from cython_solver.parallel import ColumnTests, each_column, root_split
 from cython_solver.positions import check_bitboards, parse_moves
 from firmware_py.board import Board
-from firmware_py.config import Config, SolverConfig, resolve_path
 from firmware_py.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
 from firmware_py.scores import pick_centre_first, plies_to_end, serial_answer
 
@@ -136,13 +136,14 @@ class Solver:
                 self.book_status = self._book.describe()
 
     @classmethod
-    def from_config(cls, config: Config | SolverConfig, *, use_book: bool | None = None,
+    def from_config(cls, config: Any, *, use_book: bool | None = None,
                     tt_mb: int | None = None) -> Solver:
-        """A solver set up by the ``[solver]`` config section; ``use_book`` and
-        ``tt_mb`` override it (command-line flags)."""
-        section = config.solver if isinstance(config, Config) else config
+        """A solver set up by the ``[solver]`` config section (a ``firmware_py.config.Config``
+        or its ``SolverConfig``: read by its fields, the solver imports nothing of the
+        appliance's config); ``use_book`` and ``tt_mb`` override it (command-line flags)."""
+        section = getattr(config, "solver", config)
         with_book = section.use_book if use_book is None else use_book
-        book = resolve_path(section.book) if with_book else None
+        book = section.book_path if with_book else None
         return cls(tt_mb=tt_mb or section.tt_mb or auto_tt_mb(), book=book,
                    threads=section.threads or None)
 

@@ -62,6 +62,11 @@ class SolverConfig:
     tie_break: str = _opt("centre", choices=("centre", "random"))
     threads: int = _opt(0, lo=0, hi=8)
 
+    @property
+    def book_path(self) -> Path:
+        """``book`` resolved as every path of the config is (:func:`resolve_path`)."""
+        return resolve_path(self.book)
+
 
 @dataclass(frozen=True)
 class SerialConfig:

@@ -31,7 +31,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "board_text": {"board", "scores"},
     "notify": set(),
     "leds": {"board", "config", "exc"},
-    "cython_solver": FOUNDATIONS,
+    "cython_solver": {"board", "exc", "scores"},  # never the appliance's config
     "worker": FOUNDATIONS | {"cython_solver"},
     "vision": FOUNDATIONS,
     "simtable": FOUNDATIONS | {"vision"},
