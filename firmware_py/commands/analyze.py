@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from firmware_py.commands.solve import EX_USAGE, add_solver_flags
+from firmware_py.commands.solve import EX_USAGE, add_solver_flags, solver_from_flags
 from firmware_py.config import Config
 from firmware_py.exc import PositionError
 
@@ -40,12 +40,10 @@ def first_colour(args: argparse.Namespace, config: Config) -> str:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from cython_solver import Solver
     from firmware_py.board import COLOUR_NAMES, Board
     from firmware_py.scores import verdict
 
-    solver = Solver.from_config(config, use_book=False if args.no_book else None,
-                                tt_mb=args.tt_mb)
+    solver = solver_from_flags(args, config)
     try:  # the board first, so that an error names the colours as they were played
         Board.from_moves(args.moves, first_colour(args, config)).require_playable()
         answer = solver.best(args.moves, scores=True)

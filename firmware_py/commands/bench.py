@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from firmware_py.commands.solve import add_solver_flags
+from firmware_py.commands.solve import add_solver_flags, solver_from_flags
 from firmware_py.config import Config
 
 
@@ -36,14 +36,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from cython_solver import Solver
     from cython_solver.benchmark import BenchError, bench_file, format_row, peer_bench
 
     if (args.limit is not None and args.limit < 1) or args.repeat < 1:
         print("c4pi bench: --limit and --repeat must be at least 1", file=sys.stderr)
         return 2
-    solver = Solver.from_config(config, use_book=False if args.no_book else None,
-                                tt_mb=args.tt_mb)
+    solver = solver_from_flags(args, config)
     if not args.json:
         print(f"# solver: {solver.tt_mb} MB table, {solver.book_status}; "
               f"table {'kept' if args.keep_tt else 'cleared'} between positions"

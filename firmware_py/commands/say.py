@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from firmware_py.commands.analyze import add_first_flag, first_colour
-from firmware_py.commands.solve import add_solver_flags
+from firmware_py.commands.solve import add_solver_flags, solver_from_flags
 from firmware_py.config import Config
 
 if TYPE_CHECKING:
@@ -115,14 +115,7 @@ def _say(board: Board, args: argparse.Namespace, config: Config) -> int:
 
 
 def _solve(board: Board, config: Config, args: argparse.Namespace) -> tuple[int, int]:
-    from firmware_py.exc import SolverError
-
-    try:
-        from cython_solver import Solver
-    except ImportError as error:
-        raise SolverError(f"the solver is not built ({error}); run ./setup.sh") from None
-    solver = Solver.from_config(config, use_book=False if args.no_book else None,
-                                tt_mb=args.tt_mb)
+    solver = solver_from_flags(args, config)
     log.debug("solver book: %s", solver.book_status)
     answer = solver.best(board, tie_break=config.solver.tie_break)
     return answer.column, answer.score

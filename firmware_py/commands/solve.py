@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
 from firmware_py.exc import PositionError
+
+if TYPE_CHECKING:
+    from cython_solver import Solver
 
 EX_USAGE = 2
 
@@ -17,6 +21,21 @@ def add_solver_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-book", action="store_true", help="search without the opening book")
     parser.add_argument("--tt-mb", type=int, metavar="MB",
                         help="transposition table size in MB (default: [solver] tt_mb)")
+
+
+def solver_from_flags(args: argparse.Namespace, config: Config) -> Solver:
+    """The solver ``[solver]`` describes, with :func:`add_solver_flags`' overrides: the
+    one set-up of ``solve``, ``analyze``, ``say`` and ``bench`` (a
+    :class:`~firmware_py.exc.SolverError` when the solver was never built)."""
+    from firmware_py.exc import SolverError
+
+    try:
+        from cython_solver import Solver
+    except ImportError as error:
+        raise SolverError(f"the solver is not built ({error}); run ./setup.sh") from None
+
+    return Solver.from_config(config, use_book=False if args.no_book else None,
+                              tt_mb=args.tt_mb)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,11 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from cython_solver import Solver
     from firmware_py.board import Board
 
-    solver = Solver.from_config(config, use_book=False if args.no_book else None,
-                                tt_mb=args.tt_mb)
+    solver = solver_from_flags(args, config)
     try:  # the moves are colour-free; an error names the colours as [game] first has them
         Board.from_moves(args.moves, "Y" if config.game.first == "yellow" else "R"
                          ).require_playable()
