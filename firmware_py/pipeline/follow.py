@@ -44,11 +44,9 @@ While nothing is committed, the empty board has the prior of a game's start
 :data:`START_MARGIN` ahead of every other legal board and of the grid seen
 (:func:`start_lead`). A game starts empty; a single hole the readers doubt
 (a yellow cushion behind it) must not keep a whole game from being
-followed. On the 33 real photographs of ``../shared/data`` this takes every
-empty board (lead 3.0) and no other (the highest, 1.4, a board of 25
-sticker discs; without the guard of the grid seen, a lone yellow disc and a
-sticker board would have been read empty). A board read again is read
-without it: a disc the readers doubt is never taken away by the prior.
+followed (how the prior and margin were chosen: ``docs/pipeline.md``). A
+board read again is read without it: a disc the readers doubt is never
+taken away by the prior.
 
 The looks of the committed board (the *baseline*) are taken again at each
 commit (:func:`rebase`), drift with slow light changes on ``unchanged``
