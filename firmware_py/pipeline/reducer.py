@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from firmware_py.board import Board
+from firmware_py.config import VisionConfig
 from firmware_py.pipeline.events import (
     FINISHED,
     SCANNING,
@@ -81,11 +82,11 @@ class PipelineParams:
     """The reducer's tunables (from ``[vision]``: :meth:`from_config`)."""
 
     voter: VoterParams = field(default_factory=VoterParams)
-    found_s: float = 0.16
-    lost_s: float = 0.5
+    found_s: float = VisionConfig.debounce_found_ms / 1000.0  # every default is [vision]'s
+    lost_s: float = VisionConfig.debounce_lost_ms / 1000.0
     alpha: float = 0.25
-    gate: float = 0.6
-    min_cell_confidence: float = 0.6
+    gate: float = VisionConfig.confidence_gate
+    min_cell_confidence: float = VisionConfig.min_cell_confidence
     speculate: bool = True
     follow: FollowParams = field(default_factory=FollowParams)
 

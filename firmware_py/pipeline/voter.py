@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from firmware_py.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column
+from firmware_py.config import VisionConfig
 from firmware_py.exc import PositionError
 from firmware_py.succession import why_not_after
 
@@ -46,8 +47,8 @@ COMMIT_OVERRIDE = "override"
 class VoterParams:
     """The voting rules' numbers (window and agree from ``[vision]``)."""
 
-    window: int = 5
-    agree: int = 4
+    window: int = VisionConfig.vote_window
+    agree: int = VisionConfig.vote_agree
     max_changed: int = 3
     new_game_removed: int = 6
     override_frames: int = 10

@@ -50,11 +50,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from firmware_py.board import COUNT_DIFFERENCES, EMPTY, HEIGHT, WIDTH, Board
+from firmware_py.config import VisionConfig
 from firmware_py.exc import InvalidGridError
 from firmware_py.vision.reading import CLASS_NAMES, FINISHED, INVALID, OK
 from firmware_py.vision.reading import CLASSES as CLASS_CHARS
 
-DEFAULT_MARGIN = 2.5  # nats: the board read is e^2.5 = 12 times as probable as its runner-up
+# nats: the board read is e^2.5 = 12 times as probable as its runner-up ([vision] accept_margin)
+DEFAULT_MARGIN: float = VisionConfig.accept_margin
 
 WINDOW = 10.0  # nats behind a column's best stack that are still considered (> any margin)
 MAX_STACKS = 12  # stacks kept per column

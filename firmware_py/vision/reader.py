@@ -51,7 +51,8 @@ from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
-DEFAULT_DISC_DEPTH = 0.35  # pitches: common boards hold their discs 0.3-0.4 P behind the face
+# pitches: common boards hold their discs 0.3-0.4 P behind the face ([vision] disc_depth_pitch)
+DEFAULT_DISC_DEPTH: float = VisionConfig.disc_depth_pitch
 DEPTH_NOTES = {
     ESTIMATED: "no camera intrinsics: the discs' depth is corrected with a focal length "
                "estimated from the markers",
@@ -110,7 +111,8 @@ class BoardReader:
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
                  locator: BoardLocator | None = None,
                  colour_reader: ColourCellReader | None = None,
-                 empty_board: EmptyBoard | None = None, marker_size_pitch: float = 0.8,
+                 empty_board: EmptyBoard | None = None,
+                 marker_size_pitch: float = VisionConfig.marker_size_pitch,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
                  frame_fit: bool = False, board_looks: BoardLooks | None = None,
