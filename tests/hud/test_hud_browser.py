@@ -32,6 +32,10 @@ return {seq: Number(document.body.dataset.seq || 0),
                  && !document.getElementById("offline").hidden,
         offline_text: text("offline"),
         health: text("health"),
+        body_box: (() => { const r = document.body.getBoundingClientRect();
+                           return [r.left, r.top, r.width, r.height,
+                                   getComputedStyle(document.body).position]; })(),
+        view: [innerWidth, innerHeight],
         grey: getComputedStyle(kiosk).filter + " " + getComputedStyle(kiosk).opacity,
         wins: document.querySelectorAll("#board .cell.win").length,
         marks: [...document.querySelectorAll("#game .mark")].map(m => m.textContent),
@@ -116,6 +120,9 @@ def test_the_demo_page_follows_the_game_and_survives_a_restart(browser, config_f
         assert "Connection lost" in screen["offline_text"], screen
         # the bar's old camera rate and solver state are not shown as if current
         assert screen["health"] == "no connection to c4pi", screen
+        # the page stays the page, greyed (a re-test found the body styled as the box)
+        left, top, width, _, position = screen["body_box"]
+        assert (left, top, position) == (0, 0, "static") and width == screen["view"][0], screen
         grey, opacity = screen["grey"].rsplit(" ", 1)
         assert grey == "grayscale(1)" and float(opacity) <= 0.5, screen  # not alive-looking
         browser.save_screenshot(str(ARTEFACTS / "3-server-gone.png"))
