@@ -95,11 +95,20 @@ def opponent_asker(appliance: list[Any]) -> Callable[[Board], int | None]:
     return asked_for
 
 
+def opponent_best(appliance: list[Any]) -> Callable[[Board], tuple[int, ...]]:
+    """``best_columns`` of ``appliance[0]``'s opponent (``()`` while there is none)."""
+    def best_for(board: Board) -> tuple[int, ...]:
+        opponent = appliance[0].opponent if appliance else None
+        return opponent.best_columns(board) if opponent is not None else ()
+    return best_for
+
+
 def move_log(config: Config, out: TextIO, appliance: list[Any]) -> MoveLog:
     """The terminal's move lines; in opponent mode they say what c4pi plays."""
     if config.play.mode != "opponent":
         return MoveLog(out)
-    return MoveLog(out, c4pi=config.play.colour, asked_for=opponent_asker(appliance))
+    return MoveLog(out, c4pi=config.play.colour, asked_for=opponent_asker(appliance),
+                   best_for=opponent_best(appliance))
 
 
 def demo_parts(wire: Any, seed: int | None, moves: MoveLog, appliance: list[Any]) -> Parts:

@@ -42,10 +42,11 @@ def move_label(before: Board | None, board: Board) -> str:
 
 
 def advice(board: Board, view: Any, *, c4pi: str | None = None,
-           chosen: int | None = None) -> str:
+           chosen: int | None = None, best: tuple[int, ...] = ()) -> str:
     """What the line says after the move: whose turn and what to play, or the result.
 
-    ``c4pi`` is the colour c4pi plays in opponent mode and ``chosen`` its column. In
+    ``c4pi`` is the colour c4pi plays in opponent mode, ``chosen`` its column and
+    ``best`` the best columns (when known; else the view's one best column). In
     coach mode a board nobody has started (``view.to_move`` None) names no colour."""
     if board.is_finished:
         winner = board.winner
@@ -58,11 +59,13 @@ def advice(board: Board, view: Any, *, c4pi: str | None = None,
     distance = verdict(board, view.score, view.plies)
     if c4pi is None:
         return f"{mover} to move: play {view.best} - {distance}"
-    if board.to_move == c4pi and chosen is not None and chosen != view.best:
+    best = best or (view.best,)
+    if board.to_move == c4pi and chosen is not None and chosen not in best:
         # a level below perfect picks other columns on purpose: never beside a verdict
         # that reads as the column's own (#56.10: "plays 4 (perfect play: Yellow wins in 1)")
-        return (f"{mover} to move: c4pi plays {chosen}, not always the best at this level "
-                f"(the best: {view.best} - {distance})")
+        named = " or ".join(str(column) for column in best)
+        return (f"{mover} to move: c4pi plays {chosen}, not the best at this level "
+                f"(the best: {named} - {distance})")
     if board.to_move == c4pi:
         return f"{mover} to move: c4pi plays {chosen} (perfect play: {distance})"
     return f"{mover} to move: the person's turn (perfect play: {distance})"
@@ -78,12 +81,14 @@ class MoveLog:
     """
 
     def __init__(self, out: TextIO, *, c4pi: str | None = None,
-                 asked_for: AskedFor | None = None) -> None:
+                 asked_for: AskedFor | None = None,
+                 best_for: Callable[[Board], tuple[int, ...]] | None = None) -> None:
         if (c4pi is None) != (asked_for is None):
             raise ValueError("opponent mode needs both c4pi's colour and asked_for")
         self.out = out
         self.c4pi = c4pi
         self.asked_for = asked_for
+        self.best_for = best_for  # the opponent's best columns of a board it chose on
         self._lock = threading.Lock()
         self._started = False
         self._held: list[str] = []
@@ -133,7 +138,8 @@ class MoveLog:
         return last is not None and last.columns == board.columns
 
     def _line(self, board: Board, view: Any, chosen: int | None) -> None:
-        said = advice(board, view, c4pi=self.c4pi, chosen=chosen)
+        best = self.best_for(board) if self.best_for is not None and chosen is not None else ()
+        said = advice(board, view, c4pi=self.c4pi, chosen=chosen, best=best)
         text = f"{move_label(self._last, board):<13} {said}"
         self._last = board
         if self._started:

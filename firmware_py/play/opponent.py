@@ -60,6 +60,7 @@ class Opponent:
         self.message = ""
         self.board: Board | None = None
         self.asked: int | None = None  # the column asked for on self.board
+        self.best: tuple[int, ...] = ()  # the best columns of self.board, by the scores
         self.refused = 0  # discs dropped in a wrong column and refused
         self._lock = threading.RLock()
 
@@ -85,6 +86,14 @@ class Opponent:
             if self.state == ASKING and self.board is not None and _same(board, self.board):
                 return self.asked
             return None
+
+    def best_columns(self, board: Board) -> tuple[int, ...]:
+        """The best columns of ``board`` when a column was asked for on it (``()``
+        otherwise): the asked one may be one of them at any level."""
+        with self._lock:
+            if self.state == ASKING and self.board is not None and _same(board, self.board):
+                return self.best
+            return ()
 
     # ------------------------------------------------------------ states
 
@@ -121,6 +130,8 @@ class Opponent:
                     return
                 column = choose(scores, board.n_discs, self.level, self.rng)
                 self.asked = column
+                top = max(score for score in scores if score is not None)
+                self.best = tuple(c for c, score in enumerate(scores, start=1) if score == top)
                 self._set(ASKING, board, f"I play {column}")
                 self.speak(opponent_move_clips(column), ("ask", grid))
 

@@ -68,7 +68,7 @@ def test_opponent_lines_wait_for_the_column_c4pi_says() -> None:
     asked[Board.from_moves("4").columns] = 7
     log.opponent_changed("I play 7")
     assert out.getvalue().splitlines()[-1] == (  # a level below perfect, another column
-        "move 1   R4   Yellow to move: c4pi plays 7, not always the best at this level "
+        "move 1   R4   Yellow to move: c4pi plays 7, not the best at this level "
         "(the best: 4 - Red wins in 40)")
     log.show(solved("47", 4, 1, 39))
     log.show(solved("471", 5, -1, 38))
@@ -76,6 +76,37 @@ def test_opponent_lines_wait_for_the_column_c4pi_says() -> None:
     log.opponent_changed("I play 5")
     assert out.getvalue().splitlines()[-1] == (  # the best column: the verdict is its own
         "move 3   R1   Yellow to move: c4pi plays 5 (perfect play: Red wins in 38)")
+
+
+def test_a_column_tied_for_best_is_perfect_play() -> None:
+    """A newcomer's re-test: "plays 2, not always the best (the best: 5 …)" where 2 and 5
+    score the same. The opponent's own scores name every best column."""
+    out = io.StringIO()
+    board = Board.from_moves("4")
+    log = MoveLog(out, c4pi="Y", asked_for=lambda b: 2 if b.columns == board.columns else None,
+                  best_for=lambda b: (2, 5) if b.columns == board.columns else ())
+    log.start("")
+    log.show(solved("", 4, 1, 41))
+    log.show(solved("4", 5, -1, 40))  # the view names 5, one of the two best
+    assert out.getvalue().splitlines()[-1] == (
+        "move 1   R4   Yellow to move: c4pi plays 2 (perfect play: Red wins in 40)")
+
+
+def test_the_opponent_names_every_best_column_of_the_board_it_chose_on() -> None:
+    import random
+
+    from firmware_py.play.levels import level
+    from firmware_py.play.opponent import Opponent
+
+    def think(board: Board, done) -> None:
+        done([0, 2, None, 2, -1, 0, 1])  # columns 2 and 4 tie for best; 3 is full
+
+    opponent = Opponent("Y", level(6), think, lambda *a: None, random.Random(1))
+    board = Board.from_moves("4")
+    opponent.on_commit(board)
+    assert opponent.asked_for(board) in (2, 4)
+    assert opponent.best_columns(board) == (2, 4)
+    assert opponent.best_columns(Board.from_moves("44")) == ()
 
 
 def enough_seen(printed: str) -> bool:
