@@ -140,5 +140,9 @@ def _wrap(text: str, width: int, size: float) -> list[str]:
 def _text(image: np.ndarray, text: str, origin: tuple[int, int], colour: tuple[int, int, int],
           size: float) -> None:
     thickness = max(1, round(2 * size))
-    cv2.putText(image, text, origin, FONT, size, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    # a dark outline: the same strokes shifted around (a thicker stroke is also a wider
+    # text in OpenCV 5, whose copy then sticks out to the right of the coloured one)
+    x, y = origin
+    for dx, dy in ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)):
+        cv2.putText(image, text, (x + dx, y + dy), FONT, size, (0, 0, 0), thickness, cv2.LINE_AA)
     cv2.putText(image, text, origin, FONT, size, colour, thickness, cv2.LINE_AA)

@@ -106,3 +106,16 @@ def test_the_band_says_every_word_of_the_reason_and_the_advice(reader: BoardRead
     band = annotate(frame, analysis).shape[0] - frame.shape[0]
     with_advice = 3  # the status line, the reason, "What to do: Show all four markers ..."
     assert band >= with_advice * 34 * max(frame.shape[1] / 1280, 0.5)
+
+
+@pytest.mark.parametrize("size", [0.4, 0.5, 0.8])
+def test_the_outline_of_a_line_of_text_ends_where_its_text_ends(size: float) -> None:
+    """A newcomer's re-test: on frames 1,024 px wide or less (OpenCV 5) a black copy of
+    each banner line stuck out to the right of the line ("0.94" then "74")."""
+    from firmware_py.vision.overlay import _text
+
+    image = np.full((60, 400, 3), 128, np.uint8)
+    _text(image, "confidence 0.94 front.", (10, 40), (255, 255, 255), size)
+    drawn = np.flatnonzero((image != 128).any(axis=(0, 2)))
+    white = np.flatnonzero((image > 200).all(axis=2).any(axis=0))
+    assert drawn[-1] - white[-1] <= 3, (drawn[-1], white[-1])  # a 1-2 px outline, no more
