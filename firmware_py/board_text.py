@@ -2,8 +2,9 @@
 
 Discs are the letters ``R`` and ``Y`` whether or not the terminal shows colour
 (a colour-blind player, a monochrome SSH client, ``NO_COLOR``), coloured when
-it does; the discs of a four are shown in reverse video with colour, and
-without it a line under the board names them.
+it does; the rows are numbered (1 at the bottom). The discs of a four are
+shown in reverse video with colour; without it they are lower-case (``r``,
+``y``) and a line under the board names them.
 """
 
 from __future__ import annotations
@@ -21,17 +22,17 @@ def draw_board(grid: list[str] | tuple[str, ...], *, colour: bool) -> list[str]:
     for line_index, row in enumerate(grid):
         cells = [_cell(char, (column + 1, HEIGHT - line_index) in four, colour)
                  for column, char in enumerate(row)]
-        lines.append(" |" + " ".join(cells) + "|")
+        lines.append(" |" + " ".join(cells) + f"| {HEIGHT - line_index}")
     lines.append(" +" + "-" * 13 + "+")
     if four and not colour:
         cells = " ".join(f"({column},{row})" for column, row in sorted(four))
-        lines.append(f" four in a row (column,row): {cells}")
+        lines.append(f" four in a row (lower-case; column,row): {cells}")
     return lines
 
 
 def _cell(char: str, in_four: bool, colour: bool) -> str:
     if not colour:
-        return char
+        return char.lower() if in_four else char
     return _FOUR_COLOURED[char] if in_four else _COLOURED[char]
 
 

@@ -205,9 +205,9 @@ def test_the_terminal_board_tells_the_discs_apart_without_colour_and_marks_a_fou
 
     won = Board.from_moves("1212121").grid_lines()  # Red's four in column 1
     plain = draw_board(won, colour=False)
-    assert plain[3:7] == [" |R . . . . . .|", " |R Y . . . . .|", " |R Y . . . . .|",
-                          " |R Y . . . . .|"]
-    assert plain[-1] == " four in a row (column,row): (1,1) (1,2) (1,3) (1,4)"
+    assert plain[3:7] == [" |r . . . . . .| 4", " |r Y . . . . .| 3", " |r Y . . . . .| 2",
+                          " |r Y . . . . .| 1"]  # the four marked on the board itself
+    assert plain[-1] == " four in a row (lower-case; column,row): (1,1) (1,2) (1,3) (1,4)"
     coloured = draw_board(won, colour=True)
     assert all("R" in line for line in coloured[3:7]) and "Y" in coloured[4]
     assert coloured[6].count("\033[1;7;31mR") == 1 and "\033[1;33mY" in coloured[6]  # marked
