@@ -301,8 +301,20 @@ def _read_int(path: Path, default: int) -> int:
         return default
 
 
+PI_MODEL = Path("/proc/device-tree/model")
+
+
+def is_raspberry_pi(model_file: Path | None = None) -> bool:
+    """True on a Raspberry Pi (its device tree names the model)."""
+    try:
+        return "raspberry pi" in (model_file or PI_MODEL).read_text(errors="replace").lower()
+    except OSError:
+        return False
+
+
 def open_activity_led(config: LedConfig, pin_factory: Any = None) -> Led:
-    """The activity LED chosen in ``[led]``; a warning and :class:`NoLed` if unusable."""
+    """The activity LED chosen in ``[led]``; :class:`NoLed` if unusable (a warning on a
+    Pi, where one is expected; a quiet line elsewhere, where none is)."""
     from firmware_py.config import resolve_path
 
     if config.activity == "none":
@@ -312,7 +324,8 @@ def open_activity_led(config: LedConfig, pin_factory: Any = None) -> Led:
             return SysfsLed.find(resolve_path(config.sysfs_root), config.sysfs_names)
         return GpioLed(config.gpio_pin, pin_factory)
     except LedError as error:
-        log.warning("%s; running without an activity LED", error)
+        level = logging.WARNING if is_raspberry_pi() else logging.INFO
+        log.log(level, "%s; running without an activity LED", error)
         return NoLed()
 
 

@@ -119,7 +119,9 @@ class _Appliance:
             reconnect_min_s=serial.reconnect_min_s, reconnect_max_s=serial.reconnect_max_s,
             on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready(),
             level=level(serial.level))
-        log.info("serving robot queries on %s at %d baud", device, baud)
+        where = (f"a pseudo-terminal (the robot's side: {self.robot_path})" if self.robot_path
+                 else device)  # never name the service's own end to a robot builder
+        log.info("serving robot queries on %s at %d baud", where, baud)
         self.service.start()
         self.watchdog.start()
 

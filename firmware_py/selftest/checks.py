@@ -12,19 +12,12 @@ from importlib import resources
 from pathlib import Path
 
 from firmware_py.config import Config, resolve_path
+from firmware_py.leds import is_raspberry_pi
 from firmware_py.parts import PARTS, install_hint, missing
 from firmware_py.selftest import system
 from firmware_py.selftest.core import Check, Fail, SelftestOptions, Skip
 
-PI_MODEL = Path("/proc/device-tree/model")
 SOLVER_BUDGET_S = 30.0
-
-
-def is_raspberry_pi(model_file: Path = PI_MODEL) -> bool:
-    try:
-        return "raspberry pi" in model_file.read_text(errors="replace").lower()
-    except OSError:
-        return False
 
 
 def absent(reason: str) -> Exception:

@@ -21,7 +21,9 @@ from firmware_py.sources.pi_intrinsics import from_picamera2
 
 log = logging.getLogger(__name__)
 
-PICAMERA2_HINT = "install it with: sudo apt install python3-picamera2 (Raspberry Pi OS)"
+PICAMERA2_HINT = ("install it with: sudo apt install python3-picamera2 (Raspberry Pi OS); "
+                  "no Pi camera here? use another source: usb:0 (a webcam), sim (the "
+                  "simulated table), a picture or a folder (--source, or [camera] source)")
 
 
 def _default_factory() -> Any:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from firmware_py.config import Config, resolve_path
+from firmware_py.leds import is_raspberry_pi
 from firmware_py.selftest import checks
 from tools.shared_data import missing_reason, solver_sets_dir
 
@@ -31,7 +32,7 @@ def selftest(tmp_path: Path, extra: str = "") -> tuple[int, dict[str, dict[str, 
 
 
 @needs_book
-@pytest.mark.skipif(checks.is_raspberry_pi(), reason="expects a machine that is not a Pi")
+@pytest.mark.skipif(is_raspberry_pi(), reason="expects a machine that is not a Pi")
 def test_selftest_here(tmp_path: Path) -> None:
     from firmware_py.speech import ClipSettings, build_clips
 
@@ -79,10 +80,10 @@ def test_vectors_are_published_scores() -> None:
 def test_pi_detection(tmp_path: Path) -> None:
     model = tmp_path / "model"
     model.write_text("Raspberry Pi 4 Model B Rev 1.5\0")
-    assert checks.is_raspberry_pi(model)
+    assert is_raspberry_pi(model)
     model.write_text("QEMU Virtual Machine")
-    assert not checks.is_raspberry_pi(model)
-    assert not checks.is_raspberry_pi(tmp_path / "missing")
+    assert not is_raspberry_pi(model)
+    assert not is_raspberry_pi(tmp_path / "missing")
 
 
 def test_the_screen_check_finds_the_running_page_and_says_when_it_is_not_ours() -> None:
@@ -120,3 +121,21 @@ def test_the_screen_check_finds_the_running_page_and_says_when_it_is_not_ours() 
             check_screen(config, SelftestOptions())
     with pytest.raises(Skip, match="disabled"):
         check_screen(replace(config, hud=replace(config.hud, enabled=False)), SelftestOptions())
+
+
+def test_a_missing_activity_led_warns_only_on_a_pi(tmp_path, caplog, monkeypatch) -> None:
+    """A newcomer's re-test: every demo on a laptop began with a WARNING about the LED."""
+    import logging
+
+    from firmware_py import leds
+    from firmware_py.config import LedConfig
+
+    config = LedConfig(sysfs_root=str(tmp_path), sysfs_names=["ACT"])
+    model = tmp_path / "model"
+    for text, level in (("Raspberry Pi 4 Model B", logging.WARNING), ("a laptop", logging.INFO)):
+        model.write_text(text)
+        monkeypatch.setattr(leds, "PI_MODEL", model)
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="firmware_py.leds"):
+            assert isinstance(leds.open_activity_led(config), leds.NoLed)
+        assert [r.levelno for r in caplog.records] == [level]
