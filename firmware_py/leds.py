@@ -313,8 +313,9 @@ def is_raspberry_pi(model_file: Path | None = None) -> bool:
 
 
 def open_activity_led(config: LedConfig, pin_factory: Any = None) -> Led:
-    """The activity LED chosen in ``[led]``; :class:`NoLed` if unusable (a warning on a
-    Pi, where one is expected; a quiet line elsewhere, where none is)."""
+    """The activity LED chosen in ``[led]``; :class:`NoLed` if unusable: a warning on a
+    Pi or where ``[led]`` names one, a quiet line for the default LED elsewhere (a
+    laptop running the demo has none)."""
     from firmware_py.config import resolve_path
 
     if config.activity == "none":
@@ -324,7 +325,12 @@ def open_activity_led(config: LedConfig, pin_factory: Any = None) -> Led:
             return SysfsLed.find(resolve_path(config.sysfs_root), config.sysfs_names)
         return GpioLed(config.gpio_pin, pin_factory)
     except LedError as error:
-        level = logging.WARNING if is_raspberry_pi() else logging.INFO
+        from firmware_py.config import LedConfig
+
+        default = LedConfig()
+        by_default = (config.activity, config.sysfs_root, list(config.sysfs_names)) == (
+            default.activity, default.sysfs_root, list(default.sysfs_names))
+        level = logging.WARNING if is_raspberry_pi() or not by_default else logging.INFO
         log.log(level, "%s; running without an activity LED", error)
         return NoLed()
 

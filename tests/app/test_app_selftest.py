@@ -130,7 +130,11 @@ def test_a_missing_activity_led_warns_only_on_a_pi(tmp_path, caplog, monkeypatch
     from firmware_py import leds
     from firmware_py.config import LedConfig
 
-    config = LedConfig(sysfs_root=str(tmp_path), sysfs_names=["ACT"])
+    def no_led(root, names):
+        raise leds.LedError("no LED found; tried /sys/class/leds/ACT")
+
+    monkeypatch.setattr(leds.SysfsLed, "find", no_led)
+    config = LedConfig()  # the default LED, as on every machine nobody set [led] on
     model = tmp_path / "model"
     for text, level in (("Raspberry Pi 4 Model B", logging.WARNING), ("a laptop", logging.INFO)):
         model.write_text(text)
