@@ -31,7 +31,7 @@ C4PI = Path(sys.executable).parent / "c4pi"
 SH_BLOCK = re.compile(r"```sh\n(.*?)```", re.S)
 INLINE = re.compile(r"`((?:sudo -u c4pi /opt/c4pi/\.venv/bin/|\.venv/bin/)?c4pi [^`]+|"
                     r"(?:sudo )?\./setup\.sh[^`]*)`")
-LONG_RUNNING = {"run", "demo", "serve", "watch"}  # alive after a few seconds: passed
+LONG_RUNNING = {"run", "demo", "serve", "watch", "calibrate-camera"}  # alive after a few s: passed
 EXAMPLES = {"MOVES": "4453", "FILE.png": "sheet.png", "OUT.png": "out.png",
             "IMAGE": "shot.png", "SOURCE": "sim", "N": "3"}
 NO_HARDWARE = ("no such file", "cannot open", "not found", "no camera", "could not open",
