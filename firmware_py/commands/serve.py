@@ -108,6 +108,8 @@ class _Appliance:
         self.worker.add_busy_listener(self.activity.set_busy)
         serial = self.config.serial
         opener = pyserial_opener(device, baud)
+        link = (f"a pseudo-terminal (the robot's side: {self.robot_path})" if self.robot_path
+                else device)  # never name the service's own end to a robot builder
         self.watchdog.register(SERIAL_LOOP)
 
         def beating_opener() -> Any:  # the loop beats while it opens or reads the port
@@ -118,10 +120,8 @@ class _Appliance:
             beating_opener, self.worker,
             reconnect_min_s=serial.reconnect_min_s, reconnect_max_s=serial.reconnect_max_s,
             on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready(),
-            level=level(serial.level))
-        where = (f"a pseudo-terminal (the robot's side: {self.robot_path})" if self.robot_path
-                 else device)  # never name the service's own end to a robot builder
-        log.info("serving robot queries on %s at %d baud", where, baud)
+            level=level(serial.level), name=link)
+        log.info("serving robot queries on %s at %d baud", link, baud)
         self.service.start()
         self.watchdog.start()
 

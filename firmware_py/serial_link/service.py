@@ -61,8 +61,10 @@ class SerialService:
                  reconnect_min_s: float = 0.5, reconnect_max_s: float = 10.0,
                  on_answer: AnswerListener | None = None,
                  on_connect: Callable[[str], None] | None = None,
-                 level: Level | None = None, rng: random.Random | None = None) -> None:
+                 level: Level | None = None, rng: random.Random | None = None,
+                 name: str | None = None) -> None:
         self._opener = opener
+        self._name = name  # how the log names the link (default: the port's device)
         self._level = level if level is not None and level.number != PERFECT else None
         self._rng = rng or random.Random()
         self._worker = worker
@@ -145,7 +147,7 @@ class SerialService:
         self._backoff.reset()
         self._parser.reset()
         self._connected.set()
-        log.info("serial port %s open", port.name)
+        log.info("serial link open on %s", self._name or port.name)
         if self._on_connect is not None:
             try:
                 self._on_connect(port.name)

@@ -165,6 +165,9 @@ return {moves: document.body.dataset.moves || "", over: document.body.dataset.ov
         hinted: [...document.querySelectorAll("#columns button.hinted")]
                   .map(b => Number(b.dataset.column)),
         hinted_holes: document.querySelectorAll("#board .cell.hinted").length,
+        status: document.getElementById("play-status").textContent,
+        offline: document.body.classList.contains("offline")
+                 && !document.getElementById("offline").hidden,
         legal: [...document.querySelectorAll("#columns button")].filter(b => !b.disabled)
                  .map(b => Number(b.dataset.column))};
 """
@@ -217,6 +220,10 @@ def test_a_whole_game_on_the_play_page_on_a_phone(browser, config_file) -> None:
         assert "Game over" in screen["message"] and screen["again"] == "Play again"
         assert screen["message_px"] >= 1.4 * during_px, screen  # the end is said big
         browser.save_screenshot(str(ARTEFACTS / "9-play-over.png"))
+        stop(demo)  # the bar says the connection is lost, as the table's screen does
+        screen = wait_until(browser, lambda s: s["offline"], 15, "the lost connection",
+                            PLAY_SCREEN)
+        assert screen["status"] == "no connection to c4pi", screen
     finally:
         browser.set_window_size(1280, 800)
         stop(demo)

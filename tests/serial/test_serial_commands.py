@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -116,8 +117,10 @@ def test_serve_on_a_pty_and_client_exit_codes(tmp_path: Path, capsys) -> None:
         assert status == 0 and "ack     !" in out and "answer  " in out
     finally:
         process.send_signal(signal.SIGINT)
-        process.communicate(timeout=20)
+        _, err = process.communicate(timeout=20)
     assert process.returncode == 0
+    # a newcomer connected to the first pty the log named, the service's own end
+    assert set(re.findall(r"/dev/pts/\d+", err)) <= {robot}, err
 
 
 def test_client_without_service_or_port(tmp_path: Path, capsys) -> None:

@@ -62,6 +62,7 @@ function movesText(moves, first) {
 function setOnline(online) {
   $("offline").hidden = online;
   document.body.classList.toggle("offline", !online);
+  $("play-status").textContent = online ? "" : "no connection to c4pi";
 }
 
 async function send(path, body) {
