@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import threading
 from pathlib import Path
 from typing import Any
 
-from aiohttp import HttpVersion11, web
+from aiohttp import web
 
 from firmware_py.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
@@ -49,31 +48,33 @@ from firmware_py.hud.guard import (
     HEADER_TIMEOUT_S,
     KEEPALIVE_S,
     LOCAL_NAMES,
-    MAX_JSON_DEPTH,
     Hosts,
     OneLine,
     Pairing,
     QuietClientErrors,
     is_loopback,
-    json_object,
     request_guard,
 )
 from firmware_py.hud.phone import PhoneLink, lan_address, phone_link
 from firmware_py.hud.play_games import GameBusy, GamesFull, IllegalInput
+from firmware_py.hud.responses import (
+    GONE_CHECK_S,
+    WRITE_TIMEOUT_S,
+    expect_continue,
+    json_body,
+    next_state,
+    security_headers,
+    sse_event,
+    too_many,
+    write_or_drop,
+)
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 QUEUE_LIMIT = 256  # states a client may fall behind before it is dropped
-GONE_CHECK_S = 1.0  # how often an idle event stream checks that its client is still there
-WRITE_TIMEOUT_S = 10.0  # a streaming client that takes nothing this long is dropped
 BOUNDARY = "c4piframe"
 PLAY_STATUS = ((GameBusy, 409), (IllegalInput, 409), (GamesFull, 503))  # else a 400
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 
 class HudServer:
@@ -230,16 +231,16 @@ class HudServer:
         self._hosts = Hosts(self.port, lan=self.host not in LOCAL_NAMES,
                             extra=self.extra_hosts)
         guard = request_guard(self._hosts, Pairing(self.pairing_code), self.refused)
-        app = web.Application(middlewares=[_security_headers, guard], client_max_size=4096)
-        get = functools.partial(app.router.add_get, expect_handler=_expect)
-        post = functools.partial(app.router.add_post, expect_handler=_expect)
+        app = web.Application(middlewares=[security_headers, guard], client_max_size=4096)
+        get = functools.partial(app.router.add_get, expect_handler=expect_continue)
+        post = functools.partial(app.router.add_post, expect_handler=expect_continue)
         get("/", self._index)
         get("/events", self._events)
         get("/state", self._state)
         get("/camera.mjpg", self._camera_stream)
         get("/camera.jpg", self._camera_picture)
         app.router.add_static("/static/", STATIC_DIR, follow_symlinks=False,
-                              expect_handler=_expect)
+                              expect_handler=expect_continue)
         get("/play", self._play_page)
         get("/phone.json", self._phone_json)
         get("/phone.svg", self._phone_svg)
@@ -299,7 +300,7 @@ class HudServer:
             return web.Response(headers={"Content-Type": "text/event-stream"})
         stream = self._take_stream("event", request)
         if stream is None:
-            return _busy("too many event streams from this client")
+            return too_many("too many event streams from this client")
         try:
             return await self._stream_events(request)
         finally:
@@ -314,11 +315,11 @@ class HudServer:
         self._queues.add(queue)
         self.event_clients += 1
         try:
-            await _write(response, b"retry: 1000\n\n")
+            await write_or_drop(response, b"retry: 1000\n\n")
             state = self.hub.snapshot()
             while state is not None:
-                await _write(response, _sse(state))
-                state = await _next_or_keepalive(queue, request, response)
+                await write_or_drop(response, sse_event(state))
+                state = await next_state(queue, request, response)
         except (ConnectionError, asyncio.CancelledError):
             pass
         except TimeoutError:
@@ -334,7 +335,7 @@ class HudServer:
                 "Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}"})
         stream = self._take_stream("camera", request)
         if stream is None:
-            return _busy("too many camera streams from this client")
+            return too_many("too many camera streams from this client")
         try:
             return await self._stream_camera(request)
         finally:
@@ -352,7 +353,7 @@ class HudServer:
             while self._stopping is not None and not self._stopping.is_set():
                 if self._jpeg is not None and self._jpeg[0] != sent:
                     sent, data = self._jpeg
-                    await _write(response,
+                    await write_or_drop(response,
                                  f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
                                  f"Content-Length: {len(data)}\r\n\r\n".encode()
                                  + data + b"\r\n")
@@ -428,7 +429,7 @@ class HudServer:
         """Run a game call (it may solve) in a thread; a refusal is a 4xx (503: no room
         for a new game) with why."""
         try:
-            work = call(await _json_body(request))
+            work = call(await json_body(request))
             state = await asyncio.get_running_loop().run_in_executor(None, work)
         except PlayError as error:
             status = next((code for kind, code in PLAY_STATUS if isinstance(error, kind)), 400)
@@ -451,79 +452,6 @@ class HudServer:
             return web.Response(status=503, text="no camera picture yet")
         return web.Response(body=self._jpeg[1], content_type="image/jpeg",
                             headers={"Cache-Control": "no-store"})
-
-
-async def _json_body(request: web.Request) -> dict[str, Any]:
-    """The request's body as a JSON object (UTF-8, whatever charset it claims); a body
-    that does not arrive within :data:`WRITE_TIMEOUT_S` is a :class:`PlayError`."""
-    try:
-        body = await asyncio.wait_for(request.read(), WRITE_TIMEOUT_S)
-    except TimeoutError:
-        raise PlayError("the request body did not arrive") from None
-    except web.RequestPayloadError:  # a body that does not decode as its Content-Encoding says
-        raise PlayError("the request body is broken (its Content-Encoding)") from None
-    try:
-        return json_object(body.decode("utf-8"))
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        raise PlayError("the request must be a JSON object (nested at most "
-                        f"{MAX_JSON_DEPTH} deep)") from None
-
-
-async def _write(response: web.StreamResponse, data: bytes) -> None:
-    """Write to a streaming client; TimeoutError when it takes no data for a while."""
-    await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)
-
-
-async def _next_or_keepalive(queue: asyncio.Queue, request: web.Request,
-                             response: web.StreamResponse) -> Any:
-    """The next state; a keepalive comment while none comes; None once the client left
-    (looked at every second, so a closed stream gives its place back soon)."""
-    quiet = 0.0
-    while True:
-        try:
-            return await asyncio.wait_for(queue.get(), GONE_CHECK_S)
-        except TimeoutError:
-            if request.transport is None or request.transport.is_closing():
-                return None
-            quiet += GONE_CHECK_S
-            if quiet >= KEEPALIVE_S:
-                quiet = 0.0
-                await _write(response, b": keepalive\n\n")
-
-
-async def _expect(request: web.Request) -> None:
-    """aiohttp's ``Expect`` handling without echoing the header back: ``100-continue``
-    is answered, anything else is a bare 417."""
-    if request.version != HttpVersion11:
-        return
-    if request.headers.get("Expect", "").lower() == "100-continue":
-        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        request.writer.output_size = 0
-    else:
-        raise web.HTTPExpectationFailed(text="417: Expectation Failed\n")
-
-
-def _busy(why: str) -> web.Response:
-    """A 429 that closes its connection (a refused client holds no place while idle)."""
-    response = web.Response(status=429, text=why + "\n", headers=SECURITY_HEADERS)
-    response.force_close()
-    return response
-
-
-def _sse(state: dict[str, Any]) -> bytes:
-    return (f"id: {state['seq']}\nevent: state\n"
-            f"data: {json.dumps(state, separators=(',', ':'))}\n\n").encode()
-
-
-@web.middleware
-async def _security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
-    playing = request.method == "POST" and request.path.startswith("/play/")
-    if request.method not in ("GET", "HEAD") and not playing:
-        raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])
-    response = await handler(request)
-    if not response.prepared:
-        response.headers.update(SECURITY_HEADERS)
-    return response
 
 
 def guard_options(hud: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from aiohttp.test_utils import make_mocked_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware_py.hud import server as server_module
+from firmware_py.hud import responses
 from firmware_py.hud.connections import REQUEST_COUNT, SERVER_ATTRIBUTES, GuardedSite
 from firmware_py.hud.guard import (
     Hosts,
@@ -148,14 +148,14 @@ def test_half_sent_requests_are_closed_and_the_page_comes_back(server, caplog) -
 
 
 def test_a_stream_client_that_does_not_read_is_dropped(monkeypatch) -> None:
-    monkeypatch.setattr(server_module, "WRITE_TIMEOUT_S", 0.1)
+    monkeypatch.setattr(responses, "WRITE_TIMEOUT_S", 0.1)
 
     class Stuck:
         async def write(self, data: bytes) -> None:
             await asyncio.sleep(60)
 
     with pytest.raises(TimeoutError):
-        asyncio.run(server_module._write(Stuck(), b"x"))
+        asyncio.run(responses.write_or_drop(Stuck(), b"x"))
 
 
 def mocked(path: str, remote: str = "192.168.1.20", cookie: str = "",
