@@ -17,7 +17,8 @@ from firmware_py.speech.clips import (
 )
 from firmware_py.speech.mixer import Mixer
 from firmware_py.speech.scheduler import DISTANCE, MOVE, Cut, Play, Scheduler
-from firmware_py.speech.sinks import AudioSink, NullSink, PyAudioSink, WavSink
+from firmware_py.speech.sinks import AudioSink, NullSink, PyAudioSink
+from firmware_py.speech.wav_sink import WavSink
 
 __all__ = [
     "DISTANCE", "MOVE", "Announcer", "AudioSink", "ClipSet", "ClipSettings", "Cut", "Mixer",

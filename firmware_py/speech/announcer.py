@@ -22,7 +22,8 @@ from firmware_py.speech import phrases
 from firmware_py.speech.clips import ClipSet, ClipSettings, default_clip_dir, ensure_clips
 from firmware_py.speech.mixer import Mixer
 from firmware_py.speech.scheduler import DISTANCE, MOVE, Scheduler
-from firmware_py.speech.sinks import AudioSink, NullSink, PyAudioSink, WavSink
+from firmware_py.speech.sinks import AudioSink, NullSink, PyAudioSink
+from firmware_py.speech.wav_sink import WavSink
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from firmware_py.cli import main
 from firmware_py.config import Config
 from firmware_py.exc import AudioError
 from firmware_py.speech.clips import write_wav
-from firmware_py.speech.sinks import WavSink
+from firmware_py.speech.wav_sink import WavSink
 
 REPO = Path(__file__).resolve().parents[2]
 FIRST = b"RIFF the first process's audio"

@@ -13,7 +13,8 @@ from firmware_py.board import Board
 from firmware_py.exc import PositionError
 from firmware_py.speech.announcer import Announcer, MutedAnnouncer, make_sink, open_announcer
 from firmware_py.speech.clips import ClipSet, read_wav
-from firmware_py.speech.sinks import NullSink, PyAudioSink, WavSink
+from firmware_py.speech.sinks import NullSink, PyAudioSink
+from firmware_py.speech.wav_sink import WavSink
 
 
 def test_make_sink_follows_the_config(make_config, tmp_path: Path) -> None:

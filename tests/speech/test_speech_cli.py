@@ -18,7 +18,8 @@ from firmware_py.config import SpeechConfig
 from firmware_py.scores import plies_to_end
 from firmware_py.speech.clips import ClipSet, read_wav, to_int16
 from firmware_py.speech.say import play, render_once, speech_for
-from firmware_py.speech.sinks import WavSink, stderr_silenced
+from firmware_py.speech.sinks import stderr_silenced
+from firmware_py.speech.wav_sink import WavSink
 from tools.shared_data import solver_sets_dir
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]

@@ -13,13 +13,8 @@ import numpy as np
 import pytest
 
 from firmware_py.exc import AudioError
-from firmware_py.speech.sinks import (
-    FILE_CHECK_S,
-    NullSink,
-    PyAudioSink,
-    WavSink,
-    find_output_device,
-)
+from firmware_py.speech.sinks import NullSink, PyAudioSink, find_output_device
+from firmware_py.speech.wav_sink import FILE_CHECK_S, WavSink
 from tests.emulation import patience
 
 DEVICES = [{"name": "bcm2835 Headphones: - (hw:0,0)", "maxOutputChannels": 8,
@@ -290,7 +285,7 @@ def test_a_disk_that_stays_full_is_logged_once_however_often_it_is_retried(
 
     def full(_self: wave.Wave_write, _data: bytes) -> None:
         raise OSError(28, "No space left on device")
-    with caplog.at_level("INFO", logger="firmware_py.speech.sinks"):
+    with caplog.at_level("INFO", logger="firmware_py.speech.wav_sink"):
         monkeypatch.setattr(wave.Wave_write, "writeframes", full)  # opening works, writing not
         for _ in range(5):  # five retries while the disk stays full
             clock.now += 1.0
@@ -362,7 +357,7 @@ def test_a_full_disk_behind_a_write_buffer_is_logged_once(tmp_path: Path, caplog
     looked written ("writing again"), then the flush failed: an ERROR every 5 s."""
     import io
 
-    from firmware_py.speech import sinks
+    from firmware_py.speech import wav_sink
 
     full = [False]
 
@@ -394,11 +389,11 @@ def test_a_full_disk_behind_a_write_buffer_is_logged_once(tmp_path: Path, caplog
             self.file.close()
             super().close()
 
-    monkeypatch.setattr(sinks, "open_exclusive", lambda path: io.BufferedWriter(Disk(path)))
+    monkeypatch.setattr(wav_sink, "open_exclusive", lambda path: io.BufferedWriter(Disk(path)))
     path = tmp_path / "demo.wav"
     clock = StepClock()
     sink = WavSink(path, retry_s=1.0, block_frames=100, realtime=False, clock=clock)
-    with caplog.at_level("INFO", logger="firmware_py.speech.sinks"):
+    with caplog.at_level("INFO", logger="firmware_py.speech.wav_sink"):
         sink.start(tone, 8000)
         wait_for(lambda: sink._frames > 0)
         full[0] = True
