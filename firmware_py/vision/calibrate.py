@@ -31,7 +31,7 @@ import numpy as np
 from firmware_py.board import HEIGHT, WIDTH
 from firmware_py.exc import VisionError
 from firmware_py.vision.cells import cell_crops
-from firmware_py.vision.colour_reader import CHANGED_DISTANCE, abstained
+from firmware_py.vision.colour_reader import CHANGED_DISTANCE
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
 from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit
@@ -183,8 +183,8 @@ def _landing_cells(taken: list[int]) -> set[int]:
 
 def _every_hole_seen(analysis) -> bool:  # noqa: ANN001
     """The grid was found and no hole is covered (by a hand, say)."""
-    return (analysis.grid_image is not None and analysis.colour is not None
-            and not abstained(analysis.colour).any())
+    covered = analysis.reading.cell_covered
+    return analysis.grid_image is not None and covered is not None and not covered.any()
 
 
 def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001

@@ -141,15 +141,18 @@ class ColourCellReader:
     """Cell probabilities from colour alone (see the module docstring)."""
 
     def probabilities(self, crops: np.ndarray, empty_board: EmptyBoard | None = None,
-                      features: np.ndarray | None = None) -> np.ndarray:
+                      features: np.ndarray | None = None,
+                      covered: np.ndarray | None = None) -> np.ndarray:
         """(42, 3) probabilities of normalised BGR crops (42, S, S, 3) uint8.
 
         ``features`` are the crops' :func:`~firmware_py.vision.empty_board.cell_features`
-        (computed when ``empty_board`` is given and they are not).
+        (computed when ``empty_board`` is given and they are not). ``covered`` is the
+        explicit mask of the cells the reader has no opinion on
+        (:func:`covered_cells`, computed when not given): they get :data:`UNSURE`.
         """
         discs = empty_board.discs if empty_board is not None else None
         probabilities = shares_to_probabilities(colour_shares(crops, discs=discs))
-        covered = covered_cells(crops)
+        covered = covered_cells(crops) if covered is None else np.asarray(covered, bool)
         probabilities[covered] = UNSURE
         if empty_board is None or not empty_board.known.any():
             return probabilities
@@ -160,12 +163,9 @@ class ColourCellReader:
         if changed.any():
             probabilities[changed] = _changed_cell_probabilities(
                 crops[changed], probabilities[changed], empty_board.features[changed], discs)
-        return empty_board.adjust(probabilities, features)
-
-
-def abstained(probabilities: np.ndarray) -> np.ndarray:
-    """(42,) True where the reader gave no opinion (:data:`UNSURE`: a covered cell)."""
-    return np.all(np.isclose(probabilities, UNSURE, atol=1e-6), axis=1)
+        adjusted = empty_board.adjust(probabilities, features)
+        adjusted[covered] = UNSURE  # no opinion stays no opinion
+        return adjusted
 
 
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,

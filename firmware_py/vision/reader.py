@@ -37,7 +37,7 @@ from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.colour import colour_reference
-from firmware_py.vision.colour_reader import ColourCellReader, abstained
+from firmware_py.vision.colour_reader import ColourCellReader, covered_cells
 from firmware_py.vision.combine import combine, readers_differ
 from firmware_py.vision.decide import DEFAULT_MARGIN, Decision, decide, floating_discs, grid_of
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
@@ -173,9 +173,9 @@ class BoardReader:
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
         if self.empty_board is not None and self.empty_board.known.any():
             cnn = self.empty_board.adjust(cnn, features)
-        colour = self.colour_reader.probabilities(crops, self.empty_board, features)
+        covered = covered_cells(crops)  # the holes a hand (or the like) hides: no opinion
+        colour = self.colour_reader.probabilities(crops, self.empty_board, features, covered)
         log_probs = combine(cnn, colour)
-        covered = abstained(colour)
         grid_corners = fit.project(GRID_CORNERS)
         if self.board_looks is not None:
             log_probs = _normalised(log_probs + self.board_looks.evidence(
@@ -193,7 +193,7 @@ class BoardReader:
                           cell_log_probs=log_probs, cell_looks=features,
                           cell_covered=covered, grid_corners=grid_corners)
         if self.empty_board is not None:
-            remember(self.empty_board, reading, features, cnn, colour)
+            remember(self.empty_board, reading, features, cnn, colour, covered)
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)
 
@@ -211,11 +211,12 @@ def _normalised(log_probs: np.ndarray) -> np.ndarray:
 
 
 def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
-             cnn: np.ndarray, colour: np.ndarray) -> None:
-    """Teach ``empty_board`` from one reading (see :class:`BoardReader`)."""
+             cnn: np.ndarray, colour: np.ndarray, covered: np.ndarray) -> None:
+    """Teach ``empty_board`` from one reading (see :class:`BoardReader`); ``covered``:
+    the holes nothing may be learnt from."""
     if reading.status != OK:
         if shows_a_coloured_wall(cnn, colour) or stands_empty(cnn, colour):
-            seen = ~abstained(colour) & ~dropped_discs(empty_board, cnn, colour)
+            seen = ~covered & ~dropped_discs(empty_board, cnn, colour)
             empty_board.learn(features, seen)
         return
     empty = np.array([cell == "." for line in reading.grid or () for cell in line])

@@ -118,10 +118,13 @@ def test_the_owners_word_settles_a_room_that_shows_disc_colours_low() -> None:
 class _ScriptedReader:
     """A reader whose every analysis is ``analysis`` with the given probabilities."""
 
-    def __init__(self, analysis, cnn: np.ndarray, colour: np.ndarray) -> None:  # noqa: ANN001
+    def __init__(self, analysis, cnn: np.ndarray, colour: np.ndarray,  # noqa: ANN001
+                 covered: tuple[int, ...] = ()) -> None:
         self.empty_board: EmptyBoard | None = None
+        mask = np.isin(np.arange(42), covered)  # the reader's explicit "no opinion"
         self.analysis = replace(analysis, cnn=cnn, colour=colour,
-                                reading=Reading(INVALID, reason="uncertain cells"))
+                                reading=Reading(INVALID, reason="uncertain cells",
+                                                cell_covered=mask))
 
     def analyse(self, frame: np.ndarray):  # noqa: ANN201
         return self.analysis
@@ -137,9 +140,10 @@ def test_a_board_standing_empty_counts_only_when_every_hole_is_seen() -> None:
     assert calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames).known.all()
     colour[9] = UNSURE  # a hand over a hole
     with pytest.raises(VisionError, match=refused):
-        calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames)
+        calibrate_empty_board(_ScriptedReader(real, cnn, colour, covered=(9,)), frames)
     with pytest.raises(VisionError, match=refused):  # the owner's word does not see holes
-        calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames, owner_says_empty=True)
+        calibrate_empty_board(_ScriptedReader(real, cnn, colour, covered=(9,)), frames,
+                              owner_says_empty=True)
     colour[9], colour[38] = empty[9], (0.03, 0.95, 0.02)  # a disc at the bottom, to one reader
     with pytest.raises(VisionError, match=refused):
         calibrate_empty_board(_ScriptedReader(real, cnn, colour), frames)

@@ -205,3 +205,19 @@ def test_calibrated_disc_bands_never_overlap_and_keep_their_saturation(red: floa
     assert red_mask.sum() == 0  # 0.5 < 0.7 * 0.8: too pale for this set's red
     assert yellow_mask.any() and np.all(hue_distance(hue[yellow_mask], yellow) <= 15)
     assert yellow_mask[np.searchsorted(hue, yellow)]
+
+
+def test_a_covered_hole_has_no_opinion_even_where_the_empty_board_has_one() -> None:
+    """"No opinion" is the reader's explicit mask, kept through the empty board's
+    correction (it was a sentinel probability, recognised with isclose, that the
+    correction could overwrite)."""
+    from firmware_py.vision.colour_reader import UNSURE
+
+    crops = _crops()
+    features = cell_features(crops)
+    board = EmptyBoard()
+    board.learn(features)  # every hole looks as it did empty: the correction says empty
+    covered = np.isin(np.arange(42), (3, 17))
+    probabilities = ColourCellReader().probabilities(crops, board, features, covered)
+    assert np.allclose(probabilities[covered], UNSURE)
+    assert np.allclose(probabilities[~covered][:, 0], 0.96)

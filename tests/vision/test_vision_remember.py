@@ -12,6 +12,8 @@ from firmware_py.vision.reading import INVALID, OK, Reading
 EMPTY, RED, YELLOW = (0.96, 0.02, 0.02), (0.03, 0.95, 0.02), (0.03, 0.02, 0.95)
 BOTTOM = list(range(35, 42))
 
+NONE = np.zeros(42, bool)  # no hole covered
+
 
 def _readers(cnn_cells: dict[int, tuple] | None = None,
              colour_cells: dict[int, tuple] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -51,14 +53,15 @@ def test_the_board_standing_empty_is_learnt_but_for_the_cells_the_colour_reader_
     board.learn(old, np.arange(42) == 10)
     features = np.random.default_rng(1).uniform(0, 255, (42, 12))
     cnn, colour = _readers({16: RED}, {10: UNSURE, 11: UNSURE})  # a hand over two holes
-    remember(board, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
+    remember(board, Reading(INVALID, reason="uncertain cells"), features, cnn, colour,
+             np.isin(np.arange(42), (10, 11)))  # the reader's explicit mask: no opinion
     assert board.known.sum() == 41 and not board.known[11]
     assert np.array_equal(board.features[10], old[10])  # kept what it had
     assert np.array_equal(np.delete(board.features, [10, 11], axis=0),
                           np.delete(features, [10, 11], axis=0))
     untaught = EmptyBoard()
     cnn, colour = _readers({16: RED, 37: RED})  # a disc in the bottom row to one reader
-    remember(untaught, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
+    remember(untaught, Reading(INVALID, reason="uncertain cells"), features, cnn, colour, NONE)
     assert not untaught.known.any()
 
 
@@ -71,12 +74,12 @@ def test_a_disc_dropped_beside_a_red_wall_is_not_learnt_as_the_room() -> None:
     board.learn(known)
     cnn, colour = _readers({35: RED}, {35: RED, 16: RED, 17: RED})
     features = np.random.default_rng(2).uniform(0, 255, (42, 12))
-    remember(board, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
+    remember(board, Reading(INVALID, reason="uncertain cells"), features, cnn, colour, NONE)
     assert np.array_equal(board.features[35], known[35])  # still the empty hole's look
     assert np.array_equal(board.features[16], features[16])  # the wall is learnt
     assert np.array_equal(board.features[17], features[17])
     fresh = EmptyBoard()  # nothing known yet: a flat wall may fool both readers
-    remember(fresh, Reading(INVALID, reason="uncertain cells"), features, cnn, colour)
+    remember(fresh, Reading(INVALID, reason="uncertain cells"), features, cnn, colour, NONE)
     assert fresh.known.all()
 
 
@@ -88,14 +91,14 @@ def test_a_board_read_is_learnt_only_where_the_readers_are_sure_of_empty_holes()
     cnn, colour = _readers({38: (0.55, 0.40, 0.05)})  # the CNN half sees a red disc
     board = EmptyBoard()
     remember(board, Reading(OK, grid=("......." ,) * 6, cell_confidence=(0.99,) * 42),
-             features, cnn, colour)
+             features, cnn, colour, NONE)
     assert not board.known[38] and board.known.sum() == 41
     walled = EmptyBoard()  # a red wall the colour reader sees through a hole: learnt
     remember(walled, Reading(OK, grid=("......." ,) * 6, cell_confidence=(0.99,) * 42),
-             features, *_readers({}, {38: RED}))
+             features, *_readers({}, {38: RED}), NONE)
     assert walled.known.all()
     grid = ("......." ,) * 5 + ("...R...",)
     later = EmptyBoard()
     remember(later, Reading(OK, grid=grid, cell_confidence=(0.99,) * 42), features,
-             *_readers({38: RED, 37: (0.6, 0.1, 0.3)}, {38: RED}))
+             *_readers({38: RED, 37: (0.6, 0.1, 0.3)}, {38: RED}), NONE)
     assert later.known.sum() == 40 and not later.known[37] and not later.known[38]

@@ -359,7 +359,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
     from firmware_py.vision.classifier import softmax
     from firmware_py.vision.colour import colour_reference
-    from firmware_py.vision.colour_reader import abstained
+    from firmware_py.vision.colour_reader import covered_cells
     from firmware_py.vision.combine import combine
     from firmware_py.vision.decide import decide
     from firmware_py.vision.empty_board import cell_features
@@ -388,8 +388,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
             c, reader.empty_board, fe))
         combined = timed("combine", lambda a=cnn, b=colour: combine(a, b))
-        evidence = timed("frame_fit", lambda lp=combined, fe=features, c=colour: frame_evidence(
-            lp, fe, covered=abstained(c)))
+        evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
+            lp, fe, covered=covered_cells(c)))
         timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
 
