@@ -287,7 +287,7 @@ class HudServer:
         return web.json_response(self.hub.snapshot(), headers={"Cache-Control": "no-store"})
 
     def _take_stream(self, kind: str, request: web.Request) -> tuple[str, int, str] | None:
-        """Count a stream of ``request``'s client; None over its cap (answer :func:`_busy`)."""
+        """Count a stream of ``request``'s client; None over its cap (one log line)."""
         key, limit = self.streams.key(kind, request)
         if not self.streams.take(key, limit):
             self.refused.warning(f"too many {kind} streams",
@@ -296,15 +296,21 @@ class HudServer:
         return key
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
+        return await self._capped("event", "text/event-stream", request, self._stream_events)
+
+    async def _capped(self, kind: str, content_type: str, request: web.Request,
+                      stream: Any) -> web.StreamResponse:
+        """``stream(request)`` under its client's cap of ``kind`` streams (HEAD: the
+        headers only; over the cap: a 429 that closes the connection)."""
         if request.method == "HEAD":
-            return web.Response(headers={"Content-Type": "text/event-stream"})
-        stream = self._take_stream("event", request)
-        if stream is None:
-            return too_many("too many event streams from this client")
+            return web.Response(headers={"Content-Type": content_type})
+        key = self._take_stream(kind, request)
+        if key is None:
+            return too_many(f"too many {kind} streams from this client")
         try:
-            return await self._stream_events(request)
+            return await stream(request)
         finally:
-            self.streams.give(stream)
+            self.streams.give(key)
 
     async def _stream_events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={
@@ -330,16 +336,8 @@ class HudServer:
         return response
 
     async def _camera_stream(self, request: web.Request) -> web.StreamResponse:
-        if request.method == "HEAD":
-            return web.Response(headers={
-                "Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}"})
-        stream = self._take_stream("camera", request)
-        if stream is None:
-            return too_many("too many camera streams from this client")
-        try:
-            return await self._stream_camera(request)
-        finally:
-            self.streams.give(stream)
+        return await self._capped("camera", f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+                                  request, self._stream_camera)
 
     async def _stream_camera(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={

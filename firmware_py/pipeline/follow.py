@@ -282,11 +282,12 @@ def _one_disc(reference: Board, cells: tuple[int, ...], log_probs: np.ndarray,
     ``disc_margin``."""
     if len(cells) != 1:
         return None
+    holes = lowest_free_holes(reference)
     for board in next_boards(reference, params.first):
         column = added_column(reference, board)
-        hole = (HEIGHT - len(board.columns[column - 1])) * WIDTH + column - 1
         colour = board.columns[column - 1][-1]
-        if hole == cells[0] and class_lead(log_probs, hole, colour) >= params.disc_margin:
+        if holes[column] == cells[0] and class_lead(log_probs, cells[0], colour) >= \
+                params.disc_margin:
             return board
     return None
 
