@@ -201,11 +201,18 @@ def _board_face(grid: list[str], spec: RenderSpec,
             centre = _hole_centre(column, row)
             if disc == EMPTY:
                 back = _shift(back_plate, centre)
-                _empty_hole(face, hole_mask, see_through, centre, back, board)
+                _empty_hole(face, hole_mask, see_through, centre, back, board,
+                            deep=spec.pieces == "ball")
             else:
-                colour = spec.red_colour if disc == RED else spec.yellow_colour
+                colour = np.asarray(spec.red_colour if disc == RED else spec.yellow_colour,
+                                    np.float32)
                 shift = _shift(disc_plane, centre)
-                _disc(face, centre, shift, np.asarray(colour, np.float32), board, rng)
+                if spec.pieces == "ball":
+                    _ball(face, centre, shift, colour, board, rng)
+                else:
+                    sticker = (np.asarray(spec.sticker_colour, np.float32)
+                               if spec.pieces == "sticker" else None)
+                    _disc(face, centre, shift, colour, board, rng, sticker)
     if spec.glare > 0:
         _glare(face, spec.glare, rng)
     alpha = cv2.subtract(255, cv2.bitwise_and(hole_mask, see_through))
@@ -253,19 +260,24 @@ def _circle(image: np.ndarray, centre: tuple[float, float], radius: float,
 
 def _empty_hole(face: np.ndarray, hole_mask: np.ndarray, see_through: np.ndarray,
                 centre: tuple[float, float], back: tuple[float, float],
-                board: np.ndarray) -> None:
+                board: np.ndarray, deep: bool = False) -> None:
     """An empty hole: the back plate's wall shows on one side, the scene where the back
-    plate's hole (seen ``back`` away by parallax) overlaps it."""
-    _circle(face, centre, HOLE_RADIUS, _bgr(board * 0.55))
+    plate's hole (seen ``back`` away by parallax) overlaps it. A ``deep`` hole (a tube
+    for balls) is dark inside and shows the room only through its far end."""
+    _circle(face, centre, HOLE_RADIUS, _bgr(board * (0.2 if deep else 0.55)))
     _circle(hole_mask, centre, HOLE_RADIUS - 1.5, 255)
-    _circle(see_through, (centre[0] + back[0], centre[1] + back[1]), HOLE_RADIUS, 255)
+    far = (centre[0] + 3 * back[0], centre[1] + 3 * back[1]) if deep else (
+        centre[0] + back[0], centre[1] + back[1])
+    _circle(see_through, far, HOLE_RADIUS * (0.4 if deep else 1.0), 255)
 
 
 def _disc(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, float],
-          colour: np.ndarray, board: np.ndarray, rng: np.random.Generator) -> None:
+          colour: np.ndarray, board: np.ndarray, rng: np.random.Generator,
+          sticker: np.ndarray | None = None) -> None:
     """A disc behind its hole, seen ``shift`` away from it by parallax: shaded body
-    (larger than the hole), embossed ring, dark rim; only what the hole shows of it
-    is drawn, and the slot's shaded plastic where the disc does not reach."""
+    (larger than the hole), embossed ring, dark rim, a round centre ``sticker`` if
+    given; only what the hole shows of it is drawn, and the slot's shaded plastic
+    where the disc does not reach."""
     colour = colour + rng.normal(0, 6, 3)
     sag = (rng.normal(0, 1.0), abs(rng.normal(0, 1.5)))  # discs rest low in the slot
     reach = int(HOLE_RADIUS + 3)
@@ -281,6 +293,43 @@ def _disc(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, flo
     cv2.circle(drawn, _fixed(body), int(ring * 16), _bgr(colour * 0.8),
                int(rng.integers(2, 4)), cv2.LINE_AA, 4)
     _circle(drawn, body, ring * 0.55, _bgr(colour * 1.08))
+    if sticker is not None:
+        _circle(drawn, body, float(rng.uniform(0.45, 0.62)) * DISC_RADIUS,
+                _bgr(sticker + rng.normal(0, 5, 3)))
+    _show_through_hole(window, drawn, local)
+
+
+def _ball(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, float],
+          colour: np.ndarray, board: np.ndarray, rng: np.random.Generator) -> None:
+    """A ball in a deep tube behind its hole, seen ``shift`` away by parallax: a shaded
+    sphere (diffuse light from a random side, a specular highlight) a little smaller
+    than the hole, the tube's dark wall around it."""
+    colour = colour + rng.normal(0, 6, 3)
+    reach = int(HOLE_RADIUS + 3)
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
+    window = face[max(y0, 0):y0 + 2 * reach, max(x0, 0):x0 + 2 * reach]
+    local = (centre[0] - max(x0, 0), centre[1] - max(y0, 0))
+    radius = float(rng.uniform(0.82, 0.95)) * HOLE_RADIUS
+    ys, xs = np.mgrid[0:window.shape[0], 0:window.shape[1]].astype(np.float32)
+    x = (xs - local[0] - shift[0]) / radius
+    y = (ys - local[1] - shift[1]) / radius
+    inside = np.clip(1.0 - x * x - y * y, 0.0, 1.0)
+    z = np.sqrt(inside)
+    light = rng.normal(0, 1, 3) * np.array([0.6, 0.6, 0.0]) + np.array([0.0, 0.0, 1.0])
+    light /= np.linalg.norm(light)
+    diffuse = np.clip(x * light[0] + y * light[1] + z * light[2], 0.0, 1.0)
+    shine = np.clip(x * light[0] + y * light[1] + z * light[2], 0.0, 1.0) ** 24
+    paint = (colour[None, None, :] * (0.25 + 0.75 * diffuse[..., None])
+             + float(rng.uniform(60, 160)) * shine[..., None])
+    body = np.clip((inside * 40.0), 0.0, 1.0)[..., None]  # antialiased edge
+    wall = (board * 0.2)[None, None, :]
+    drawn = np.clip(paint * body + wall * (1.0 - body), 0, 255).astype(np.uint8)
+    _show_through_hole(window, drawn, local)
+
+
+def _show_through_hole(window: np.ndarray, drawn: np.ndarray,
+                       local: tuple[float, float]) -> None:
+    """Copy into ``window`` what its hole (centred at ``local``) shows of ``drawn``."""
     hole = np.zeros(window.shape[:2], np.uint8)
     _circle(hole, local, HOLE_RADIUS, 255)
     np.copyto(window, drawn, where=hole[..., None] > 127)

@@ -37,6 +37,7 @@ BOARD_WIDTH_PITCH = 9.0
 # carry the white marker stickers (1 pitch square) around the marker centres.
 PLATE = (-60.0, -60.0, 780.0, 620.0)
 MAX_TILT_DEG = 45.0
+PIECES = ("disc", "sticker", "ball")  # how the pieces look (RenderSpec.pieces)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class RenderSpec:
     hide_markers: tuple[int, ...] = ()  # hands placed over these markers
     board_visible: bool = True
     disc_depth: float = 0.0  # pitches between the board's face and its discs' faces
+    pieces: str = "disc"  # PIECES: flat discs, discs with a centre sticker, balls in tubes
+    sticker_colour: Colour = (200, 200, 40)  # the stickers' colour (pieces = "sticker")
 
     def __post_init__(self) -> None:
         width, height = self.size
@@ -92,6 +95,8 @@ class RenderSpec:
             raise ValueError(f"hide_markers holds unknown marker ids {bad}")
         if not 0 <= self.disc_depth <= 1:
             raise ValueError(f"disc_depth {self.disc_depth} is out of range 0-1")
+        if self.pieces not in PIECES:
+            raise ValueError(f"pieces {self.pieces!r} is not one of {PIECES}")
         if not 0 <= self.jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality {self.jpeg_quality} is out of range 0-100")
 

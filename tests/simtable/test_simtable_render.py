@@ -38,6 +38,8 @@ def test_spec_validation_names_the_bad_field() -> None:
         RenderSpec(distance=0.0)
     with pytest.raises(ValueError, match="jpeg_quality"):
         RenderSpec(jpeg_quality=101)
+    with pytest.raises(ValueError, match="pieces 'coins'"):
+        RenderSpec(pieces="coins")
 
 
 def test_random_specs_keep_the_board_in_frame_and_within_tilt() -> None:
@@ -75,3 +77,41 @@ def test_a_disc_seen_head_on_fills_its_hole_like_a_real_one() -> None:
         for x, y in apply_homography(plane_to_image(spec), centre + rim):
             blue, green, red = (int(v) for v in frame[int(round(y)), int(round(x))])
             assert red > 120 and red > 2 * max(blue, green), (centre, (blue, green, red))
+
+
+def _head_on(**changes: object) -> RenderSpec:
+    return RenderSpec(yaw_deg=0.0, pitch_deg=0.0, roll_deg=0.0, distance=3.0, disc_depth=0.2,
+                      fov_deg=30.0, clutter=0, light_gradient=0.0, shadow=0.0, glare=0.0,
+                      noise_sigma=0.0, auto_exposure=False, **changes)
+
+
+def _at_hole_centres(frame: np.ndarray, spec: RenderSpec, radius: float) -> np.ndarray:
+    """(42, 12, 3) BGR on a circle of ``radius`` (a share of the hole) around each hole."""
+    from firmware_py.simtable.render import plane_to_image
+    from firmware_py.vision.geometry import apply_homography, cell_centres
+
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    ring = radius * 0.4 * 80 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    return np.array([[frame[int(round(y)), int(round(x))]
+                      for x, y in apply_homography(plane_to_image(spec), centre + ring)]
+                     for centre in cell_centres()], np.float64)
+
+
+def test_a_sticker_disc_shows_its_sticker_inside_a_ring_of_its_own_colour() -> None:
+    spec = _head_on(pieces="sticker", red_colour=(30, 30, 220), sticker_colour=(220, 220, 30))
+    frame = render_frame(["RRRRRRR"] * 6, spec, seed=5)
+    centre = _at_hole_centres(frame, spec, 0.15)
+    ring = np.median(_at_hole_centres(frame, spec, 0.85), axis=1)  # (42, 3) per hole
+    assert (centre[..., 0] > 150).all() and (centre[..., 2] < 100).all()  # cyan sticker
+    assert (ring[:, 2] > 150).all() and (ring[:, 0] < 100).all()  # red ring
+
+
+def test_balls_sit_in_dark_tubes_and_empty_tubes_stay_dark() -> None:
+    spec = _head_on(pieces="ball", board_colour=(200, 200, 200), red_colour=(30, 30, 220),
+                    background_colour=(240, 240, 240))
+    frame = render_frame(["......."] * 5 + ["RRRRRRR"], spec, seed=5)
+    middle = _at_hole_centres(frame, spec, 0.3)
+    balls, empty = middle[-7:], middle[:-7]
+    assert (balls[..., 2] > balls[..., 0] + 40).all()  # a red ball fills the hole's middle
+    edge = _at_hole_centres(frame, spec, 0.85)[:-7]
+    assert np.median(edge) < 80 and np.median(empty) < 240  # a dark tube, not the white room

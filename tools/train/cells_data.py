@@ -41,6 +41,7 @@ NO_BOARD_SHARE = 0.03
 CELLS_PER_FRAME = 42  # the crops of one frame, in order; augmentation keeps frames whole
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 GENERATORS = ("render", "scene")
+VARIANTS = ("-neutral", "-pieces")  # beige rooms; other pieces and boards (tools/train/pieces.py)
 # Rooms that fooled the first model: beige, cream, wood and grey-yellow backdrops
 # (hue of yellow, saturation below a disc's) and spare discs behind the board.
 NEUTRAL_HUES = (10, 35)  # OpenCV hue (0-179): orange-beige to olive-beige
@@ -89,12 +90,15 @@ def neutral_colour(rng: np.random.Generator) -> tuple[int, int, int]:
 
 
 def _render_frame(seed: int, rng: np.random.Generator, grid: list[str],
-                  neutral: bool = False):  # noqa: ANN202
+                  variant: str = ""):  # noqa: ANN202
     from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
+    from tools.train.pieces import pieces_spec
 
     hidden = tuple(int(m) for m in rng.choice(4, size=int(rng.integers(0, 2)), replace=False))
     spec = RenderSpec.random(rng, max_tilt_deg=50.0, hide_markers=hidden)
-    if neutral:
+    if variant == "-pieces":
+        spec = pieces_spec(spec, rng)
+    elif variant == "-neutral":
         spec = spec.replace(background_colour=neutral_colour(rng),
                             clutter=int(rng.integers(0, 16)))
     elif rng.random() < HARD_NEGATIVE_SHARE:
@@ -108,12 +112,14 @@ def _render_frame(seed: int, rng: np.random.Generator, grid: list[str],
 
 
 def _scene_frame(seed: int, rng: np.random.Generator, grid: list[str],
-                 neutral: bool = False):  # noqa: ANN202
+                 variant: str = ""):  # noqa: ANN202
     from firmware_py.simtable.scene import render_scene
     from firmware_py.simtable.scene_spec import SceneSpec, scene_plane_to_image
 
+    if variant == "-pieces":
+        raise ValueError("the scene has no other pieces; use render-pieces")
     spec = SceneSpec.random(rng, size=(960, 540))
-    if neutral:
+    if variant == "-neutral":
         spec = spec.replace(wall_colour=neutral_colour(rng), table_colour=neutral_colour(rng),
                             spare_discs=int(rng.integers(0, 8)))
     return render_scene(grid, spec, seed=seed), scene_plane_to_image(spec), (0, 1, 2, 3)
@@ -123,14 +129,16 @@ def frame_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """Normalised crops (42, 32, 32, 3) and targets (42, 3) of one frame of a generator.
 
     ``generator`` is ``render`` or ``scene``, with ``-neutral`` for backdrops of
-    :func:`neutral_colour` (and spare discs, in the scene). Returns empty
+    :func:`neutral_colour` (and spare discs, in the scene) or (``render`` only)
+    ``-pieces`` for the pieces and boards of :mod:`tools.train.pieces`. Returns empty
     arrays when the frame's markers give no colour reference.
     """
     generator, seed = job
     rng = np.random.default_rng(seed)
     grid = random_grid(rng)
     make = _render_frame if generator.startswith("render") else _scene_frame
-    frame, plane_to_image, visible = make(seed, rng, grid, generator.endswith("-neutral"))
+    variant = next((v for v in VARIANTS if generator.endswith(v)), "")
+    frame, plane_to_image, visible = make(seed, rng, grid, variant)
     frame = camera_error(frame, rng)
     exact = BoardFit(True, plane_to_image=plane_to_image, marker_ids=visible)
     reference = colour_reference(frame, exact)
@@ -151,7 +159,7 @@ def grid_targets(grid: list[str]) -> np.ndarray:
 def make_dataset(generator: str, first_seed: int, count: int,
                  workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, 32, 32, 3) BGR uint8 and targets (N, 3) of ``count`` frames."""
-    if generator.removesuffix("-neutral") not in GENERATORS:
+    if generator.removesuffix("-neutral").removesuffix("-pieces") not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; expected one of {GENERATORS}")
     start = time.time()
     jobs = [(generator, seed) for seed in range(first_seed, first_seed + count)]

@@ -118,7 +118,8 @@ def main() -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="render frames of one generator into cells (.npz)")
     data.add_argument("--generator", required=True,
-                      choices=("render", "scene", "render-neutral", "scene-neutral"))
+                      choices=("render", "scene", "render-neutral", "scene-neutral",
+                               "render-pieces"))
     data.add_argument("--frames", type=int, default=1000)
     data.add_argument("--seed-base", type=int, default=1_000_000)
     data.add_argument("--workers", type=int, default=1)
@@ -133,6 +134,9 @@ def main() -> int:
     train.add_argument("--workers", type=int, default=1)
     train.add_argument("--seed", type=int, default=1)
     train.add_argument("--weights-out", default="cells_weights.npz")
+    train.add_argument("--frozen-norms", action="store_true",
+                       help="keep the normalisations' statistics (fine-tuning a .tflite's "
+                       "weights from tools/train/from_tflite.py)")
     train.add_argument("--init", metavar="WEIGHTS.npz",
                        help="start from a weight file of this trainer (fine-tuning)")
     export = commands.add_parser("export", help="convert a weight file to .tflite (TensorFlow)")

@@ -96,6 +96,9 @@ def train_torch(args: argparse.Namespace) -> None:
         x = torch.from_numpy(x)
         y = torch.from_numpy(y) * 0.98 + 0.02 / CLASS_COUNT
         model.train()
+        if args.frozen_norms:  # keep the statistics of the --init weights (from_tflite.py)
+            for norm in model.norms:
+                norm.eval()
         shuffled = frame_cells(np.arange(len(x)), torch.randperm(len(x) // CELLS_PER_FRAME).numpy())
         total = 0.0
         for first in range(0, len(shuffled) - batch + 1, batch):
