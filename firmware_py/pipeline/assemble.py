@@ -7,11 +7,21 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from firmware_py.config import Config
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import SyncPort, WorkerPort
+
+if TYPE_CHECKING:  # the wiring's parts, imported where they are made
+    from cython_solver import Solver
+    from firmware_py.frames import FrameSource
+    from firmware_py.pipeline.teach import LookTeacher
+    from firmware_py.vision.board_looks import BoardLooks
+    from firmware_py.vision.empty_board import EmptyBoard
+    from firmware_py.vision.reader import BoardReader
+
+Stored = TypeVar("Stored")
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +31,7 @@ def params_from_config(config: Config) -> PipelineParams:
     return PipelineParams.from_config(config.vision, first=config.game.first)
 
 
-def make_solver(config: Config) -> Any:
+def make_solver(config: Config) -> Solver:
     """A :class:`cython_solver.Solver` with the opening book when configured and present."""
     from cython_solver import Solver
 
@@ -32,7 +42,7 @@ def make_solver(config: Config) -> Any:
     return solver
 
 
-def make_port(config: Config, solver: Any, *, live: bool) -> Any:
+def make_port(config: Config, solver: Solver, *, live: bool) -> SyncPort | WorkerPort:
     """The solver port: the shared worker for live sources, synchronous for files.
 
     A file's output must not depend on timing, so there the solver runs on
@@ -49,7 +59,8 @@ def make_port(config: Config, solver: Any, *, live: bool) -> Any:
     return WorkerPort(worker)
 
 
-def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True) -> Any:
+def make_reader(config: Config, source: FrameSource, *,
+                stored_empty_board: bool = True) -> BoardReader:
     """A :class:`BoardReader`; a source's own intrinsics fill in unset ``[camera]`` ones.
 
     With ``[vision] remember_empty_board`` the reader gets this installation's
@@ -77,7 +88,7 @@ def make_reader(config: Config, source: Any, *, stored_empty_board: bool = True)
     return reader
 
 
-def load_board_looks(config: Config) -> Any:
+def load_board_looks(config: Config) -> BoardLooks | None:
     """The looks this installation learnt before, or None (absent, or bad: logged)."""
     from firmware_py.vision.board_looks import BoardLooks
     from firmware_py.vision.calibrate import board_looks_path
@@ -89,14 +100,14 @@ def load_board_looks(config: Config) -> Any:
     return looks
 
 
-def teaches_this_board(source: Any) -> bool:
+def teaches_this_board(source: FrameSource) -> bool:
     """Whether what ``source`` shows may be stored as this installation's board: a live
     camera's frames, not a file's nor the simulated table's (the demo)."""
     return bool(getattr(source, "live", False)) and getattr(source, "name", "") != "sim"
 
 
-def make_teacher(config: Config, reader: Any, *, store: bool,
-                 on_learnt: Callable[[Any], None] | None = None) -> Any:
+def make_teacher(config: Config, reader: BoardReader, *, store: bool,
+                 on_learnt: Callable[[BoardLooks], None] | None = None) -> LookTeacher | None:
     """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s empty board and
     learnt looks (None when it has neither); with ``store``, the looks it learns are
     written beside the empty board (live cameras only: a film of another board must
@@ -110,7 +121,7 @@ def make_teacher(config: Config, reader: Any, *, store: bool,
         return None
     path = board_looks_path(config.vision.empty_board_file)
 
-    def write(learnt: Any) -> None:
+    def write(learnt: BoardLooks) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         learnt.save(path)
 
@@ -118,7 +129,7 @@ def make_teacher(config: Config, reader: Any, *, store: bool,
                        on_learnt=on_learnt)
 
 
-def load_empty_board(config: Config) -> Any:
+def load_empty_board(config: Config) -> EmptyBoard | None:
     """The empty board ``c4pi calibrate`` stored, or None (absent, or bad: logged)."""
     from firmware_py.vision.calibrate import empty_board_path
     from firmware_py.vision.empty_board import EmptyBoard
@@ -130,7 +141,7 @@ def load_empty_board(config: Config) -> Any:
     return board
 
 
-def _load_stored(path: Path, load: Callable[[Path], Any], otherwise: str) -> Any:
+def _load_stored(path: Path, load: Callable[[Path], Stored], otherwise: str) -> Stored | None:
     """``load(path)``, or None when the file is absent or bad (a bad one logged, with
     what happens ``otherwise``)."""
     from firmware_py.exc import VisionError

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from firmware_py.board import Board
 from firmware_py.exc import SolverError, VisionError
@@ -45,6 +45,15 @@ from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.scores import outcome
 from firmware_py.vision.reading import NO_BOARD, Reading
+
+if TYPE_CHECKING:
+    import random
+
+    import numpy as np
+
+    from cython_solver import Answer
+    from firmware_py.frames import Frame
+    from firmware_py.worker import JobHandle, SolverLike, SolverWorker
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +86,20 @@ class Announcer(Protocol):
     def show_board_lost(self) -> None: ...
 
 
-def result_event(job: int, board: Board, answer: Any, error: BaseException | None) -> Event:
+class FrameReader(Protocol):
+    """What the frame loop needs of the reader (:class:`~firmware_py.vision.reader.BoardReader`)."""
+
+    def read(self, image: np.ndarray) -> Reading: ...
+
+
+class Frames(Protocol):
+    """What the frame loop needs of a source (:class:`~firmware_py.frames.FrameSource`)."""
+
+    def read(self) -> Frame | None: ...
+
+
+def result_event(job: int, board: Board, answer: Answer | None,
+                 error: BaseException | None) -> Event:
     """The pipeline event for a solver's answer or error."""
     grid = tuple(board.grid_lines())
     if error is not None or answer is None:
@@ -88,17 +110,19 @@ def result_event(job: int, board: Board, answer: Any, error: BaseException | Non
 class WorkerPort:
     """Solves on the shared :class:`firmware_py.worker.SolverWorker` (tag ``vision``)."""
 
-    def __init__(self, worker: Any, *, tag: str = "vision", priority: int | None = None) -> None:
+    def __init__(self, worker: SolverWorker, *, tag: str = "vision",
+                 priority: int | None = None) -> None:
         from firmware_py.worker import VISION_PRIORITY
 
         self.worker = worker
         self.tag = tag
         self.priority = VISION_PRIORITY if priority is None else priority
-        self._handles: dict[int, Any] = {}
+        self._handles: dict[int, JobHandle] = {}
         self._lock = threading.Lock()
 
     def start(self, job: int, board: Board, deliver: Deliver) -> None:
-        def on_done(done_board: Board, answer: Any, error: BaseException | None) -> None:
+        def on_done(done_board: Board, answer: Answer | None,
+                    error: BaseException | None) -> None:
             with self._lock:
                 self._handles.pop(job, None)
             deliver(result_event(job, done_board, answer, error))
@@ -127,7 +151,8 @@ class WorkerPort:
 class SyncPort:
     """Solves at once on the calling thread: files get the same output every run."""
 
-    def __init__(self, solver: Any, *, tie_break: str = "centre", rng: Any = None) -> None:
+    def __init__(self, solver: SolverLike, *, tie_break: str = "centre",
+                 rng: random.Random | None = None) -> None:
         self.solver = solver
         self.tie_break = tie_break
         self.rng = rng
@@ -156,7 +181,8 @@ class DeferredPort(SyncPort):
     at virtual time ``t`` becomes visible at ``t + ms / 1000``.
     """
 
-    def __init__(self, solver: Any, *, tie_break: str = "centre", rng: Any = None,
+    def __init__(self, solver: SolverLike, *, tie_break: str = "centre",
+                 rng: random.Random | None = None,
                  timer: Callable[[], float] = time.perf_counter) -> None:
         super().__init__(solver, tie_break=tie_break, rng=rng)
         self._timer = timer
@@ -287,9 +313,9 @@ class FrameLoop:
     and the boards the game confirms.
     """
 
-    def __init__(self, source: Any, reader: Any, pipeline: Pipeline, *,
+    def __init__(self, source: Frames, reader: FrameReader, pipeline: Pipeline, *,
                  stop: threading.Event | None = None,
-                 on_frame: Callable[[Any, Reading], None] | None = None,
+                 on_frame: Callable[[Frame, Reading], None] | None = None,
                  teacher: LookTeacher | None = None) -> None:
         self.source = source
         self.reader = reader
@@ -312,7 +338,7 @@ class FrameLoop:
                 self.on_frame(frame, reading)
         return self.frames
 
-    def read(self, image: Any) -> Reading:
+    def read(self, image: np.ndarray) -> Reading:
         try:
             return self.reader.read(image)
         except VisionError as error:
@@ -344,11 +370,11 @@ class RebasedSource:
     """A live source's frames with times counted from ``start`` (the loop's start), so
     the pipeline's timeline begins near 0; a file's frames keep their own times."""
 
-    def __init__(self, source: Any, start: float) -> None:
+    def __init__(self, source: Frames, start: float) -> None:
         self.source = source
         self.start = start
 
-    def read(self) -> Any:
+    def read(self) -> Frame | None:
         frame = self.source.read()
         if frame is None or not getattr(self.source, "live", True):
             return frame
