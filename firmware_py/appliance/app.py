@@ -16,13 +16,25 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_py.appliance.retry import PartRetry
 from firmware_py.backoff import Backoff
 from firmware_py.board import Board
 from firmware_py.config import Config
 from firmware_py.notify import Notifier, Watchdog, watchdog_interval
+
+if TYPE_CHECKING:  # the parts, imported where they are made
+    from cython_solver import Solver
+    from firmware_py.frames import FrameSource
+    from firmware_py.hud.hub import HudHub
+    from firmware_py.hud.play_games import PlayGames
+    from firmware_py.hud.server import HudServer
+    from firmware_py.leds import AdvantageLights, Led
+    from firmware_py.pipeline.runtime import FrameReader
+    from firmware_py.serial_link.transport import PortOpener
+    from firmware_py.speech.announcer import Announcer, MutedAnnouncer
+    from firmware_py.vision.reader import BoardReader
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +44,7 @@ MAIN_LOOP = "main"
 SERIAL_READY_S = 2.0  # start waits this long at most for the robot port to open
 
 
-def _default_solver(config: Config) -> Any:
+def _default_solver(config: Config) -> Solver:
     from cython_solver import Solver
 
     solver = Solver.from_config(config)
@@ -40,44 +52,44 @@ def _default_solver(config: Config) -> Any:
     return solver
 
 
-def _default_activity_led(config: Config) -> Any:
+def _default_activity_led(config: Config) -> Led:
     from firmware_py.leds import open_activity_led
 
     return open_activity_led(config.led)
 
 
-def _default_advantage(config: Config) -> Any:
+def _default_advantage(config: Config) -> AdvantageLights | None:
     from firmware_py.leds import open_advantage_lights
 
     return open_advantage_lights(config.led)
 
 
-def _default_port_opener(config: Config) -> Any:
+def _default_port_opener(config: Config) -> PortOpener:
     from firmware_py.serial_link.transport import pyserial_opener
 
     return pyserial_opener(config.serial.port, config.serial.baud)
 
 
-def _default_source(config: Config, wait: Callable[[float], bool]) -> Any:
+def _default_source(config: Config, wait: Callable[[float], bool]) -> FrameSource:
     from firmware_py.sources.factory import open_source
 
     return open_source(config.camera.source, config.camera, wait=wait, strict_open=False,
                        first=config.game.first)
 
 
-def _default_reader(config: Config, source: Any) -> Any:
+def _default_reader(config: Config, source: FrameSource) -> BoardReader:
     from firmware_py.pipeline.assemble import make_reader
 
     return make_reader(config, source)
 
 
-def _default_hud(config: Config, hub: Any, games: Any) -> Any:
+def _default_hud(config: Config, hub: HudHub, games: PlayGames | None) -> HudServer:
     from firmware_py.hud.server import HudServer
 
     return HudServer.from_config(config, hub, games).start()
 
 
-def _default_announcer(config: Config) -> Any:
+def _default_announcer(config: Config) -> Announcer | MutedAnnouncer:
     from firmware_py.speech import open_announcer
 
     return open_announcer(config.speech)
@@ -87,14 +99,15 @@ def _default_announcer(config: Config) -> Any:
 class Parts:
     """Factories for everything that touches hardware (swap them in tests and the demo)."""
 
-    solver: Callable[[Config], Any] = _default_solver
-    activity_led: Callable[[Config], Any] = _default_activity_led
-    advantage: Callable[[Config], Any] = _default_advantage
-    port_opener: Callable[[Config], Any] = _default_port_opener
-    source: Callable[[Config, Callable[[float], bool]], Any] = _default_source
-    reader: Callable[[Config, Any], Any] = _default_reader
-    announcer: Callable[[Config], Any] = _default_announcer
-    hud: Callable[[Config, Any, Any], Any] | None = _default_hud  # None: no web page
+    solver: Callable[[Config], Solver] = _default_solver
+    activity_led: Callable[[Config], Led] = _default_activity_led
+    advantage: Callable[[Config], AdvantageLights | None] = _default_advantage
+    port_opener: Callable[[Config], PortOpener] = _default_port_opener
+    source: Callable[[Config, Callable[[float], bool]], FrameSource] = _default_source
+    reader: Callable[[Config, FrameSource], BoardReader] = _default_reader
+    announcer: Callable[[Config], Announcer | MutedAnnouncer] = _default_announcer
+    # None: no web page
+    hud: Callable[[Config, HudHub, PlayGames | None], HudServer] | None = _default_hud
     on_view: Callable[[Any, float], None] | None = None
     on_opponent: Callable[[str], None] | None = None  # the opponent's new message
     retry_s: tuple[float, float] = field(default=(0.5, 10.0))
@@ -302,18 +315,19 @@ class Appliance:
         source = self.parts.source(self.config, wait)
         try:
             source.open()
-            reader = self.parts.reader(self.config, source)
+            board_reader = self.parts.reader(self.config, source)
+            reader: FrameReader = board_reader
             if self.hub is not None:
                 from firmware_py.hud.taps import AnalysingReader
 
-                reader = AnalysingReader(reader, self.hub)
+                reader = AnalysingReader(board_reader, self.hub)
             start = time.monotonic()
             coach = self.opponent is None  # an opponent does not tell the person their move
             self.pipeline = Pipeline(params_from_config(self.config), WorkerPort(self.worker),
                                      announcer=LateAnnouncer(self) if coach else None,
                                      on_show=self._on_view, on_commit=self._on_commit,
                                      clock=lambda: time.monotonic() - start)
-            teacher = make_teacher(self.config, reader, store=teaches_this_board(source),
+            teacher = make_teacher(self.config, board_reader, store=teaches_this_board(source),
                                    on_learnt=self._on_looks_learnt)
             loop = FrameLoop(RebasedSource(source, start), reader, self.pipeline,
                              stop=self.stopping, on_frame=self._on_frame, teacher=teacher)

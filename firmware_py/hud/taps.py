@@ -12,9 +12,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_py.board import Board
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from firmware_py.hud.hub import HudHub
+    from firmware_py.vision.reader import BoardReader
+    from firmware_py.vision.reading import Reading
 
 HUD_PRIORITY = -10  # below the vision loop (0) and the serial link (10)
 
@@ -22,11 +29,11 @@ HUD_PRIORITY = -10  # below the vision loop (0) and the serial link (10)
 class AnalysingReader:
     """A board reader whose every frame also goes to ``hub.on_frame``."""
 
-    def __init__(self, reader: Any, hub: Any) -> None:
+    def __init__(self, reader: BoardReader, hub: HudHub) -> None:
         self.reader = reader
         self.hub = hub
 
-    def read(self, image: Any) -> Any:
+    def read(self, image: np.ndarray) -> Reading:
         analyse = getattr(self.reader, "analyse", None)
         if analyse is None:
             reading, analysis = self.reader.read(image), None
