@@ -22,12 +22,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware_py.board import COLOUR_NAMES, Board
 from firmware_py.hud.game import GameLog, MoveMark, review
 from firmware_py.scores import verdict
 from firmware_py.vision.remedy import ACCEPTED, remedy
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from firmware_py.vision.reader import FrameAnalysis
+    from firmware_py.vision.reading import Reading
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +41,21 @@ CAMERA_STALE_S = 3.0  # no frame for this long: the page says the camera is gone
 REMEDY_AFTER_S = 10.0  # advice for a fault only once frames are refused this long
 FPS_WINDOW_S = 2.0
 
-Subscriber = Callable[[dict[str, Any]], None]
+Subscriber = Callable[[dict[str, Any]], None]  # Any: the state's JSON values
+
+
+class Solved(Protocol):
+    """What the HUD reads of a solver's answer (``cython_solver.Answer``)."""
+
+    column: int
+    score: int
 
 
 class Analyst(Protocol):
     """Solves positions for the HUD, off the vision loop."""
 
-    def solve(self, board: Board, on_done: Callable[[Any], None], *, tag: str = "hud") -> None:
+    def solve(self, board: Board, on_done: Callable[[Solved | None], None], *,
+              tag: str = "hud") -> None:
         """Later call ``on_done(answer)`` (``answer.column``/``score``/``plies``) or
         ``on_done(None)`` when the position cannot be solved now. A new position
         with the same ``tag`` may supersede one not yet solved (no call then)."""
@@ -52,9 +66,9 @@ class LatestFrame:
     """The newest camera frame and what the reader made of it."""
 
     seq: int
-    image: Any  # BGR numpy array
-    analysis: Any  # a FrameAnalysis, or None when the reader gives only readings
-    reading: Any
+    image: np.ndarray  # BGR
+    analysis: FrameAnalysis | None  # None when the reader gives only readings
+    reading: Reading
 
 
 class HudHub:
@@ -158,7 +172,8 @@ class HudHub:
             threading.Thread(target=self._review, args=(start, moves), daemon=True,
                              name="c4pi-hud-review").start()
 
-    def on_frame(self, image: Any, reading: Any, analysis: Any = None) -> None:
+    def on_frame(self, image: np.ndarray, reading: Reading,
+                 analysis: FrameAnalysis | None = None) -> None:
         """Every frame (the vision loop's thread): cheap, publishes only changes."""
         now = self.clock()
         with self._lock:
@@ -174,7 +189,7 @@ class HudHub:
         if camera_was != "live":
             self.refresh_health()
 
-    def _lasting_refusal(self, reading: Any, now: float) -> bool:
+    def _lasting_refusal(self, reading: Reading | None, now: float) -> bool:
         """True once every frame for :data:`REMEDY_AFTER_S` was refused: a fault to fix,
         not a hand dropping a disc or a board being cleared."""
         if reading is None or reading.status in ACCEPTED:
@@ -239,7 +254,7 @@ class HudHub:
             return
         grid = board.grid_lines()
 
-        def on_done(answer: Any) -> None:
+        def on_done(answer: Solved | None) -> None:
             if answer is None:
                 return
             with self._lock:
@@ -264,9 +279,9 @@ class HudHub:
 
     def _score_of(self, board: Board) -> int:
         done = threading.Event()
-        result: list[Any] = []
+        result: list[Solved | None] = []
 
-        def on_done(answer: Any) -> None:
+        def on_done(answer: Solved | None) -> None:
             result.append(answer)
             done.set()
 
@@ -283,7 +298,8 @@ class HudHub:
                 "review": None if marks is None else [mark.as_json() for mark in marks]}
 
 
-def _reading_json(reading: Any, analysis: Any, lasting: bool) -> dict[str, Any] | None:
+def _reading_json(reading: Reading | None, analysis: FrameAnalysis | None,
+                  lasting: bool) -> dict[str, Any] | None:
     """The reading for the page; the advice only for a ``lasting`` refusal."""
     if reading is None:
         return None
