@@ -35,8 +35,9 @@ import asyncio
 import functools
 import logging
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -69,6 +70,11 @@ from firmware_py.hud.responses import (
     write_or_drop,
 )
 
+if TYPE_CHECKING:
+    from firmware_py.config import Config, HudConfig
+    from firmware_py.hud.hub import HudHub
+    from firmware_py.hud.play_games import PlayGames
+
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -80,9 +86,9 @@ PLAY_STATUS = ((GameBusy, 409), (IllegalInput, 409), (GamesFull, 503))  # else a
 class HudServer:
     """Serves the HUD of ``hub`` on ``host``:``port`` (port 0: any free port)."""
 
-    def __init__(self, hub: Any, *, host: str = "127.0.0.1", port: int = 8080,
+    def __init__(self, hub: HudHub, *, host: str = "127.0.0.1", port: int = 8080,
                  camera_fps: float = 4.0, camera_width: int = 640,
-                 min_cell_confidence: float = 0.6, games: Any = None,
+                 min_cell_confidence: float = 0.6, games: PlayGames | None = None,
                  max_connections: int = 64, hosts: tuple[str, ...] = (),
                  pairing_code: str = "", header_timeout_s: float = HEADER_TIMEOUT_S,
                  kiosk_port: int = 0) -> None:
@@ -115,7 +121,8 @@ class HudServer:
         self.streams = StreamCap(max_connections, kiosk_port)
 
     @classmethod
-    def from_config(cls, config: Any, hub: Any, games: Any = None) -> HudServer:
+    def from_config(cls, config: Config, hub: HudHub,
+                    games: PlayGames | None = None) -> HudServer:
         """The server ``[hud]`` describes (not started): the one wiring of the appliance's
         screen and ``c4pi watch --hud``'s."""
         hud = config.hud
@@ -299,7 +306,8 @@ class HudServer:
         return await self._capped("event", "text/event-stream", request, self._stream_events)
 
     async def _capped(self, kind: str, content_type: str, request: web.Request,
-                      stream: Any) -> web.StreamResponse:
+                      stream: Callable[[web.Request], Awaitable[web.StreamResponse]],
+                      ) -> web.StreamResponse:
         """``stream(request)`` under its client's cap of ``kind`` streams (HEAD: the
         headers only; over the cap: a 429 that closes the connection)."""
         if request.method == "HEAD":
@@ -404,21 +412,28 @@ class HudServer:
                                                  "([play] web = false in the config).")
         return web.FileResponse(STATIC_DIR / "play.html", headers={"Cache-Control": "no-cache"})
 
+    @property
+    def _games(self) -> PlayGames:
+        """The games of the play routes (registered only when there are games)."""
+        if self.games is None:
+            raise HudError("the play page is turned off")
+        return self.games
+
     async def _play_new(self, request: web.Request) -> web.Response:
         return await self._play_call(request, lambda body: functools.partial(
-            self.games.new, body.get("level"), body.get("colour"), body.get("first")))
+            self._games.new, body.get("level"), body.get("colour"), body.get("first")))
 
     async def _play_input(self, request: web.Request) -> web.Response:
         game = request.match_info["game"]
         return await self._play_call(request, lambda body: functools.partial(
-            self.games.act, game, body.get("input")))
+            self._games.act, game, body.get("input")))
 
     async def _play_options(self, request: web.Request) -> web.Response:
-        return web.json_response(self.games.options(), headers={"Cache-Control": "no-store"})
+        return web.json_response(self._games.options(), headers={"Cache-Control": "no-store"})
 
     async def _play_state(self, request: web.Request) -> web.Response:
         try:
-            state = self.games.state(request.match_info["game"])
+            state = self._games.state(request.match_info["game"])
         except PlayError as error:
             return web.json_response({"error": str(error)}, status=404)
         return web.json_response(state, headers={"Cache-Control": "no-store"})
@@ -452,7 +467,7 @@ class HudServer:
                             headers={"Cache-Control": "no-store"})
 
 
-def guard_options(hud: Any) -> dict[str, Any]:
+def guard_options(hud: HudConfig) -> dict[str, Any]:  # Any: keyword arguments
     """:class:`HudServer` keyword arguments from ``[hud]`` (connections, names, pairing)."""
     names = tuple(name.strip() for name in hud.hosts.split(",") if name.strip())
     return {"max_connections": hud.max_connections, "hosts": names,
