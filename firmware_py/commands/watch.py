@@ -6,9 +6,24 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 from firmware_py.config import Config
+
+if TYPE_CHECKING:
+    from firmware_py.board import Board
+    from firmware_py.frames import Frame
+    from firmware_py.hud.hub import HudHub
+    from firmware_py.hud.record import Recorder
+    from firmware_py.hud.server import HudServer
+    from firmware_py.pipeline.events import View
+    from firmware_py.pipeline.runtime import FrameReader, SolverPort
+    from firmware_py.speech.announcer import Announcer, MutedAnnouncer
+    from firmware_py.vision.reader import BoardReader
+    from firmware_py.vision.reading import Reading
+
+    Show = Callable[[View, float], None]
 
 EX_NOINPUT = 66
 
@@ -117,14 +132,16 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
 class Screen:
     """The HUD of ``watch``: the page (``--hud``) and the recording (``--record``)."""
 
-    def __init__(self, hub: Any = None, server: Any = None, recorder: Any = None) -> None:
+    def __init__(self, hub: HudHub | None = None, server: HudServer | None = None,
+                 recorder: Recorder | None = None) -> None:
         self.hub = hub
         self.server = server
         self.recorder = recorder
         self._view_t = 0.0
 
     @classmethod
-    def open(cls, args: argparse.Namespace, config: Config, port: Any, fps: float) -> Screen:
+    def open(cls, args: argparse.Namespace, config: Config, port: SolverPort,
+             fps: float) -> Screen:
         if not (args.hud or args.record):
             return cls()
         from firmware_py.hud.hub import HudHub
@@ -149,16 +166,17 @@ class Screen:
         recorder = Recorder(args.record, fps, min_cell_confidence=bound) if args.record else None
         return cls(hub, server, recorder)
 
-    def tee(self, show: Any) -> Any:
-        if self.hub is None:
+    def tee(self, show: Show) -> Show:
+        hub = self.hub
+        if hub is None:
             return show
 
-        def both(view: Any, t: float) -> None:
+        def both(view: View, t: float) -> None:
             show(view, t)
-            self.hub.on_view(view, t)
+            hub.on_view(view, t)
         return both
 
-    def tap(self, reader: Any) -> Any:
+    def tap(self, reader: BoardReader) -> FrameReader:
         if self.hub is None:
             return reader
         from firmware_py.hud.taps import AnalysingReader
@@ -166,11 +184,11 @@ class Screen:
         return AnalysingReader(reader, self.hub)
 
     @property
-    def on_commit(self) -> Any:
+    def on_commit(self) -> Callable[[Board, str, float], None] | None:
         return self.hub.on_commit if self.hub is not None else None
 
-    def on_frame(self, frame: Any, reading: Any) -> None:
-        if self.recorder is None:
+    def on_frame(self, frame: Frame, reading: Reading) -> None:
+        if self.recorder is None or self.hub is None:
             return
         latest = self.hub.latest_frame()
         analysis = latest.analysis if latest is not None else None
@@ -183,7 +201,7 @@ class Screen:
             self.recorder.close()
 
 
-def _announcer(config: Config) -> Any:
+def _announcer(config: Config) -> Announcer | MutedAnnouncer:
     from firmware_py.speech import open_announcer
 
     announcer = open_announcer(config.speech)
@@ -198,7 +216,7 @@ class ViewPrinter:
         self.out = out
         self.as_json = as_json
 
-    def show(self, view: Any, t: float) -> None:
+    def show(self, view: View, t: float) -> None:
         if self.as_json:
             self.out.write(json.dumps(view.as_json(t)) + "\n")
         else:
@@ -206,25 +224,26 @@ class ViewPrinter:
         self.out.flush()
 
 
-def describe(view: Any, t: float) -> str:
+def describe(view: View, t: float) -> str:
     """The human-readable form of a view."""
     from firmware_py.board import COLOUR_NAMES
     from firmware_py.scores import verdict
 
     head = f"[{t:8.2f} s] {view.state}"
-    if view.grid is None:
-        return head
     board = view.board
+    if view.grid is None or board is None:
+        return head
     lines = [head]
-    if view.best is not None and view.to_move is None:  # nobody has started: no colour
-        lines[0] += (f": either colour may start: play column {view.best} "
-                     f"({verdict(board, view.score, view.plies, named=False)}; "
-                     f"the first player's score {view.score:+d})")
-    elif view.best is not None:
-        mover = COLOUR_NAMES[board.to_move]
-        lines[0] += (f": {mover} to play column {view.best} "
-                     f"({verdict(board, view.score, view.plies)}; {mover}'s score "
-                     f"{view.score:+d})")
+    score, plies = view.score, view.plies
+    if view.best is not None and score is not None and plies is not None:
+        if view.to_move is None:  # nobody has started: no colour
+            lines[0] += (f": either colour may start: play column {view.best} "
+                         f"({verdict(board, score, plies, named=False)}; "
+                         f"the first player's score {score:+d})")
+        else:
+            mover = COLOUR_NAMES[board.to_move]
+            lines[0] += (f": {mover} to play column {view.best} "
+                         f"({verdict(board, score, plies)}; {mover}'s score {score:+d})")
     elif board.is_finished:
         winner = board.winner
         lines[0] += f": {COLOUR_NAMES[winner]} has won" if winner else ": draw"
