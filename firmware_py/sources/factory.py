@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.exc import CameraError
 from firmware_py.frames import FrameSource, Intrinsics
@@ -14,11 +14,16 @@ from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
 from firmware_py.sources.picamera import PiCameraSource
 from firmware_py.sources.reopen import ReopeningSource
 
+if TYPE_CHECKING:
+    from firmware_py.board import Board
+    from firmware_py.config import CameraConfig
+    from firmware_py.simtable.script import Action
+
 SIM = "sim"
 CAMERA = "camera"
 
 
-def open_source(name: str, camera: Any, *, fps: float | None = None, fast: bool = False,
+def open_source(name: str, camera: CameraConfig, *, fps: float | None = None, fast: bool = False,
                 moves: str | None = None, seed: int | None = None,
                 wait: Callable[[float], bool] | None = None,
                 strict_open: bool = True, first: str = "either") -> FrameSource:
@@ -49,7 +54,7 @@ def open_source(name: str, camera: Any, *, fps: float | None = None, fast: bool 
                       "an existing video file or a folder of images")
 
 
-def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
+def sim_source(camera: CameraConfig, *, fps: float | None = None, fast: bool = False,
                moves: str | None = None, seed: int | None = None,
                first: str = "either") -> FrameSource:
     """The simulated camera at the configured frame size; its games are started as
@@ -62,7 +67,7 @@ def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
     opening = starter(0, 0, first)  # who starts the first game
     if moves is not None:
         Board.from_moves(moves)  # IllegalMoveError names a bad move before anything starts
-        actions: Any = game_script(moves, rng, next_first=opening)
+        actions: Iterable[Action] = game_script(moves, rng, next_first=opening)
     else:
         actions = endless_games(rng, rule=first)
     return SimulatedCamera(actions, spec=default_spec((camera.width, camera.height)),
@@ -70,7 +75,8 @@ def sim_source(camera: Any, *, fps: float | None = None, fast: bool = False,
                            start=Board.empty(opening))
 
 
-def sim_opponent_source(camera: Any, asked_for: Any, appliance: str, *,
+def sim_opponent_source(camera: CameraConfig, asked_for: Callable[[Board], int | None],
+                        appliance: str, *,
                         fps: float | None = None, fast: bool = False, seed: int | None = None,
                         mistakes: tuple[int, ...] = (), games: int | None = None) -> FrameSource:
     """The simulated camera with a person playing against the kiosk opponent."""
@@ -83,10 +89,10 @@ def sim_opponent_source(camera: Any, asked_for: Any, appliance: str, *,
                            fps=fps or camera.fps, live=not fast, seed=seed or 0)
 
 
-def _reopening(source: FrameSource, camera: Any, wait: Callable[[float], bool] | None,
+def _reopening(source: FrameSource, camera: CameraConfig, wait: Callable[[float], bool] | None,
                strict_open: bool) -> ReopeningSource:
-    options: dict[str, Any] = {"min_s": camera.reopen_min_s, "max_s": camera.reopen_max_s,
-                               "strict_open": strict_open}
-    if wait is not None:
-        options["wait"] = wait
-    return ReopeningSource(source, **options)
+    if wait is None:
+        return ReopeningSource(source, min_s=camera.reopen_min_s, max_s=camera.reopen_max_s,
+                               strict_open=strict_open)
+    return ReopeningSource(source, min_s=camera.reopen_min_s, max_s=camera.reopen_max_s,
+                           strict_open=strict_open, wait=wait)
