@@ -9,13 +9,26 @@ from __future__ import annotations
 
 import argparse
 import logging
+import random
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
 from firmware_py.serial_link.transport import baud_rates
+
+if TYPE_CHECKING:
+    from cython_solver import Answer, Solver
+    from firmware_py.board import Board
+    from firmware_py.serial_link.ptywire import PtyWire
+    from firmware_py.serial_link.service import SerialService
+    from firmware_py.serial_link.transport import HeartbeatPort
+    from firmware_py.worker import SolverWorker
+
+# what signal.signal returns: a handler, a default, or None for one not set from Python
+SignalHandler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +58,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
             device = args.port or config.serial.port
             if args.pty:
                 device = appliance.open_pty()
-            appliance.serve(device, args.baud or config.serial.baud)
+            service = appliance.serve(device, args.baud or config.serial.baud)
             appliance.notifier.notify("READY=1")
-            if args.pty and appliance.service.wait_connected(10):
+            if args.pty and service.wait_connected(10):
                 print(f"robot side: {appliance.robot_path}", flush=True)
             stop.wait()
             log.info("stopping")
@@ -70,9 +83,9 @@ class _Appliance:
                                  stale_s=STALE_S)
         self.activity = ActivityLight(open_activity_led(config.led), config.led.blink_hz)
         self.advantage = open_advantage_lights(config.led)
-        self.worker: Any = None
-        self.service: Any = None
-        self.wire: Any = None
+        self.worker: SolverWorker | None = None
+        self.service: SerialService | None = None
+        self.wire: PtyWire | None = None
         self.robot_path = ""
 
     def __enter__(self) -> _Appliance:
@@ -97,43 +110,43 @@ class _Appliance:
         self.robot_path = self.wire.robot_path
         return self.wire.service_path
 
-    def serve(self, device: str, baud: int) -> None:
+    def serve(self, device: str, baud: int) -> SerialService:
+        """Start answering the robot on ``device``; returns the running service."""
         from firmware_py.play.levels import level
         from firmware_py.serial_link.service import SerialService
         from firmware_py.serial_link.transport import HeartbeatPort, pyserial_opener
         from firmware_py.worker import SolverWorker
 
         solver, rng = _make_solver(self.config)
-        self.worker = SolverWorker(solver, self.config.solver.tie_break, rng).start()
-        self.worker.add_busy_listener(self.activity.set_busy)
+        worker = self.worker = SolverWorker(solver, self.config.solver.tie_break, rng).start()
+        worker.add_busy_listener(self.activity.set_busy)
         serial = self.config.serial
         opener = pyserial_opener(device, baud)
         link = (f"a pseudo-terminal (the robot's side: {self.robot_path})" if self.robot_path
                 else device)  # never name the service's own end to a robot builder
         self.watchdog.register(SERIAL_LOOP)
 
-        def beating_opener() -> Any:  # the loop beats while it opens or reads the port
+        def beating_opener() -> HeartbeatPort:  # the loop beats while it opens or reads the port
             self.watchdog.beat(SERIAL_LOOP)
             return HeartbeatPort(opener(), lambda: self.watchdog.beat(SERIAL_LOOP))
 
-        self.service = SerialService(
-            beating_opener, self.worker,
+        service = self.service = SerialService(
+            beating_opener, worker,
             reconnect_min_s=serial.reconnect_min_s, reconnect_max_s=serial.reconnect_max_s,
             on_answer=self._show_advantage, on_connect=lambda _name: self.activity.ready(),
             level=level(serial.level), name=link)
         log.info("serving robot queries on %s at %d baud", link, baud)
-        self.service.start()
+        service.start()
         self.watchdog.start()
+        return service
 
-    def _show_advantage(self, board: Any, answer: Any) -> None:
+    def _show_advantage(self, board: Board, answer: Answer) -> None:
         if self.advantage is not None:
             self.advantage.show(board, answer.score)
 
 
-def _make_solver(config: Config) -> tuple[Any, Any]:
+def _make_solver(config: Config) -> tuple[Solver, random.Random | None]:
     """The solver (with the book when configured and present) and the tie-break rng."""
-    import random
-
     from cython_solver import Solver
 
     solver = Solver.from_config(config)
@@ -142,18 +155,18 @@ def _make_solver(config: Config) -> tuple[Any, Any]:
     return solver, rng
 
 
-def _on_signals(stop: threading.Event) -> dict[int, Any]:
+def _on_signals(stop: threading.Event) -> dict[int, SignalHandler]:
     """SIGTERM and SIGINT set ``stop`` (so the LED trigger is restored on the way out)."""
     def handler(signum: int, _frame: FrameType | None) -> None:
         log.info("signal %s received: stopping", signal.Signals(signum).name)
         stop.set()
 
-    previous = {}
+    previous: dict[int, SignalHandler] = {}
     for signum in (signal.SIGTERM, signal.SIGINT):
         previous[signum] = signal.signal(signum, handler)
     return previous
 
 
-def _restore_signals(previous: dict[int, Any]) -> None:
+def _restore_signals(previous: dict[int, SignalHandler]) -> None:
     for signum, handler in previous.items():
         signal.signal(signum, handler)
