@@ -18,7 +18,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,10 +27,13 @@ from firmware_py.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics
 from firmware_py.simtable.script import Action, PlaneHand, Scene, compile_scenes
 
+if TYPE_CHECKING:
+    from firmware_py.simtable.render_spec import Hand, RenderSpec
+
 CACHE_SIZE = 4  # rendered frames kept for repeated scenes (2.8 MB each at 720p)
 
 
-def default_spec(size: tuple[int, int] = (1280, 720)) -> Any:
+def default_spec(size: tuple[int, int] = (1280, 720)) -> RenderSpec:
     """A plausible fixed camera pose for the simulator (slightly oblique, mild defects),
     of a board that holds its discs 0.35 pitch behind its face, as common ones do."""
     from firmware_py.simtable.render import RenderSpec
@@ -47,8 +50,8 @@ class SimulatedCamera(FrameSource):
     ``start`` is the board on the table before the script begins (empty).
     """
 
-    def __init__(self, actions: Iterable[Action], *, spec: Any = None, fps: float = 10.0,
-                 live: bool = False, seed: int = 0, reuse: bool = True,
+    def __init__(self, actions: Iterable[Action], *, spec: RenderSpec | None = None,
+                 fps: float = 10.0, live: bool = False, seed: int = 0, reuse: bool = True,
                  start: Board | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
@@ -111,11 +114,11 @@ class SimulatedCamera(FrameSource):
         return image
 
 
-def render_scene(scene: Scene, spec: Any, seed: int) -> np.ndarray:
+def render_scene(scene: Scene, spec: RenderSpec, seed: int) -> np.ndarray:
     """One BGR frame of ``scene`` with the camera and look of ``spec``."""
     from firmware_py.simtable.render import render_frame
 
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     if scene.light != 1.0:
         changes["light_gain"] = spec.light_gain * scene.light
     if not scene.visible:
@@ -125,7 +128,7 @@ def render_scene(scene: Scene, spec: Any, seed: int) -> np.ndarray:
     return render_frame(scene.grid, spec.replace(**changes) if changes else spec, seed=seed)
 
 
-def project_hand(hand: PlaneHand, spec: Any) -> Any:
+def project_hand(hand: PlaneHand, spec: RenderSpec) -> Hand:
     """The renderer's :class:`Hand` for a hand placed in the warp plane."""
     from firmware_py.simtable.render import Hand, plane_to_image
     from firmware_py.vision.geometry import apply_homography

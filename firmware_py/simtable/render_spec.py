@@ -190,15 +190,23 @@ def _jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
 
 
 class CameraPose(Protocol):
-    """What the camera geometry needs of a spec (both generators' specs have it)."""
+    """What the camera geometry needs of a spec (both generators' specs have it; read
+    only: the specs are frozen dataclasses)."""
 
-    size: tuple[int, int]
-    fov_deg: float
-    distance: float  # camera to board centre, in marker-rectangle widths (9 pitches)
-    offset: tuple[float, float]
-    yaw_deg: float
-    pitch_deg: float
-    roll_deg: float
+    @property
+    def size(self) -> tuple[int, int]: ...
+    @property
+    def fov_deg(self) -> float: ...
+    @property
+    def distance(self) -> float: ...  # camera to board centre, marker-rectangle widths (9 P)
+    @property
+    def offset(self) -> tuple[float, float]: ...
+    @property
+    def yaw_deg(self) -> float: ...
+    @property
+    def pitch_deg(self) -> float: ...
+    @property
+    def roll_deg(self) -> float: ...
 
 
 def rotation(spec: CameraPose) -> np.ndarray:
