@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from firmware_py.board import COLOUR_NAMES, Board, added_column
 from firmware_py.scores import verdict
+
+if TYPE_CHECKING:
+    from firmware_py.pipeline.events import View
 
 AskedFor = Callable[[Board], int | None]
 
@@ -41,7 +44,7 @@ def move_label(before: Board | None, board: Board) -> str:
     return f"move {board.n_discs:<3} {disc}"
 
 
-def advice(board: Board, view: Any, *, c4pi: str | None = None,
+def advice(board: Board, view: View, *, c4pi: str | None = None,
            chosen: int | None = None, best: tuple[int, ...] = ()) -> str:
     """What the line says after the move: whose turn and what to play, or the result.
 
@@ -52,14 +55,17 @@ def advice(board: Board, view: Any, *, c4pi: str | None = None,
         winner = board.winner
         result = f"{COLOUR_NAMES[winner]} wins" if winner else "draw"
         return f"game over: {result}" + (" (c4pi)" if winner and winner == c4pi else "")
+    score, plies, column = view.score, view.plies, view.best
+    if score is None or plies is None or column is None:
+        raise ValueError(f"advice on an unsolved view of {board.grid_lines()}")
     if c4pi is None and view.to_move is None:
-        distance = verdict(board, view.score, view.plies, named=False)
-        return f"Either colour may start: play {view.best} - {distance}"
+        distance = verdict(board, score, plies, named=False)
+        return f"Either colour may start: play {column} - {distance}"
     mover = COLOUR_NAMES[board.to_move]
-    distance = verdict(board, view.score, view.plies)
+    distance = verdict(board, score, plies)
     if c4pi is None:
-        return f"{mover} to move: play {view.best} - {distance}"
-    best = best or (view.best,)
+        return f"{mover} to move: play {column} - {distance}"
+    best = best or (column,)
     if board.to_move == c4pi and chosen is not None and chosen not in best:
         # a level below perfect picks other columns on purpose: never beside a verdict
         # that reads as the column's own (#56.10: "plays 4 (perfect play: Yellow wins in 1)")
@@ -93,7 +99,7 @@ class MoveLog:
         self._started = False
         self._held: list[str] = []
         self._last: Board | None = None  # the board of the last line written
-        self._pending: tuple[Board, Any] | None = None  # c4pi to move: its column not known
+        self._pending: tuple[Board, View] | None = None  # c4pi to move: its column not known
 
     def start(self, header: str) -> None:
         """Write ``header`` (the demo's banner), then any line that came before it."""
@@ -102,7 +108,7 @@ class MoveLog:
             self._write(*([header.rstrip("\n")] if header else []), *self._held)
             self._held.clear()
 
-    def show(self, view: Any, t: float = 0.0) -> None:
+    def show(self, view: View, t: float = 0.0) -> None:
         """A view of the pipeline (``Parts.on_view``): a line when a new board settles."""
         board = _settled(view)
         if board is None:
@@ -137,7 +143,7 @@ class MoveLog:
         last = self._pending[0] if self._pending is not None else self._last
         return last is not None and last.columns == board.columns
 
-    def _line(self, board: Board, view: Any, chosen: int | None) -> None:
+    def _line(self, board: Board, view: View, chosen: int | None) -> None:
         best = self.best_for(board) if self.best_for is not None and chosen is not None else ()
         said = advice(board, view, c4pi=self.c4pi, chosen=chosen, best=best)
         text = f"{move_label(self._last, board):<13} {said}"
@@ -153,11 +159,11 @@ class MoveLog:
             self.out.flush()
 
 
-def _settled(view: Any) -> Board | None:
+def _settled(view: View) -> Board | None:
     """The board of a view worth a line: solved with its move, or finished."""
     if view.grid is None or view.state not in ("solved", "finished"):
         return None
     board = view.board
-    if not board.is_finished and view.best is None:
+    if board is None or (not board.is_finished and view.best is None):
         return None  # still being solved
     return board
