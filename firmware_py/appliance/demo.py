@@ -15,12 +15,17 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from firmware_py.appliance.app import Parts
 from firmware_py.appliance.move_log import MoveLog
 from firmware_py.board import Board
 from firmware_py.config import Config
+
+if TYPE_CHECKING:
+    from firmware_py.appliance.app import Appliance
+    from firmware_py.frames import FrameSource
+    from firmware_py.serial_link.ptywire import PtyWire
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +92,7 @@ def demo_config(config: Config, *, wav_path: Path, speaker: bool, seed: int | No
     return replace(config, camera=camera, speech=speech, serial=serial, play=play)
 
 
-def opponent_asker(appliance: list[Any]) -> Callable[[Board], int | None]:
+def opponent_asker(appliance: list[Appliance]) -> Callable[[Board], int | None]:
     """``asked_for`` of ``appliance[0]``'s opponent (None while there is none)."""
     def asked_for(board: Board) -> int | None:
         opponent = appliance[0].opponent if appliance else None
@@ -95,7 +100,7 @@ def opponent_asker(appliance: list[Any]) -> Callable[[Board], int | None]:
     return asked_for
 
 
-def opponent_best(appliance: list[Any]) -> Callable[[Board], tuple[int, ...]]:
+def opponent_best(appliance: list[Appliance]) -> Callable[[Board], tuple[int, ...]]:
     """``best_columns`` of ``appliance[0]``'s opponent (``()`` while there is none)."""
     def best_for(board: Board) -> tuple[int, ...]:
         opponent = appliance[0].opponent if appliance else None
@@ -103,7 +108,7 @@ def opponent_best(appliance: list[Any]) -> Callable[[Board], tuple[int, ...]]:
     return best_for
 
 
-def move_log(config: Config, out: TextIO, appliance: list[Any]) -> MoveLog:
+def move_log(config: Config, out: TextIO, appliance: list[Appliance]) -> MoveLog:
     """The terminal's move lines; in opponent mode they say what c4pi plays."""
     if config.play.mode != "opponent":
         return MoveLog(out)
@@ -111,7 +116,8 @@ def move_log(config: Config, out: TextIO, appliance: list[Any]) -> MoveLog:
                    best_for=opponent_best(appliance))
 
 
-def demo_parts(wire: Any, seed: int | None, moves: MoveLog, appliance: list[Any]) -> Parts:
+def demo_parts(wire: PtyWire, seed: int | None, moves: MoveLog,
+               appliance: list[Appliance]) -> Parts:
     """Factories for the demo: the pty for serial, a seeded simulator, the move lines.
 
     In opponent mode the simulator's person plays against ``appliance[0]``'s opponent.
@@ -119,7 +125,7 @@ def demo_parts(wire: Any, seed: int | None, moves: MoveLog, appliance: list[Any]
     from firmware_py.serial_link.transport import pyserial_opener
     from firmware_py.sources.factory import sim_opponent_source, sim_source
 
-    def source(config: Config, wait: Any) -> Any:
+    def source(config: Config, wait: Callable[[float], bool]) -> FrameSource:
         if config.play.mode != "opponent":
             return sim_source(config.camera, seed=seed, first=config.game.first)
         return sim_opponent_source(config.camera, opponent_asker(appliance),
@@ -163,7 +169,7 @@ def run_demo(config: Config, *, seed: int | None, fps: float | None, wav_path: P
         print(f"c4pi demo: {problem}", file=sys.stderr)
         return 1
     with PtyWire() as wire:
-        holder: list[Any] = []
+        holder: list[Appliance] = []
         moves = move_log(config, out, holder)
         appliance = Appliance(config, SystemdNotifier(), demo_parts(wire, seed, moves, holder))
         holder.append(appliance)
