@@ -47,8 +47,10 @@ Subscriber = Callable[[dict[str, Any]], None]  # Any: the state's JSON values
 class Solved(Protocol):
     """What the HUD reads of a solver's answer (``cython_solver.Answer``)."""
 
-    column: int
-    score: int
+    @property
+    def column(self) -> int: ...
+    @property
+    def score(self) -> int: ...
 
 
 class Analyst(Protocol):

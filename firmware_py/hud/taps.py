@@ -12,14 +12,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware_py.board import Board
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from firmware_py.hud.hub import HudHub
+    from firmware_py.hud.hub import HudHub, Solved
     from firmware_py.vision.reader import BoardReader
     from firmware_py.vision.reading import Reading
 
@@ -43,18 +43,27 @@ class AnalysingReader:
         self.hub.on_frame(image, reading, analysis)
         return reading
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: the wrapped reader's attributes
         return getattr(self.reader, name)
+
+
+class Submits(Protocol):
+    """What the HUD needs of the solver worker (:class:`firmware_py.worker.SolverWorker`)."""
+
+    def submit(self, board: Board, *, priority: int, tag: str,
+               on_done: Callable[[Board, Solved | None, BaseException | None], None]) -> object:
+        """Queue ``board``; ``on_done(board, answer, error)`` later."""
 
 
 class WorkerAnalyst:
     """Solves on a :class:`firmware_py.worker.SolverWorker` at :data:`HUD_PRIORITY`."""
 
-    def __init__(self, worker: Any) -> None:
+    def __init__(self, worker: Submits) -> None:
         self.worker = worker
 
-    def solve(self, board: Board, on_done: Callable[[Any], None], *, tag: str = "hud") -> None:
-        def done(_board: Board, answer: Any, error: BaseException | None) -> None:
+    def solve(self, board: Board, on_done: Callable[[Solved | None], None], *,
+              tag: str = "hud") -> None:
+        def done(_board: Board, answer: Solved | None, error: BaseException | None) -> None:
             on_done(answer if error is None else None)
 
         try:
