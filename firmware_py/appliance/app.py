@@ -22,6 +22,7 @@ from firmware_py.appliance.retry import PartRetry
 from firmware_py.backoff import Backoff
 from firmware_py.board import Board
 from firmware_py.config import Config
+from firmware_py.exc import SolverError
 from firmware_py.notify import Notifier, Watchdog, watchdog_interval
 
 if TYPE_CHECKING:  # the parts, imported where they are made
@@ -30,11 +31,15 @@ if TYPE_CHECKING:  # the parts, imported where they are made
     from firmware_py.hud.hub import HudHub
     from firmware_py.hud.play_games import PlayGames
     from firmware_py.hud.server import HudServer
-    from firmware_py.leds import AdvantageLights, Led
-    from firmware_py.pipeline.runtime import FrameReader
+    from firmware_py.leds import ActivityLight, AdvantageLights, Led
+    from firmware_py.pipeline.events import View
+    from firmware_py.pipeline.runtime import FrameReader, Pipeline
+    from firmware_py.play.opponent import Opponent
+    from firmware_py.serial_link.service import SerialService
     from firmware_py.serial_link.transport import PortOpener
     from firmware_py.speech.announcer import Announcer, MutedAnnouncer
     from firmware_py.vision.reader import BoardReader
+    from firmware_py.worker import SolverWorker
 
 log = logging.getLogger(__name__)
 
@@ -125,18 +130,18 @@ class Appliance:
         self.watchdog = Watchdog(notifier, interval_s=interval, stale_s=stale_s)
         self.stopping = threading.Event()
         self.started = time.monotonic()
-        self.activity: Any = None
-        self.advantage: Any = None
-        self.solver: Any = None
-        self.worker: Any = None
-        self.announcer: Any = None
-        self.serial: Any = None
-        self.pipeline: Any = None
-        self.hub: Any = None
-        self.hud: Any = None
-        self.opponent: Any = None
+        self.activity: ActivityLight | None = None
+        self.advantage: AdvantageLights | None = None
+        self.solver: Solver | None = None
+        self.worker: SolverWorker | None = None
+        self.announcer: Announcer | MutedAnnouncer | None = None
+        self.serial: SerialService | None = None
+        self.pipeline: Pipeline | None = None
+        self.hub: HudHub | None = None
+        self.hud: HudServer | None = None
+        self.opponent: Opponent | None = None
         self.frames = 0
-        self.view: Any = None
+        self.view: View | None = None
         self.serial_answers = 0
         self._threads: list[threading.Thread] = []
         self.retries: dict[str, PartRetry] = {}
@@ -148,11 +153,11 @@ class Appliance:
         """Bring every enabled part up, then notify ``READY=1``."""
         from firmware_py.leds import ActivityLight
 
-        self.activity = ActivityLight(self.parts.activity_led(self.config),
-                                      self.config.led.blink_hz)
+        activity = self.activity = ActivityLight(self.parts.activity_led(self.config),
+                                                 self.config.led.blink_hz)
         self.advantage = self.parts.advantage(self.config)
         self.solver = self.parts.solver(self.config)
-        self.worker = self._start_worker()
+        self.worker = self._start_worker(self.solver, activity)
         self.watchdog.register(MAIN_LOOP)
         if self.config.hud.enabled and self.parts.hud is not None:
             self._start_hud()
@@ -161,39 +166,47 @@ class Appliance:
         if self.config.play.mode == "opponent":
             self.opponent = self._make_opponent()
         if self.config.serial.enabled:
-            self._start_serial()
-            self.serial.wait_connected(SERIAL_READY_S)  # READY=1: the robot link answers
+            serial = self._start_serial()
+            serial.wait_connected(SERIAL_READY_S)  # READY=1: the robot link answers
         if self.config.camera.enabled:
             self._spawn(VISION_LOOP, self._vision_loop)
-        self.activity.ready()
+        activity.ready()
         self.watchdog.start()
         self.notifier.notify("READY=1")
         self.update_status(force=True)
         log.info("c4pi ready in %.2f s", time.monotonic() - self.started)
 
-    def _start_worker(self) -> Any:
+    def _start_worker(self, solver: Solver, activity: ActivityLight) -> SolverWorker:
         from firmware_py.worker import SolverWorker
 
         rng = random.Random() if self.config.solver.tie_break == "random" else None
-        worker = SolverWorker(self.solver, self.config.solver.tie_break, rng).start()
-        worker.add_busy_listener(self.activity.set_busy)
+        worker = SolverWorker(solver, self.config.solver.tie_break, rng).start()
+        worker.add_busy_listener(activity.set_busy)
         return worker
+
+    @property
+    def running_worker(self) -> SolverWorker:
+        """The solver worker, which :meth:`start` starts before any other part."""
+        if self.worker is None:
+            raise SolverError("the appliance's solver worker has not started")
+        return self.worker
 
     def _start_hud(self) -> None:
         from firmware_py.hud.hub import HudHub
         from firmware_py.hud.play_games import PlayGames, worker_scorer
         from firmware_py.hud.taps import HUD_PRIORITY, WorkerAnalyst
 
-        self.hub = HudHub(WorkerAnalyst(self.worker))
-        self.worker.add_busy_listener(self.hub.set_solver_busy)
-        games = (PlayGames(worker_scorer(self.worker, HUD_PRIORITY),
+        worker = self.running_worker
+        hub = self.hub = HudHub(WorkerAnalyst(worker))
+        worker.add_busy_listener(hub.set_solver_busy)
+        games = (PlayGames(worker_scorer(worker, HUD_PRIORITY),
                            default_level=self.config.play.level,
                            first=self.config.game.first)
                  if self.config.play.web else None)
         factory = self.parts.hud
         assert factory is not None
         self.retries["screen"] = PartRetry(
-            "the screen (web page)", lambda: factory(self.config, self.hub, games),
+            "the screen (web page)", lambda: factory(self.config, hub, games),
             self._hud_up, self.stopping, first_s=self.parts.retry_s[0])
         self.retries["screen"].begin()
 
@@ -219,8 +232,8 @@ class Appliance:
             colour = "Red" if play.colour == "R" else "Yellow"
             self.hub.set_person(other(play.colour), f"c4pi plays {colour} at level {play.level}")
         log.info("opponent mode: c4pi plays %s at level %d", play.colour, play.level)
-        return Opponent(play.colour, level(play.level),
-                        worker_thinker(self.worker, VISION_PRIORITY), speak, random.Random(),
+        thinker = worker_thinker(self.running_worker, VISION_PRIORITY)
+        return Opponent(play.colour, level(play.level), thinker, speak, random.Random(),
                         on_change=self._opponent_said)
 
     def _opponent_said(self, message: str) -> None:
@@ -248,7 +261,7 @@ class Appliance:
         if self.hub is not None:
             self.hub.set_part("speech", "on")
 
-    def _start_serial(self) -> None:
+    def _start_serial(self) -> SerialService:
         from firmware_py.play.levels import level
         from firmware_py.serial_link.service import SerialService
         from firmware_py.serial_link.transport import HeartbeatPort
@@ -257,15 +270,16 @@ class Appliance:
         opener = self.parts.port_opener(self.config)
         self.watchdog.register(SERIAL_LOOP)
 
-        def beating_opener() -> Any:
+        def beating_opener() -> HeartbeatPort:
             self.watchdog.beat(SERIAL_LOOP)
             return HeartbeatPort(opener(), lambda: self.watchdog.beat(SERIAL_LOOP))
 
-        self.serial = SerialService(
-            beating_opener, self.worker, reconnect_min_s=serial.reconnect_min_s,
+        service = self.serial = SerialService(
+            beating_opener, self.running_worker, reconnect_min_s=serial.reconnect_min_s,
             reconnect_max_s=serial.reconnect_max_s, on_answer=self._on_serial_answer,
             level=level(serial.level))
-        self.serial.start()
+        service.start()
+        return service
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=self._supervise, args=(name, target),
@@ -323,7 +337,8 @@ class Appliance:
                 reader = AnalysingReader(board_reader, self.hub)
             start = time.monotonic()
             coach = self.opponent is None  # an opponent does not tell the person their move
-            self.pipeline = Pipeline(params_from_config(self.config), WorkerPort(self.worker),
+            port = WorkerPort(self.running_worker)
+            self.pipeline = Pipeline(params_from_config(self.config), port,
                                      announcer=LateAnnouncer(self) if coach else None,
                                      on_show=self._on_view, on_commit=self._on_commit,
                                      clock=lambda: time.monotonic() - start)
@@ -374,7 +389,7 @@ class Appliance:
         """Block until ``stop`` is set, beating the main loop and refreshing the status."""
         while not stop.wait(0.5):
             self.watchdog.beat(MAIN_LOOP)
-            if self.hub is not None and not self.worker.alive:
+            if self.hub is not None and not self.running_worker.alive:
                 self.hub.set_solver_gone()
             self.update_status()
 
