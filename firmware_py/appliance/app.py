@@ -26,19 +26,22 @@ from firmware_py.exc import SolverError
 from firmware_py.notify import Notifier, Watchdog, watchdog_interval
 
 if TYPE_CHECKING:  # the parts, imported where they are made
-    from cython_solver import Solver
-    from firmware_py.frames import FrameSource
+    from cython_solver import Answer, Solver
+    from firmware_py.frames import Frame, FrameSource
     from firmware_py.hud.hub import HudHub
     from firmware_py.hud.play_games import PlayGames
     from firmware_py.hud.server import HudServer
     from firmware_py.leds import ActivityLight, AdvantageLights, Led
     from firmware_py.pipeline.events import View
     from firmware_py.pipeline.runtime import FrameReader, Pipeline
+    from firmware_py.pipeline.teach import LookTeacher
     from firmware_py.play.opponent import Opponent
     from firmware_py.serial_link.service import SerialService
     from firmware_py.serial_link.transport import PortOpener
     from firmware_py.speech.announcer import Announcer, MutedAnnouncer
+    from firmware_py.vision.board_looks import BoardLooks
     from firmware_py.vision.reader import BoardReader
+    from firmware_py.vision.reading import Reading
     from firmware_py.worker import SolverWorker
 
 log = logging.getLogger(__name__)
@@ -113,7 +116,7 @@ class Parts:
     announcer: Callable[[Config], Announcer | MutedAnnouncer] = _default_announcer
     # None: no web page
     hud: Callable[[Config, HudHub, PlayGames | None], HudServer] | None = _default_hud
-    on_view: Callable[[Any, float], None] | None = None
+    on_view: Callable[[View, float], None] | None = None
     on_opponent: Callable[[str], None] | None = None  # the opponent's new message
     retry_s: tuple[float, float] = field(default=(0.5, 10.0))
 
@@ -210,13 +213,13 @@ class Appliance:
             self._hud_up, self.stopping, first_s=self.parts.retry_s[0])
         self.retries["screen"].begin()
 
-    def _hud_up(self, hud: Any) -> None:
+    def _hud_up(self, hud: HudServer) -> None:
         if self.stopping.is_set():  # came up while the appliance stops
             hud.stop()
             return
         self.hud = hud
 
-    def _make_opponent(self) -> Any:
+    def _make_opponent(self) -> Opponent:
         from firmware_py.board import other
         from firmware_py.play.levels import level
         from firmware_py.play.opponent import Opponent, worker_thinker
@@ -243,7 +246,7 @@ class Appliance:
             self.parts.on_opponent(message)
 
     def _start_announcer(self) -> None:
-        def start() -> Any:
+        def start() -> Announcer | MutedAnnouncer:
             announcer = self.parts.announcer(self.config)
             announcer.start()
             return announcer
@@ -252,7 +255,7 @@ class Appliance:
                                            first_s=self.parts.retry_s[0])
         self.retries["speech"].begin()
 
-    def _speech_up(self, announcer: Any) -> None:
+    def _speech_up(self, announcer: Announcer | MutedAnnouncer) -> None:
         if self.stopping.is_set():
             announcer.close()
             return
@@ -320,8 +323,8 @@ class Appliance:
         )
         from firmware_py.pipeline.runtime import FrameLoop, Pipeline, RebasedSource, WorkerPort
 
-        loop: Any = None
-        teacher: Any = None
+        loop: FrameLoop | None = None
+        teacher: LookTeacher | None = None
 
         def wait(seconds: float) -> bool:
             return self._wait_beating(VISION_LOOP, seconds)
@@ -354,20 +357,22 @@ class Appliance:
         if not self.stopping.is_set():
             log.warning("camera source %r ended", self.config.camera.source)
 
-    def _on_looks_learnt(self, looks: Any) -> None:
+    def _on_looks_learnt(self, looks: BoardLooks) -> None:
         if self.hub is not None:
             self.hub.set_part("looks", f"board learnt from {looks.boards} positions")
 
-    def _on_frame(self, frame: Any, reading: Any) -> None:
+    def _on_frame(self, frame: Frame, reading: Reading) -> None:
         self.frames += 1
         self.watchdog.beat(VISION_LOOP)
 
-    def _on_view(self, view: Any, t: float) -> None:
+    def _on_view(self, view: View, t: float) -> None:
         self.view = view
         if self.hub is not None:
             self.hub.on_view(view, t)
-        if view.best is not None and view.grid is not None and self.advantage is not None:
-            self.advantage.show(view.board, view.score)
+        board, score = view.board, view.score
+        if view.best is not None and board is not None and score is not None and (
+                self.advantage is not None):
+            self.advantage.show(board, score)
         if self.parts.on_view is not None:
             self.parts.on_view(view, t)
         self.update_status(force=True)
@@ -378,7 +383,7 @@ class Appliance:
         if self.opponent is not None:
             self.opponent.on_commit(board, kind, t)
 
-    def _on_serial_answer(self, board: Board, answer: Any) -> None:
+    def _on_serial_answer(self, board: Board, answer: Answer) -> None:
         self.serial_answers += 1
         if self.advantage is not None:
             self.advantage.show(board, answer.score)
@@ -479,14 +484,14 @@ class LateAnnouncer:
     def __init__(self, appliance: Appliance) -> None:
         self.appliance = appliance
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: the announcer's methods, or a no-op
         announcer = self.appliance.announcer
         if announcer is None:
             return lambda *args, **kwargs: None
         return getattr(announcer, name)
 
 
-def _describe_view(view: Any) -> str:
+def _describe_view(view: View) -> str:
     if view.best is None:
         return f"board {view.state}"
     return f"board {view.state}: play {view.best} (score {view.score:+d}, {view.plies} plies)"
