@@ -19,9 +19,9 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from firmware_py.board import Board
 from firmware_py.exc import PlayError
@@ -81,7 +81,8 @@ class PlayGames:
                 "levels": [{"number": n, "name": LEVELS[n].name} for n in sorted(LEVELS)],
                 "first": starting_colour(self.rule), "first_fixed": self.rule != "either"}
 
-    def new(self, level_number: Any, person: Any, first: Any = None) -> dict[str, Any]:
+    def new(self, level_number: object, person: object,
+            first: object = None) -> dict[str, Any]:
         """Start a game; the person plays ``person`` ("R" or "Y") against ``level_number``;
         ``first`` ("R"/"Y" or "red"/"yellow"; None: as the rule says) starts."""
         if (not isinstance(level_number, int) or isinstance(level_number, bool)
@@ -106,7 +107,7 @@ class PlayGames:
             self._games[game] = _Game(session, self.clock(), state)
         return dict(state)
 
-    def act(self, game: Any, line: Any) -> dict[str, Any]:
+    def act(self, game: object, line: object) -> dict[str, Any]:
         """The person's input: a column "1"-"7", "h" (hint), "u" (undo) or "q".
         Raises :class:`GameBusy` while the game answers another input."""
         if not isinstance(line, str) or len(line) > 10:
@@ -116,18 +117,18 @@ class PlayGames:
             raise GameBusy("c4pi is still answering this game's last input: try again")
         try:
             before = entry.session.moves
-            entry.state = self._apply(game, entry.session, line)
+            entry.state = self._apply(str(game), entry.session, line)  # found: a str
             if entry.session.moves != before or line.strip().lower() in ("h", "hint"):
                 self._touch(entry)  # played: an input refused or ignored keeps no place
             return dict(entry.state)
         finally:
             entry.lock.release()
 
-    def state(self, game: Any) -> dict[str, Any]:
+    def state(self, game: object) -> dict[str, Any]:
         """The game's state after its latest input (never waits for a solve)."""
         return dict(self._entry(game).state)
 
-    def _entry(self, game: Any) -> _Game:
+    def _entry(self, game: object) -> _Game:
         with self._lock:
             self._forget_idle()
             entry = self._games.get(game) if isinstance(game, str) else None
@@ -190,13 +191,29 @@ def _check(session: PlaySession, line: str) -> None:
         raise IllegalInput(f"Column {text} is full: choose another.")
 
 
-def worker_scorer(worker: Any, priority: int, timeout_s: float = 30.0) -> Scorer:
-    """Every column's exact score, solved on the shared solver worker (blocking)."""
-    def scores(board: Board) -> Any:
-        done = threading.Event()
-        result: list[Any] = []
+class Scored(Protocol):
+    """What the play page reads of a solver's answer (``cython_solver.Answer``)."""
 
-        def on_done(_board: Board, answer: Any, error: BaseException | None) -> None:
+    @property
+    def scores(self) -> Sequence[int | None] | None: ...
+
+
+class ScoringWorker(Protocol):
+    """What the play page needs of the solver worker (``firmware_py.worker.SolverWorker``)."""
+
+    def submit(self, board: Board, *, priority: int, tag: str,
+               on_done: Callable[[Board, Scored | None, BaseException | None], None],
+               scores: bool = False) -> object:
+        """Queue ``board``; ``on_done(board, answer, error)`` later."""
+
+
+def worker_scorer(worker: ScoringWorker, priority: int, timeout_s: float = 30.0) -> Scorer:
+    """Every column's exact score, solved on the shared solver worker (blocking)."""
+    def scores(board: Board) -> Sequence[int | None]:
+        done = threading.Event()
+        result: list[tuple[Scored | None, BaseException | None]] = []
+
+        def on_done(_board: Board, answer: Scored | None, error: BaseException | None) -> None:
             result.append((answer, error))
             done.set()
 
@@ -205,7 +222,7 @@ def worker_scorer(worker: Any, priority: int, timeout_s: float = 30.0) -> Scorer
         if not done.wait(timeout_s):
             raise PlayError("the solver is busy: try again")
         answer, error = result[0]
-        if error is not None or answer is None:
+        if error is not None or answer is None or answer.scores is None:
             raise PlayError(f"the solver failed: {error}")
         return answer.scores
     return scores
