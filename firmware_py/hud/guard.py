@@ -34,6 +34,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.typedefs import Handler, Middleware
 
 from firmware_py.ratelog import EVERY_S, RateLimitedLog
 
@@ -160,11 +161,11 @@ class Pairing:
         return False
 
 
-def request_guard(hosts: Hosts, pairing: Pairing, refused: OneLine) -> Any:
+def request_guard(hosts: Hosts, pairing: Pairing, refused: OneLine) -> Middleware:
     """The middleware that checks every request (see the module docstring)."""
 
     @web.middleware
-    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         problem = _problem(request, hosts, pairing)
         if problem is not None:
             status, reason = problem

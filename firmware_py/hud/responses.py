@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from aiohttp import HttpVersion11, web
+from aiohttp.typedefs import Handler
 
 from firmware_py.exc import PlayError
 from firmware_py.hud.guard import KEEPALIVE_S, MAX_JSON_DEPTH, json_object
@@ -47,8 +48,8 @@ async def write_or_drop(response: web.StreamResponse, data: bytes) -> None:
     await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)
 
 
-async def next_state(queue: asyncio.Queue, request: web.Request,
-                     response: web.StreamResponse) -> Any:
+async def next_state(queue: asyncio.Queue[dict[str, Any]], request: web.Request,
+                     response: web.StreamResponse) -> dict[str, Any] | None:
     """The next state; a keepalive comment while none comes; None once the client left
     (looked at every second, so a closed stream gives its place back soon)."""
     quiet = 0.0
@@ -90,7 +91,7 @@ def sse_event(state: dict[str, Any]) -> bytes:
 
 
 @web.middleware
-async def security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
+async def security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Only GET and HEAD (and the play routes' POST); every page's security headers."""
     playing = request.method == "POST" and request.path.startswith("/play/")
     if request.method not in ("GET", "HEAD") and not playing:

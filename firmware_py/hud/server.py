@@ -325,12 +325,12 @@ class HudServer:
             "Content-Type": "text/event-stream", "Cache-Control": "no-store",
             "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        queue: asyncio.Queue = asyncio.Queue()
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._queues.add(queue)
         self.event_clients += 1
         try:
             await write_or_drop(response, b"retry: 1000\n\n")
-            state = self.hub.snapshot()
+            state: dict[str, Any] | None = self.hub.snapshot()
             while state is not None:
                 await write_or_drop(response, sse_event(state))
                 state = await next_state(queue, request, response)
