@@ -13,17 +13,21 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from firmware_py.hud.hub import HudHub
+    from firmware_py.vision.reader import FrameAnalysis
 
 log = logging.getLogger(__name__)
 
 JPEG_QUALITY = 70
 
 
-def annotated_picture(image: np.ndarray, analysis: Any, width: int,
+def annotated_picture(image: np.ndarray, analysis: FrameAnalysis | None, width: int,
                       min_cell_confidence: float = 0.6, *, banner: bool = False,
                       band_lines: int | None = None) -> np.ndarray:
     """The frame with the reader's overlay (when there is an analysis), ``width`` wide;
@@ -51,7 +55,7 @@ def encode_jpeg(image: np.ndarray, quality: int = JPEG_QUALITY) -> bytes:
 class CameraFeed:
     """See the module docstring. ``watching()`` says whether anyone watches."""
 
-    def __init__(self, hub: Any, on_jpeg: Callable[[int, bytes], None], *,
+    def __init__(self, hub: HudHub, on_jpeg: Callable[[int, bytes], None], *,
                  watching: Callable[[], bool], fps: float = 4.0, width: int = 640,
                  min_cell_confidence: float = 0.6) -> None:
         self.hub = hub

@@ -9,13 +9,16 @@ and a miniature of the committed board, as the kiosk page shows them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from firmware_py.exc import RecordingError
 from firmware_py.hud.camera_feed import annotated_picture
+
+if TYPE_CHECKING:
+    from firmware_py.vision.reader import FrameAnalysis
 
 STRIP_HEIGHT = 132
 BAND_LINES = 3  # the status band above each frame: status, reason, advice (one line each)
@@ -82,7 +85,8 @@ class Recorder:
         self._writer: cv2.VideoWriter | None = None
         self._height = 0  # every frame of a video has its first frame's size
 
-    def write(self, image: np.ndarray, analysis: Any, state: dict[str, Any], t: float) -> None:
+    def write(self, image: np.ndarray, analysis: FrameAnalysis | None, state: dict[str, Any],
+              t: float) -> None:
         picture = annotated_picture(image, analysis, self.width, self.min_cell_confidence,
                                     banner=True, band_lines=BAND_LINES)
         if picture.shape[1] != self.width:
