@@ -15,12 +15,28 @@ turns such failures of a live source into reopen-with-backoff.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
 from firmware_py.exc import CameraError
+
+
+class IntrinsicsSettings(Protocol):
+    """The ``[camera]`` keys of the intrinsics (``firmware_py.config.CameraConfig``)."""
+
+    @property
+    def fx(self) -> float: ...
+    @property
+    def fy(self) -> float: ...
+    @property
+    def cx(self) -> float: ...
+    @property
+    def cy(self) -> float: ...
+    @property
+    def distortion(self) -> Sequence[float]: ...
 
 
 @dataclass(frozen=True)
@@ -38,12 +54,13 @@ class Intrinsics:
         return np.array([[self.fx, 0.0, self.cx], [0.0, self.fy, self.cy], [0.0, 0.0, 1.0]])
 
     @classmethod
-    def from_config(cls, camera: Any) -> Intrinsics | None:
+    def from_config(cls, camera: IntrinsicsSettings) -> Intrinsics | None:
         """From ``[camera]`` fx/fy/cx/cy/distortion; ``None`` while any of fx..cy is 0."""
         values = (camera.fx, camera.fy, camera.cx, camera.cy)
         if not all(values):
             return None
-        return cls(*(float(v) for v in values), distortion=tuple(camera.distortion))
+        fx, fy, cx, cy = (float(v) for v in values)
+        return cls(fx, fy, cx, cy, distortion=tuple(camera.distortion))
 
 
 @dataclass(frozen=True)
@@ -57,7 +74,7 @@ class Frame:
     image: np.ndarray
     t: float
     index: int
-    info: Any = None
+    info: object = None
 
 
 class FrameSource(ABC):
@@ -91,7 +108,7 @@ class FrameSource(ABC):
         return f"<{type(self).__name__} {self.name}>"
 
 
-def check_image(image: Any, where: str) -> np.ndarray:
+def check_image(image: object, where: str) -> np.ndarray:
     """``image`` as an H x W x 3 ``uint8`` BGR array, or :class:`CameraError`."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
         raise CameraError(f"{where}: expected a uint8 image, got {type(image).__name__}")

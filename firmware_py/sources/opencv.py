@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from firmware_py.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
@@ -31,7 +31,17 @@ def parse_usb(spec: str) -> int | None:
     return int(number)
 
 
-def _default_capture(target: int | str) -> Any:
+class CaptureLike(Protocol):
+    """What this source uses of ``cv2.VideoCapture`` (tests fake it)."""
+
+    def isOpened(self) -> bool: ...  # noqa: N802 (OpenCV's name)
+    def get(self, prop: int) -> float: ...
+    def set(self, prop: int, value: float) -> bool: ...
+    def read(self) -> tuple[bool, object]: ...
+    def release(self) -> None: ...
+
+
+def _default_capture(target: int | str) -> CaptureLike:
     import cv2
 
     return cv2.VideoCapture(target)
@@ -49,7 +59,7 @@ class VideoCaptureSource(FrameSource):
     def __init__(self, spec: str, *, fps: float | None = None,
                  size: tuple[int, int] | None = None, camera_fps: float | None = None,
                  intrinsics: Intrinsics | None = None,
-                 capture: Callable[[int | str], Any] = _default_capture,
+                 capture: Callable[[int | str], CaptureLike] = _default_capture,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.name = spec
         self._device = parse_usb(spec)
@@ -61,7 +71,7 @@ class VideoCaptureSource(FrameSource):
         self.intrinsics = intrinsics
         self._capture_factory = capture
         self._clock = clock
-        self._capture: Any = None
+        self._capture: CaptureLike | None = None
         self._index = 0
 
     def open(self) -> None:
@@ -83,7 +93,7 @@ class VideoCaptureSource(FrameSource):
         self._index = 0
         log.info("opened %s (%s, %g fps)", self.name, "live" if self.live else "file", self.fps)
 
-    def _configure_webcam(self, capture: Any) -> None:
+    def _configure_webcam(self, capture: CaptureLike) -> None:
         if self._size is not None:
             capture.set(_prop("CAP_PROP_FRAME_WIDTH"), self._size[0])
             capture.set(_prop("CAP_PROP_FRAME_HEIGHT"), self._size[1])

@@ -13,11 +13,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from firmware_py.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 from firmware_py.sources.pi_intrinsics import from_picamera2
+
+if TYPE_CHECKING:
+    from firmware_py.config import CameraConfig
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +29,19 @@ PICAMERA2_HINT = ("install it with: sudo apt install python3-picamera2 (Raspberr
                   "simulated table), a picture or a folder (--source, or [camera] source)")
 
 
-def _default_factory() -> Any:
+class Picamera2Like(Protocol):
+    """What this source uses of ``picamera2.Picamera2`` (an untyped library; tests fake it)."""
+
+    def create_video_configuration(self, *, main: dict[str, object],
+                                   controls: dict[str, object], buffer_count: int) -> object: ...
+    def configure(self, config: object) -> None: ...
+    def start(self) -> None: ...
+    def capture_array(self, name: str) -> object: ...
+    def stop(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def _default_factory() -> Picamera2Like:
     try:
         from picamera2 import Picamera2  # type: ignore[import-not-found]
     except ImportError as error:
@@ -44,7 +59,8 @@ class PiCameraSource(FrameSource):
 
     live = True
 
-    def __init__(self, camera: Any, *, factory: Callable[[], Any] | None = None,
+    def __init__(self, camera: CameraConfig, *,
+                 factory: Callable[[], Picamera2Like] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.name = "camera"
         self.fps = float(camera.fps)
@@ -54,7 +70,7 @@ class PiCameraSource(FrameSource):
         self._lens_focal_mm = float(getattr(camera, "lens_focal_mm", 0.0))
         self._factory = factory or _default_factory
         self._clock = clock
-        self._camera: Any = None
+        self._camera: Picamera2Like | None = None
         self._index = 0
 
     def open(self) -> None:
@@ -95,7 +111,7 @@ class PiCameraSource(FrameSource):
             _close_quietly(camera)
 
 
-def _close_quietly(camera: Any) -> None:
+def _close_quietly(camera: Picamera2Like) -> None:
     for method in ("stop", "close"):
         try:
             getattr(camera, method)()
