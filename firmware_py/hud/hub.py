@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -51,6 +51,8 @@ class Solved(Protocol):
     def column(self) -> int: ...
     @property
     def score(self) -> int: ...
+    @property
+    def scores(self) -> Sequence[int | None] | None: ...  # each column's, if asked
 
 
 class Analyst(Protocol):

@@ -21,12 +21,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from firmware_py.board import Board
 from firmware_py.exc import PlayError
 from firmware_py.play.levels import LEVELS, level
 from firmware_py.play.session import WEB_HELP, PlaySession, Scorer, starting_colour
+
+if TYPE_CHECKING:
+    from firmware_py.hud.hub import Solved
+    from firmware_py.hud.taps import Submits
 
 MAX_GAMES = 16
 IDLE_S = 3600.0
@@ -191,29 +195,13 @@ def _check(session: PlaySession, line: str) -> None:
         raise IllegalInput(f"Column {text} is full: choose another.")
 
 
-class Scored(Protocol):
-    """What the play page reads of a solver's answer (``cython_solver.Answer``)."""
-
-    @property
-    def scores(self) -> Sequence[int | None] | None: ...
-
-
-class ScoringWorker(Protocol):
-    """What the play page needs of the solver worker (``firmware_py.worker.SolverWorker``)."""
-
-    def submit(self, board: Board, *, priority: int, tag: str,
-               on_done: Callable[[Board, Scored | None, BaseException | None], None],
-               scores: bool = False) -> object:
-        """Queue ``board``; ``on_done(board, answer, error)`` later."""
-
-
-def worker_scorer(worker: ScoringWorker, priority: int, timeout_s: float = 30.0) -> Scorer:
+def worker_scorer(worker: Submits, priority: int, timeout_s: float = 30.0) -> Scorer:
     """Every column's exact score, solved on the shared solver worker (blocking)."""
     def scores(board: Board) -> Sequence[int | None]:
         done = threading.Event()
-        result: list[tuple[Scored | None, BaseException | None]] = []
+        result: list[tuple[Solved | None, BaseException | None]] = []
 
-        def on_done(_board: Board, answer: Scored | None, error: BaseException | None) -> None:
+        def on_done(_board: Board, answer: Solved | None, error: BaseException | None) -> None:
             result.append((answer, error))
             done.set()
 

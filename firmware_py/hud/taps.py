@@ -51,8 +51,10 @@ class Submits(Protocol):
     """What the HUD needs of the solver worker (:class:`firmware_py.worker.SolverWorker`)."""
 
     def submit(self, board: Board, *, priority: int, tag: str,
-               on_done: Callable[[Board, Solved | None, BaseException | None], None]) -> object:
-        """Queue ``board``; ``on_done(board, answer, error)`` later."""
+               on_done: Callable[[Board, Solved | None, BaseException | None], None],
+               scores: bool = False) -> object:
+        """Queue ``board``; ``on_done(board, answer, error)`` later (with ``scores``,
+        the answer holds every column's score)."""
 
 
 class WorkerAnalyst:

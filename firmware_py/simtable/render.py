@@ -49,6 +49,7 @@ __all__ = ["Hand", "RenderSpec", "camera_matrix", "grid_of", "plane_to_image", "
 
 HOLE_RADIUS = 0.4 * 80  # plane units
 DISC_RADIUS = 1.12 * HOLE_RADIUS  # a disc is larger than its hole, or it would fall out
+TUBE_SHADE = 0.2  # a ball tube's wall: this share of the plastic's colour
 PLATE_DEPTH_PITCH = 0.15  # gap between front and back plate, seen through empty holes
 
 
@@ -264,7 +265,7 @@ def _empty_hole(face: np.ndarray, hole_mask: np.ndarray, see_through: np.ndarray
     """An empty hole: the back plate's wall shows on one side, the scene where the back
     plate's hole (seen ``back`` away by parallax) overlaps it. A ``deep`` hole (a tube
     for balls) is dark inside and shows the room only through its far end."""
-    _circle(face, centre, HOLE_RADIUS, _bgr(board * (0.2 if deep else 0.55)))
+    _circle(face, centre, HOLE_RADIUS, _bgr(board * (TUBE_SHADE if deep else 0.55)))
     _circle(hole_mask, centre, HOLE_RADIUS - 1.5, 255)
     far = (centre[0] + 3 * back[0], centre[1] + 3 * back[1]) if deep else (
         centre[0] + back[0], centre[1] + back[1])
@@ -280,10 +281,7 @@ def _disc(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, flo
     where the disc does not reach."""
     colour = colour + rng.normal(0, 6, 3)
     sag = (rng.normal(0, 1.0), abs(rng.normal(0, 1.5)))  # discs rest low in the slot
-    reach = int(HOLE_RADIUS + 3)
-    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
-    window = face[max(y0, 0):y0 + 2 * reach, max(x0, 0):x0 + 2 * reach]
-    local = (centre[0] - max(x0, 0), centre[1] - max(y0, 0))
+    window, local = _hole_window(face, centre)
     body = (local[0] + shift[0] + sag[0], local[1] + shift[1] + sag[1])
     drawn = window.copy()
     _circle(drawn, local, HOLE_RADIUS, _bgr(board * 0.55))
@@ -305,10 +303,7 @@ def _ball(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, flo
     sphere (diffuse light from a random side, a specular highlight) a little smaller
     than the hole, the tube's dark wall around it."""
     colour = colour + rng.normal(0, 6, 3)
-    reach = int(HOLE_RADIUS + 3)
-    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
-    window = face[max(y0, 0):y0 + 2 * reach, max(x0, 0):x0 + 2 * reach]
-    local = (centre[0] - max(x0, 0), centre[1] - max(y0, 0))
+    window, local = _hole_window(face, centre)
     radius = float(rng.uniform(0.82, 0.95)) * HOLE_RADIUS
     ys, xs = np.mgrid[0:window.shape[0], 0:window.shape[1]].astype(np.float32)
     x = (xs - local[0] - shift[0]) / radius
@@ -318,13 +313,22 @@ def _ball(face: np.ndarray, centre: tuple[float, float], shift: tuple[float, flo
     light = rng.normal(0, 1, 3) * np.array([0.6, 0.6, 0.0]) + np.array([0.0, 0.0, 1.0])
     light /= np.linalg.norm(light)
     diffuse = np.clip(x * light[0] + y * light[1] + z * light[2], 0.0, 1.0)
-    shine = np.clip(x * light[0] + y * light[1] + z * light[2], 0.0, 1.0) ** 24
     paint = (colour[None, None, :] * (0.25 + 0.75 * diffuse[..., None])
-             + float(rng.uniform(60, 160)) * shine[..., None])
-    body = np.clip((inside * 40.0), 0.0, 1.0)[..., None]  # antialiased edge
-    wall = (board * 0.2)[None, None, :]
+             + float(rng.uniform(60, 160)) * diffuse[..., None] ** 24)  # the highlight
+    body = np.clip(inside * 40.0, 0.0, 1.0)[..., None]  # antialiased edge
+    wall = (board * TUBE_SHADE)[None, None, :]
     drawn = np.clip(paint * body + wall * (1.0 - body), 0, 255).astype(np.uint8)
     _show_through_hole(window, drawn, local)
+
+
+def _hole_window(face: np.ndarray,
+                 centre: tuple[float, float]) -> tuple[np.ndarray, tuple[float, float]]:
+    """The square of ``face`` around a hole (a view: drawing into it draws on the face)
+    and the hole's centre in it."""
+    reach = int(HOLE_RADIUS + 3)
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
+    window = face[max(y0, 0):y0 + 2 * reach, max(x0, 0):x0 + 2 * reach]
+    return window, (centre[0] - max(x0, 0), centre[1] - max(y0, 0))
 
 
 def _show_through_hole(window: np.ndarray, drawn: np.ndarray,

@@ -137,7 +137,7 @@ def frame_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     grid = random_grid(rng)
     make = _render_frame if generator.startswith("render") else _scene_frame
-    variant = next((v for v in VARIANTS if generator.endswith(v)), "")
+    variant = _variant(generator)
     frame, plane_to_image, visible = make(seed, rng, grid, variant)
     frame = camera_error(frame, rng)
     exact = BoardFit(True, plane_to_image=plane_to_image, marker_ids=visible)
@@ -150,6 +150,11 @@ def frame_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     return crops, grid_targets(grid)
 
 
+def _variant(generator: str) -> str:
+    """The generator name's variant suffix (:data:`VARIANTS`), or ""."""
+    return next((v for v in VARIANTS if generator.endswith(v)), "")
+
+
 def grid_targets(grid: list[str]) -> np.ndarray:
     """One-hot targets (42, 3) of a grid's cells, row by row."""
     labels = [CLASSES.index(ch) for line in grid for ch in line]
@@ -159,7 +164,7 @@ def grid_targets(grid: list[str]) -> np.ndarray:
 def make_dataset(generator: str, first_seed: int, count: int,
                  workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, 32, 32, 3) BGR uint8 and targets (N, 3) of ``count`` frames."""
-    if generator.removesuffix("-neutral").removesuffix("-pieces") not in GENERATORS:
+    if generator.removesuffix(_variant(generator)) not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; expected one of {GENERATORS}")
     start = time.time()
     jobs = [(generator, seed) for seed in range(first_seed, first_seed + count)]
