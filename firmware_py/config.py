@@ -21,11 +21,13 @@ import os
 import re
 import stat
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from firmware_py.exc import ConfigError
+from firmware_py.json_types import JsonObject
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = PROJECT_DIR / "config" / "c4pi.toml"
@@ -37,6 +39,8 @@ MAX_CONFIG_BYTES = 1 << 20
 FOCAL_MIN_PX = 10.0  # [camera] fx, fy: 0 (unknown) or at least this
 
 
+# Any (here and in the checks below): a field's default and a TOML value are of the
+# field's type, known only from its type hint; _check_value compares the two.
 def _opt(default: Any, *, lo: float | None = None, hi: float | None = None,
          choices: tuple[Any, ...] | None = None, length: int | tuple[int, ...] | None = None,
          elem_lo: float | None = None, elem_hi: float | None = None) -> Any:
@@ -269,7 +273,7 @@ def _check_regular(source: str, info: os.stat_result) -> None:
                                       "not a c4pi config file")
 
 
-def _parse_toml(source: str, data: bytes) -> dict[str, Any]:
+def _parse_toml(source: str, data: bytes) -> JsonObject:
     try:
         return tomllib.loads(data.decode())
     except UnicodeDecodeError as error:
@@ -288,9 +292,9 @@ def _parse_toml(source: str, data: bytes) -> dict[str, Any]:
                           ) from None
 
 
-def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
+def parse_config(data: JsonObject, source: str = "<config>") -> Config:
     """Validate a parsed TOML document into a :class:`Config`."""
-    sections: dict[str, Any] = {}
+    sections: JsonObject = {}
     for name, value in data.items():
         if name not in SECTIONS:
             raise ConfigError(source, f"[{name}]", "unknown section" + _hint(name, SECTIONS))
@@ -303,7 +307,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
     return config
 
 
-def _kiosk_port_beside(config: Config, hud: dict[str, Any]) -> Config:
+def _kiosk_port_beside(config: Config, hud: JsonObject) -> Config:
     """An unset ``[hud] kiosk_port`` that would be the page's own port (a config of
     before it existed, with ``port = 8081``) is the next port instead."""
     if "kiosk_port" in hud or config.hud.kiosk_port != config.hud.port:
@@ -319,7 +323,7 @@ RETIRED_KEYS = {"vision": ("flip_votes", "frontier_vote_confidence", "context_ch
                            "min_frontier_confidence", "illegal_margin")}
 
 
-def _parse_section(cls: type, name: str, values: dict[str, Any], source: str) -> Any:
+def _parse_section(cls: type, name: str, values: JsonObject, source: str) -> Any:
     known = {f.name: f for f in fields(cls)}
     hints = get_type_hints(cls)
     kwargs = {}
@@ -377,7 +381,7 @@ def _check_scalar(key: str, value: Any, kind: type, meta: Any, source: str) -> A
     return value
 
 
-def _finite(key: str, value: float, meta: Any, source: str) -> float:
+def _finite(key: str, value: float, meta: Mapping[str, object], source: str) -> float:
     """``value`` as a finite float (an integer too large for a float is out of range)."""
     try:
         number = float(value)
@@ -389,13 +393,13 @@ def _finite(key: str, value: float, meta: Any, source: str) -> float:
     return number
 
 
-def _bounds(meta: Any) -> str:
+def _bounds(meta: Mapping[str, object]) -> str:
     lo, hi = meta.get("lo"), meta.get("hi")
     return (f" from {lo} to {hi}" if lo is not None and hi is not None
             else f" >= {lo}" if lo is not None else f" <= {hi}" if hi is not None else "")
 
 
-def _show(value: Any, limit: int = 40) -> str:
+def _show(value: object, limit: int = 40) -> str:
     """``repr(value)``, cut short so that an error stays one readable line."""
     try:
         text = repr(value)
@@ -477,7 +481,7 @@ def _check_hosts(source: str, hosts: str) -> None:
                                                      "(letters, digits, '-' and '.'; no port)")
 
 
-def _hint(name: str, known: Any) -> str:
+def _hint(name: str, known: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(known), n=1)
     return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
 

@@ -15,12 +15,14 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from firmware_py.board import RED, YELLOW, Board, other
 from firmware_py.exc import LedError
 
 if TYPE_CHECKING:
+    from gpiozero.pins import Factory
+
     from firmware_py.config import LedConfig
 
 log = logging.getLogger(__name__)
@@ -164,7 +166,7 @@ class SysfsLed:
 class GpioLed:
     """An LED on a BCM GPIO pin through gpiozero (``pin_factory`` None = gpiozero's default)."""
 
-    def __init__(self, pin: int, pin_factory: Any = None) -> None:
+    def __init__(self, pin: int, pin_factory: Factory | None = None) -> None:
         self.name = f"gpio:{pin}"
         try:
             from gpiozero import LED
@@ -312,7 +314,7 @@ def is_raspberry_pi(model_file: Path | None = None) -> bool:
         return False
 
 
-def open_activity_led(config: LedConfig, pin_factory: Any = None) -> Led:
+def open_activity_led(config: LedConfig, pin_factory: Factory | None = None) -> Led:
     """The activity LED chosen in ``[led]``; :class:`NoLed` if unusable: a warning on a
     Pi or where ``[led]`` names one, a quiet line for the default LED elsewhere (a
     laptop running the demo has none)."""
@@ -335,7 +337,8 @@ def open_activity_led(config: LedConfig, pin_factory: Any = None) -> Led:
         return NoLed()
 
 
-def open_advantage_lights(config: LedConfig, pin_factory: Any = None) -> AdvantageLights | None:
+def open_advantage_lights(config: LedConfig, pin_factory: Factory | None = None
+                          ) -> AdvantageLights | None:
     """The advantage LEDs when both pins are set; None otherwise or (warning) if unusable."""
     if not (config.advantage_red_pin and config.advantage_yellow_pin):
         return None

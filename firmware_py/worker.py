@@ -14,13 +14,13 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from firmware_py.board import Board
 from firmware_py.exc import SolveCancelled, SolverError
 
 if TYPE_CHECKING:
-    from cython_solver import Answer
+    from cython_solver.solver import Answer, Position
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ _PENDING, _RUNNING, _DELIVERING, _FINISHED, _CANCELLED = (
 class SolverLike(Protocol):
     """What the worker needs from :class:`cython_solver.Solver`."""
 
-    def best(self, position: Any, tie_break: str = "centre",
+    def best(self, position: Position, tie_break: str = "centre",
              rng: random.Random | None = None, *, scores: bool = False) -> Answer: ...
 
     def cancel(self) -> None: ...

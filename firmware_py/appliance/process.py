@@ -10,10 +10,11 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
 
 from firmware_py.appliance.app import Appliance
 
+# what signal.signal() returns: a handler, SIG_DFL/SIG_IGN, or None (set outside Python)
+SignalHandler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 log = logging.getLogger(__name__)
 
 
@@ -27,7 +28,7 @@ def run_until_signalled(appliance: Appliance,
         log.info("signal %s received: stopping", signal.Signals(signum).name)
         stop.set()
 
-    previous: dict[int, Any] = {
+    previous: dict[int, SignalHandler] = {
         signum: signal.signal(signum, handler) for signum in (signal.SIGTERM, signal.SIGINT)
     }
     try:

@@ -12,17 +12,18 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Generic, TypeVar
 
 from firmware_py.backoff import Backoff
 
+P = TypeVar("P")  # the part a retry starts
 log = logging.getLogger(__name__)
 
 
-class PartRetry:
+class PartRetry(Generic[P]):
     """Start ``name`` with ``start()``; hand each part that came up to ``up(part)``."""
 
-    def __init__(self, name: str, start: Callable[[], Any], up: Callable[[Any], None],
+    def __init__(self, name: str, start: Callable[[], P], up: Callable[[P], None],
                  stopping: threading.Event, *, first_s: float = 1.0,
                  longest_s: float = 60.0) -> None:
         self.name, self.start, self.up, self.stopping = name, start, up, stopping

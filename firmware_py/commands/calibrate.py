@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from firmware_py.vision.empty_board import EmptyBoard
 
 EX_NOINPUT = 66
 MAX_FRAMES = 60  # frames to look at before giving up
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     return _teach_looks(board, path.with_name(LOOKS_FILE_NAME), afresh=args.force)
 
 
-def _teach_looks(board: Any, path: Path, *, afresh: bool) -> int:
+def _teach_looks(board: EmptyBoard, path: Path, *, afresh: bool) -> int:
     """The calibrated empty board taught to this installation's learnt looks
     (vision/board_looks.py); ``--force`` forgets what they learnt before."""
     from firmware_py.exc import VisionError
@@ -92,7 +98,7 @@ def _teach_looks(board: Any, path: Path, *, afresh: bool) -> int:
     return 0
 
 
-def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -> Any:
+def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -> EmptyBoard:
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
     from firmware_py.vision.calibrate import calibrate_discs, calibrate_empty_board
@@ -104,7 +110,7 @@ def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -
     try:
         reader = make_reader(config, source, stored_empty_board=False)
 
-        def frames(count: int) -> Any:
+        def frames(count: int) -> Iterator[np.ndarray]:
             for _ in range(count):
                 frame = source.read()
                 if frame is None:

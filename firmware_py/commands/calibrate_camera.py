@@ -6,9 +6,12 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EX_NOINPUT = 66
 MIN_MOVE_PX = 40.0  # a live view counts only when the board moved this far since the last
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def collect_views(name: str, config: Config, wanted: int, timeout_s: float) -> list[Any]:
+def collect_views(name: str, config: Config, wanted: int, timeout_s: float) -> list[np.ndarray]:
     """Frames to calibrate from: all of a file or folder; of a live camera, ``wanted``
     frames showing the board, each moved since the last."""
     import cv2
@@ -79,8 +82,8 @@ def collect_views(name: str, config: Config, wanted: int, timeout_s: float) -> l
     source = open_source(name, config.camera, strict_open=True)
     board = charuco_board()
     detector = cv2.aruco.CharucoDetector(board)
-    views: list[Any] = []
-    last: Any = None
+    views: list[np.ndarray] = []
+    last: np.ndarray | None = None
     deadline = time.monotonic() + timeout_s
     source.open()
     try:

@@ -7,9 +7,12 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,7 +59,7 @@ def _write_charuco(output: Path, dpi: int) -> int:
                         f"mm, A4 landscape at {dpi} dpi; print at 100% and glue it flat")
 
 
-def _write_sheet(make: Callable[[], Any], output: Path, dpi: int, summary: str) -> int:
+def _write_sheet(make: Callable[[], np.ndarray], output: Path, dpi: int, summary: str) -> int:
     """Make a sheet (ValueError: exit 2) and write it as PNG (OSError: exit 1)."""
     from firmware_py.vision.sheet import png_bytes
 

@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
+from firmware_py.json_types import JsonObject
+
+if TYPE_CHECKING:
+    from firmware_py.vision.reading import Reading
 
 EXIT_OK = 0
 EXIT_NOT_OK = 3
@@ -41,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run, needs=("camera",))
 
 
-def reading_json(reading: Any) -> dict[str, Any]:
+def reading_json(reading: Reading) -> JsonObject:
     """The SPEC §6 JSON object of a reading."""
     to_move = reading.board.to_move if reading.status == "ok" and reading.board else None
     return {

@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
 from firmware_py.vision.remedy import remedy
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from firmware_py.frames import Frame, FrameSource
 
 EX_NOINPUT = 66
 LIVE_SETTLE_FRAMES = 10  # a live camera's exposure and white balance settle first
@@ -65,7 +70,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def grab_frame(name: str, config: Config, index: int | None) -> tuple[Any, Any]:
+def grab_frame(name: str, config: Config, index: int | None) -> tuple[Frame, FrameSource]:
     """Frame ``index`` of source ``name`` (opened and closed here), and the source."""
     from firmware_py.exc import CameraError
     from firmware_py.sources.factory import open_source
@@ -74,17 +79,19 @@ def grab_frame(name: str, config: Config, index: int | None) -> tuple[Any, Any]:
     wanted = index if index is not None else (LIVE_SETTLE_FRAMES if source.live else 0)
     source.open()
     try:
-        frame = None
-        for _ in range(wanted + 1):
-            frame = source.read()
+        frame = source.read()
+        for _ in range(wanted):
             if frame is None:
-                raise CameraError(f"source {name!r} ended before frame {wanted}")
+                break
+            frame = source.read()
     finally:
         source.close()
+    if frame is None:
+        raise CameraError(f"source {name!r} ended before frame {wanted}")
     return frame, source
 
 
-def annotated(image: Any, config: Config, source: Any) -> tuple[Any, str]:
+def annotated(image: np.ndarray, config: Config, source: FrameSource) -> tuple[np.ndarray, str]:
     """``image`` with the reader's findings drawn, and a one-line summary."""
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.vision.overlay import annotate

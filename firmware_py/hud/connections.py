@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from http import HTTPStatus
-from typing import Any
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
@@ -93,12 +92,12 @@ class GuardedSite(web.TCPSite):
             if self.addresses[address or "?"] <= 0:
                 del self.addresses[address or "?"]
 
-    def watch(self, handler: Any, transport: asyncio.BaseTransport) -> None:
+    def watch(self, handler: RequestHandler, transport: asyncio.BaseTransport) -> None:
         """Abort ``transport`` if its first request's headers are not in by the deadline."""
         asyncio.get_running_loop().call_later(self.header_timeout_s, self._deadline,
                                               handler, transport)
 
-    def _deadline(self, handler: Any, transport: asyncio.BaseTransport) -> None:
+    def _deadline(self, handler: RequestHandler, transport: asyncio.BaseTransport) -> None:
         if not transport.is_closing() and getattr(handler, REQUEST_COUNT, 1) == 0:
             self.refused.warning("no whole request", f"within {self.header_timeout_s:g} s")
             transport.abort()
@@ -109,7 +108,8 @@ class PlainErrorHandler(RequestHandler):
 
     __slots__ = ()
 
-    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+    def handle_error(self, request: web.BaseRequest, status: int = 500,
+                     exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
         if status != HTTPStatus.INTERNAL_SERVER_ERROR:  # aiohttp's own 500 page echoes nothing
             try:
@@ -127,7 +127,7 @@ def plain_error_handler(server: web.Server) -> RequestHandler:
 class CountedConnection(asyncio.Protocol):
     """aiohttp's request handler for one connection, counted by its :class:`GuardedSite`."""
 
-    def __init__(self, handler: Any, site: GuardedSite) -> None:
+    def __init__(self, handler: RequestHandler, site: GuardedSite) -> None:
         self.handler, self.site = handler, site
         self.address: str | None = None
         self.counted = False
@@ -153,8 +153,8 @@ class CountedConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.handler.data_received(data)
 
-    def eof_received(self) -> bool | None:
-        return self.handler.eof_received()
+    def eof_received(self) -> None:
+        self.handler.eof_received()  # None: the transport closes
 
     def pause_writing(self) -> None:
         self.handler.pause_writing()
@@ -178,7 +178,7 @@ class StreamCap:
         self.kiosk_port = kiosk_port
         self.open: Counter[tuple[str, int, str]] = Counter()
 
-    def key(self, kind: str, request: Any) -> tuple[tuple[str, int, str], int]:
+    def key(self, kind: str, request: web.BaseRequest) -> tuple[tuple[str, int, str], int]:
         """((kind, local port, client), how many it may hold) for ``request``."""
         transport = request.transport
         local = transport.get_extra_info("sockname") if transport is not None else None

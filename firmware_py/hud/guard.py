@@ -30,12 +30,12 @@ import logging
 import socket
 import time
 from collections.abc import Callable
-from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler, Middleware
 
+from firmware_py.json_types import JsonObject
 from firmware_py.ratelog import EVERY_S, RateLimitedLog
 
 log = logging.getLogger(__name__)
@@ -212,7 +212,7 @@ def same_origin(request: web.Request) -> bool:
     return scheme == request.scheme and rest.lower() == request.headers.get("Host", "").lower()
 
 
-def json_object(text: str, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
+def json_object(text: str, max_depth: int = MAX_JSON_DEPTH) -> JsonObject:
     """A JSON object from ``text``; ValueError for anything else or nested too deep."""
     depth = deepest = 0
     in_string = escaped = False

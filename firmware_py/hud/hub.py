@@ -22,10 +22,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from firmware_py.board import COLOUR_NAMES, Board
 from firmware_py.hud.game import GameLog, MoveMark, review
+from firmware_py.json_types import JsonObject
 from firmware_py.scores import verdict
 from firmware_py.vision.remedy import ACCEPTED, remedy
 
@@ -37,11 +38,30 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
+class ShownView(Protocol):
+    """What the screen takes from a pipeline view (``firmware_py.pipeline.events.View``)."""
+
+    @property
+    def state(self) -> str: ...
+    @property
+    def grid(self) -> tuple[str, ...] | None: ...
+    @property
+    def best(self) -> int | None: ...
+    @property
+    def score(self) -> int | None: ...
+    @property
+    def plies(self) -> int | None: ...
+    @property
+    def board(self) -> Board | None: ...
+    @property
+    def to_move(self) -> str | None: ...
+
 CAMERA_STALE_S = 3.0  # no frame for this long: the page says the camera is gone
 REMEDY_AFTER_S = 10.0  # advice for a fault only once frames are refused this long
 FPS_WINDOW_S = 2.0
 
-Subscriber = Callable[[dict[str, Any]], None]  # Any: the state's JSON values
+Subscriber = Callable[[JsonObject], None]
 
 
 class Solved(Protocol):
@@ -91,7 +111,7 @@ class HudHub:
         self._refused_since: float | None = None  # the first of the refused frames in a row
         self._game = GameLog()
         self._person: str | None = None  # opponent mode: the person's colour (no hints)
-        self._state: dict[str, Any] = {
+        self._state: JsonObject = {
             "seq": 0, "state": "scanning", "grid": None, "committed": None, "to_move": None,
             "best": None, "score": None, "plies": None, "verdict": None, "reply": None,
             "winning": [],
@@ -114,12 +134,12 @@ class HudHub:
                     self._subscribers.remove(callback)
         return unsubscribe
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> JsonObject:
         """The current state (a copy)."""
         with self._lock:
             return _copy(self._state)
 
-    def _publish(self, **changes: Any) -> None:
+    def _publish(self, **changes: object) -> None:
         with self._lock:
             self._seq += 1
             self._state.update(changes, seq=self._seq)
@@ -132,18 +152,19 @@ class HudHub:
 
     # ------------------------------------------------------------ inputs
 
-    def on_view(self, view: Any, t: float) -> None:
-        """A pipeline view (``firmware_py.pipeline.events.View``); ``to_move`` is None
-        when nobody has started (no colour is named then)."""
+    def on_view(self, view: ShownView, t: float) -> None:
+        """A pipeline view; ``to_move`` is None when nobody has started (no colour is
+        named then)."""
         board = view.board
         to_move = view.to_move
-        changes: dict[str, Any] = {
+        changes: JsonObject = {
             "state": view.state, "grid": list(view.grid) if view.grid is not None else None,
             "to_move": to_move if board is not None and not board.is_finished else None,
             "best": view.best, "score": view.score, "plies": view.plies, "reply": None,
             "verdict": None, "winning": [],
         }
-        if board is not None and view.best is not None:
+        if (board is not None and view.best is not None and view.score is not None
+                and view.plies is not None):
             changes["verdict"] = verdict(board, view.score, view.plies,
                                          named=to_move is not None)
         if self._person is not None:  # opponent mode: no move or outcome to give away
@@ -236,7 +257,7 @@ class HudHub:
             camera = "live" if now - last <= CAMERA_STALE_S else "no frames"
         self._set_health(camera=camera, fps=fps if camera == "live" else 0.0)
 
-    def _set_health(self, **changes: Any) -> None:
+    def _set_health(self, **changes: object) -> None:
         with self._lock:
             health = {**self._state["health"], **changes}
             if health == self._state["health"]:
@@ -295,7 +316,7 @@ class HudHub:
             raise TimeoutError("the solver did not answer")
         return int(result[0].score)
 
-    def _game_json(self, marks: list[MoveMark] | None) -> dict[str, Any]:
+    def _game_json(self, marks: list[MoveMark] | None) -> JsonObject:
         start = self._game.start
         return {"start": None if start.n_discs == 0 else start.grid_lines(),
                 "first": start.first, "moves": self._game.notation,
@@ -303,7 +324,7 @@ class HudHub:
 
 
 def _reading_json(reading: Reading | None, analysis: FrameAnalysis | None,
-                  lasting: bool) -> dict[str, Any] | None:
+                  lasting: bool) -> JsonObject | None:
     """The reading for the page; the advice only for a ``lasting`` refusal."""
     if reading is None:
         return None
@@ -316,7 +337,7 @@ def _reading_json(reading: Reading | None, analysis: FrameAnalysis | None,
             "marker_count": int(reading.markers)}
 
 
-def _copy(state: dict[str, Any]) -> dict[str, Any]:
+def _copy(state: JsonObject) -> JsonObject:
     """A copy deep enough that later changes do not show through (values are JSON)."""
     return {key: (dict(value) if isinstance(value, dict) else value)
             for key, value in state.items()}

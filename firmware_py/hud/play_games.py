@@ -21,10 +21,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from firmware_py.board import Board
 from firmware_py.exc import PlayError
+from firmware_py.json_types import JsonObject
 from firmware_py.play.levels import LEVELS, level
 from firmware_py.play.session import WEB_HELP, PlaySession, Scorer, starting_colour
 
@@ -60,7 +61,7 @@ class _Game:
 
     session: PlaySession
     seen: float
-    state: dict[str, Any]
+    state: JsonObject
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -78,7 +79,7 @@ class PlayGames:
         self._games: dict[str, _Game] = {}
         self._lock = threading.Lock()
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> JsonObject:
         """What the page offers: the levels and the one chosen at first; who starts at
         first, and whether the person may choose it (``[game] first = either``)."""
         return {"level": self.default_level,
@@ -86,7 +87,7 @@ class PlayGames:
                 "first": starting_colour(self.rule), "first_fixed": self.rule != "either"}
 
     def new(self, level_number: object, person: object,
-            first: object = None) -> dict[str, Any]:
+            first: object = None) -> JsonObject:
         """Start a game; the person plays ``person`` ("R" or "Y") against ``level_number``;
         ``first`` ("R"/"Y" or "red"/"yellow"; None: as the rule says) starts."""
         if (not isinstance(level_number, int) or isinstance(level_number, bool)
@@ -111,7 +112,7 @@ class PlayGames:
             self._games[game] = _Game(session, self.clock(), state)
         return dict(state)
 
-    def act(self, game: object, line: object) -> dict[str, Any]:
+    def act(self, game: object, line: object) -> JsonObject:
         """The person's input: a column "1"-"7", "h" (hint), "u" (undo) or "q".
         Raises :class:`GameBusy` while the game answers another input."""
         if not isinstance(line, str) or len(line) > 10:
@@ -128,7 +129,7 @@ class PlayGames:
         finally:
             entry.lock.release()
 
-    def state(self, game: object) -> dict[str, Any]:
+    def state(self, game: object) -> JsonObject:
         """The game's state after its latest input (never waits for a solve)."""
         return dict(self._entry(game).state)
 
@@ -145,7 +146,7 @@ class PlayGames:
         with self._lock:
             entry.seen = self.clock()
 
-    def _apply(self, game: str, session: PlaySession, line: str) -> dict[str, Any]:
+    def _apply(self, game: str, session: PlaySession, line: str) -> JsonObject:
         """Check and play ``line`` (the game's lock held); on an error the game is as
         it was (a failed solve leaves no move of the person's without a reply)."""
         _check(session, line)
@@ -176,7 +177,7 @@ class PlayGames:
             del self._games[game]
 
     @staticmethod
-    def _state(game: str, session: PlaySession, text: str) -> dict[str, Any]:
+    def _state(game: str, session: PlaySession, text: str) -> JsonObject:
         board: Board = session.board
         return {"game": game, "level": session.level.number, "level_name": session.level.name,
                 "person": session.person, "first": session.first, "moves": session.moves,

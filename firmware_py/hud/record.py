@@ -9,13 +9,14 @@ and a miniature of the committed board, as the kiosk page shows them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from firmware_py.exc import RecordingError
 from firmware_py.hud.camera_feed import annotated_picture
+from firmware_py.json_types import JsonObject
 
 if TYPE_CHECKING:
     from firmware_py.vision.reader import FrameAnalysis
@@ -29,7 +30,7 @@ TEXT_BGR = (248, 244, 242)
 FONT = cv2.FONT_HERSHEY_DUPLEX
 
 
-def headline(state: dict[str, Any]) -> str:
+def headline(state: JsonObject) -> str:
     """``"R->4  Y->5   Red wins in 13"`` (ASCII: OpenCV's fonts have no arrows);
     ``"->4  ->3   First player wins in 41"`` before anyone has started (no colour)."""
     parts = []
@@ -56,7 +57,7 @@ def draw_board(image: np.ndarray, grid: list[str] | None, origin: tuple[int, int
             cv2.circle(image, centre, int(cell * 0.4), DISC_BGR[disc], -1, cv2.LINE_AA)
 
 
-def hud_strip(state: dict[str, Any], width: int, t: float) -> np.ndarray:
+def hud_strip(state: JsonObject, width: int, t: float) -> np.ndarray:
     """The strip under the picture."""
     strip = np.full((STRIP_HEIGHT, width, 3), BACKGROUND, np.uint8)
     cell = (STRIP_HEIGHT - 12) // 6
@@ -85,7 +86,7 @@ class Recorder:
         self._writer: cv2.VideoWriter | None = None
         self._height = 0  # every frame of a video has its first frame's size
 
-    def write(self, image: np.ndarray, analysis: FrameAnalysis | None, state: dict[str, Any],
+    def write(self, image: np.ndarray, analysis: FrameAnalysis | None, state: JsonObject,
               t: float) -> None:
         picture = annotated_picture(image, analysis, self.width, self.min_cell_confidence,
                                     banner=True, band_lines=BAND_LINES)

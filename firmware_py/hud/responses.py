@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from aiohttp import HttpVersion11, web
 from aiohttp.typedefs import Handler
 
 from firmware_py.exc import PlayError
 from firmware_py.hud.guard import KEEPALIVE_S, MAX_JSON_DEPTH, json_object
+from firmware_py.json_types import JsonObject
 
 GONE_CHECK_S = 1.0  # how often an idle event stream checks that its client is still there
 WRITE_TIMEOUT_S = 10.0  # a streaming client that takes nothing this long is dropped
@@ -27,7 +27,7 @@ SECURITY_HEADERS = {
 }
 
 
-async def json_body(request: web.Request) -> dict[str, Any]:
+async def json_body(request: web.Request) -> JsonObject:
     """The request's body as a JSON object (UTF-8, whatever charset it claims); a body
     that does not arrive within :data:`WRITE_TIMEOUT_S` is a :class:`PlayError`."""
     try:
@@ -48,8 +48,8 @@ async def write_or_drop(response: web.StreamResponse, data: bytes) -> None:
     await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)
 
 
-async def next_state(queue: asyncio.Queue[dict[str, Any]], request: web.Request,
-                     response: web.StreamResponse) -> dict[str, Any] | None:
+async def next_state(queue: asyncio.Queue[JsonObject], request: web.Request,
+                     response: web.StreamResponse) -> JsonObject | None:
     """The next state; a keepalive comment while none comes; None once the client left
     (looked at every second, so a closed stream gives its place back soon)."""
     quiet = 0.0
@@ -84,7 +84,7 @@ def too_many(why: str) -> web.Response:
     return response
 
 
-def sse_event(state: dict[str, Any]) -> bytes:
+def sse_event(state: JsonObject) -> bytes:
     """``state`` as one server-sent ``state`` event, its ``seq`` as the event id."""
     return (f"id: {state['seq']}\nevent: state\n"
             f"data: {json.dumps(state, separators=(',', ':'))}\n\n").encode()

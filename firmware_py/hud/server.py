@@ -37,7 +37,7 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -69,6 +69,7 @@ from firmware_py.hud.responses import (
     too_many,
     write_or_drop,
 )
+from firmware_py.json_types import JsonObject
 
 if TYPE_CHECKING:
     from firmware_py.config import Config, HudConfig
@@ -116,7 +117,7 @@ class HudServer:
         self._error: BaseException | None = None
         self._jpeg: tuple[int, bytes] | None = None
         self._jpeg_event: asyncio.Event | None = None
-        self._unsubscribe: Any = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._stopping: asyncio.Event | None = None
         self.streams = StreamCap(max_connections, kiosk_port)
 
@@ -260,12 +261,12 @@ class HudServer:
 
     # ------------------------------------------------------------ from other threads
 
-    def _from_hub(self, state: dict[str, Any]) -> None:
+    def _from_hub(self, state: JsonObject) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._fan_out, state)
 
-    def _fan_out(self, state: dict[str, Any]) -> None:
+    def _fan_out(self, state: JsonObject) -> None:
         for queue in list(self._queues):
             if queue.qsize() >= QUEUE_LIMIT:
                 self._queues.discard(queue)
@@ -325,12 +326,12 @@ class HudServer:
             "Content-Type": "text/event-stream", "Cache-Control": "no-store",
             "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        queue: asyncio.Queue[JsonObject] = asyncio.Queue()
         self._queues.add(queue)
         self.event_clients += 1
         try:
             await write_or_drop(response, b"retry: 1000\n\n")
-            state: dict[str, Any] | None = self.hub.snapshot()
+            state: JsonObject | None = self.hub.snapshot()
             while state is not None:
                 await write_or_drop(response, sse_event(state))
                 state = await next_state(queue, request, response)
@@ -438,7 +439,8 @@ class HudServer:
             return web.json_response({"error": str(error)}, status=404)
         return web.json_response(state, headers={"Cache-Control": "no-store"})
 
-    async def _play_call(self, request: web.Request, call: Any) -> web.Response:
+    async def _play_call(self, request: web.Request,
+                         call: Callable[[JsonObject], Callable[[], JsonObject]]) -> web.Response:
         """Run a game call (it may solve) in a thread; a refusal is a 4xx (503: no room
         for a new game) with why."""
         try:
@@ -467,7 +469,7 @@ class HudServer:
                             headers={"Cache-Control": "no-store"})
 
 
-def guard_options(hud: HudConfig) -> dict[str, Any]:  # Any: keyword arguments
+def guard_options(hud: HudConfig) -> JsonObject:
     """:class:`HudServer` keyword arguments from ``[hud]`` (connections, names, pairing)."""
     names = tuple(name.strip() for name in hud.hosts.split(",") if name.strip())
     return {"max_connections": hud.max_connections, "hosts": names,

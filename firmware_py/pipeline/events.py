@@ -7,10 +7,14 @@ by value and tests can state them exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.board import Board
+from firmware_py.json_types import JsonObject
 from firmware_py.vision.reading import Reading
+
+if TYPE_CHECKING:
+    from cython_solver.solver import Answer
 
 Grid = tuple[str, ...]
 
@@ -32,8 +36,8 @@ class SolveResult:
     ms: float = 0.0
 
     @classmethod
-    def from_answer(cls, answer: Any) -> SolveResult:
-        """Convert a ``cython_solver.Answer`` (or anything with the same fields)."""
+    def from_answer(cls, answer: Answer) -> SolveResult:
+        """The worker's answer as the pipeline keeps it."""
         return cls(column=int(answer.column), score=int(answer.score), plies=int(answer.plies),
                    scores=tuple(answer.scores or ()), ms=float(answer.ms))
 
@@ -124,7 +128,7 @@ class View:
             return None
         return board.to_move
 
-    def as_json(self, t: float) -> dict[str, Any]:
+    def as_json(self, t: float) -> JsonObject:
         """The SPEC §6 JSON object at time ``t`` (seconds)."""
         return {"t": round(t, 3), "state": self.state,
                 "grid": list(self.grid) if self.grid is not None else None,

@@ -30,7 +30,6 @@ any origin) and executes the returned effects. The rules:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from firmware_py.board import Board
 from firmware_py.config import VisionConfig
@@ -91,9 +90,9 @@ class PipelineParams:
     follow: FollowParams = field(default_factory=FollowParams)
 
     @classmethod
-    def from_config(cls, vision: Any, speculate: bool = True,
+    def from_config(cls, vision: VisionConfig, speculate: bool = True,
                     first: str = "either") -> PipelineParams:
-        """Build from a :class:`firmware_py.config.VisionConfig` and ``[game] first``."""
+        """Build from the ``[vision]`` config and ``[game] first``."""
         return cls(voter=VoterParams(window=vision.vote_window, agree=vision.vote_agree,
                                      first=first),
                    found_s=vision.debounce_found_ms / 1000.0,

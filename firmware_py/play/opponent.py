@@ -31,11 +31,15 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from firmware_py.board import COLOUR_NAMES, Board, added_column
 from firmware_py.play.levels import Level, choose
 from firmware_py.speech.phrases import opponent_move_clips, opponent_result_clips
+
+if TYPE_CHECKING:
+    from cython_solver.solver import Answer
+    from firmware_py.worker import SolverWorker
 
 log = logging.getLogger(__name__)
 
@@ -164,10 +168,10 @@ def _same(one: Board, other: Board) -> bool:
     return one.columns == other.columns
 
 
-def worker_thinker(worker: Any, priority: int) -> Think:
+def worker_thinker(worker: SolverWorker, priority: int) -> Think:
     """``think`` on the shared solver worker: every column's exact score."""
     def think(board: Board, done: Callable[[Scores | None], None]) -> None:
-        def on_done(_board: Board, answer: Any, error: BaseException | None) -> None:
+        def on_done(_board: Board, answer: Answer | None, error: BaseException | None) -> None:
             if error is not None or answer is None:
                 log.warning("opponent: no answer from the solver: %s", error)
             done(None if error is not None or answer is None else answer.scores)

@@ -10,7 +10,7 @@ import collections
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from firmware_py.exc import SerialPortError
 
@@ -96,9 +96,10 @@ class HeartbeatPort:
     """A port that reports each read as a sign of life (the service's loop reads
     with a short timeout, so it beats even when the robot is silent)."""
 
-    def __init__(self, port: Any, beat: Callable[[], None]) -> None:
+    def __init__(self, port: Port, beat: Callable[[], None]) -> None:
         self._port = port
         self._beat = beat
+        self.name = port.name
 
     def read(self) -> bytes:
         self._beat()
@@ -109,9 +110,6 @@ class HeartbeatPort:
 
     def close(self) -> None:
         self._port.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._port, name)
 
 
 def pyserial_opener(device: str, baud: int = 9600) -> PortOpener:

@@ -105,13 +105,13 @@ class RenderSpec:
         """Angle between the board normal and the optical axis."""
         return tilt_of(self)
 
-    def replace(self, **changes: Any) -> RenderSpec:
+    def replace(self, **changes: Any) -> RenderSpec:  # Any: any of its fields
         """A copy with some fields changed."""
         return replace(self, **changes)
 
     @classmethod
     def random(cls, rng: np.random.Generator, *, max_tilt_deg: float = MAX_TILT_DEG,
-               **overrides: Any) -> RenderSpec:
+               **overrides: Any) -> RenderSpec:  # Any: any of its fields
         """A random plausible spec whose board lies wholly inside the frame.
 
         ``overrides`` fix fields (they are applied before the in-frame check).

@@ -154,13 +154,13 @@ class SceneSpec:
         """Angle between the board normal and the optical axis."""
         return tilt_of(self)
 
-    def replace(self, **changes: Any) -> SceneSpec:
+    def replace(self, **changes: Any) -> SceneSpec:  # Any: any of its fields
         """A copy with some fields changed."""
         return replace(self, **changes)
 
     @classmethod
     def random(cls, rng: np.random.Generator, *, max_tilt_deg: float = 50.0,
-               **overrides: Any) -> SceneSpec:
+               **overrides: Any) -> SceneSpec:  # Any: any of its fields
         """A random plausible spec whose whole board lies inside the frame.
 
         ``overrides`` fix fields (they are applied before the in-frame check).

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -17,7 +16,7 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 DEFAULT_FPS = 10.0
 
 
-def natural_key(path: Path) -> list[Any]:
+def natural_key(path: Path) -> list[int | str]:
     """Sort key that orders embedded numbers by value."""
     return [int(part) if part.isdigit() else part.lower()
             for part in re.split(r"(\d+)", path.name)]

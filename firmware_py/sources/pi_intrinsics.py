@@ -143,7 +143,7 @@ def field_of_view_deg(intrinsics: Intrinsics, output: tuple[int, int]) -> float:
 
 
 def from_picamera2(camera: Any, output: tuple[int, int], focal_mm: float = 0.0
-                   ) -> tuple[Intrinsics | None, str]:
+                   ) -> tuple[Intrinsics | None, str]:  # Any: picamera2 is untyped; keys optional
     """Intrinsics of a running ``Picamera2``, and what they are based on (for the log)."""
     properties = getattr(camera, "camera_properties", None) or {}
     model = str(properties.get("Model", ""))

@@ -131,9 +131,7 @@ class PacedSink(AudioSink):
 class NullSink(PacedSink):
     """Discards the audio, pulled at the real-time rate: speech without a speaker."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.peak = 0
+    peak = 0  # the loudest sample discarded
 
     def _write(self, frames: np.ndarray) -> None:
         if len(frames):
@@ -143,7 +141,7 @@ class NullSink(PacedSink):
 # --- PortAudio -----------------------------------------------------------------
 
 
-def output_devices(pa: Any) -> list[tuple[int, str, int]]:
+def output_devices(pa: Any) -> list[tuple[int, str, int]]:  # Any: an untyped PyAudio
     """(index, name, default rate) of every PortAudio device with an output."""
     devices = []
     for index in range(pa.get_device_count()):
@@ -153,7 +151,7 @@ def output_devices(pa: Any) -> list[tuple[int, str, int]]:
     return devices
 
 
-def find_output_device(pa: Any, spec: str) -> int | None:
+def find_output_device(pa: Any, spec: str) -> int | None:  # Any: an untyped PyAudio
     """The device index for ``spec``: "" = default (None), a number, or part of a name."""
     spec = spec.strip()
     if not spec:
@@ -251,7 +249,7 @@ def probe_outputs(pyaudio_module: ModuleType | None = None
     return devices, default
 
 
-def _default_output(pa: Any) -> int | None:
+def _default_output(pa: Any) -> int | None:  # Any: an untyped PyAudio
     try:
         return int(pa.get_default_output_device_info()["index"])
     except (OSError, KeyError, TypeError):
@@ -278,7 +276,7 @@ class PyAudioSink(AudioSink):
         self._thread: threading.Thread | None = None
         self._source: Source | None = None
         self._rate = 0
-        self._pa: Any = None
+        self._pa: Any = None  # Any: pyaudio's PyAudio and Stream (pyaudio is untyped)
         self._stream: Any = None
         self._last_callback = 0.0
         self.opens = 0                   # successful (re)opens
@@ -306,7 +304,7 @@ class PyAudioSink(AudioSink):
             pa.terminate()
         return preferred
 
-    def _rate_ok(self, pa: Any, index: int, rate: int) -> bool:
+    def _rate_ok(self, pa: Any, index: int, rate: int) -> bool:  # Any: an untyped PyAudio
         try:
             return bool(pa.is_format_supported(rate, output_device=index, output_channels=1,
                                                output_format=self._pa_module.paInt16))

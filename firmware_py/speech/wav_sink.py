@@ -40,7 +40,7 @@ class WavSink(PacedSink):
     """
 
     def __init__(self, path: str | Path, *, max_s: float = 600.0, retry_s: float = 5.0,
-                 **kwargs: Any) -> None:
+                 **kwargs: Any) -> None:  # Any: PacedSink's keywords
         super().__init__(**kwargs)
         self.path = Path(path)
         self.max_s = max_s

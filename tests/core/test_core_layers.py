@@ -17,17 +17,18 @@ REPO = Path(__file__).resolve().parents[2]
 ROOTS = ("firmware_py", "cython_solver", "tools")
 
 FOUNDATIONS = {"exc", "board", "succession", "scores", "config", "frames", "parts",
-               "ratelog", "backoff"}  # every part may use these
+               "ratelog", "backoff", "json_types"}  # every part may use these
 MAY_IMPORT: dict[str, set[str]] = {
     "exc": set(),
     "board": {"exc"},
     "succession": {"board"},
     "scores": {"board", "exc"},
-    "config": {"exc"},
+    "config": {"exc", "json_types"},
     "frames": {"exc"},
     "parts": set(),
     "ratelog": set(),
     "backoff": set(),
+    "json_types": set(),
     "board_text": {"board", "scores"},
     "notify": set(),
     "leds": {"board", "config", "exc"},
@@ -37,7 +38,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "simtable": FOUNDATIONS | {"vision"},
     "sources": FOUNDATIONS | {"simtable"},
     "speech": FOUNDATIONS,
-    "play": FOUNDATIONS | {"board_text", "speech"},
+    "play": FOUNDATIONS | {"board_text", "speech", "worker", "cython_solver"},
     "pipeline": FOUNDATIONS | {"vision", "worker", "cython_solver"},
     "serial_link": FOUNDATIONS | {"worker", "play", "cython_solver"},
     "hud": FOUNDATIONS | {"vision", "play"},
