@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from c4game.exc import C4piError
 from cython_solver.solver import Solver, bitboards
-from firmware_py.exc import C4piError
 
 
 class BenchError(C4piError):

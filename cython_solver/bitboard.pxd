@@ -2,7 +2,7 @@
 """Bitboard helpers of the search (inline, shared by search.pyx and lookahead.pxd).
 
 A position is two ``uint64``: ``cur``, the discs of the side to move, and
-``mask``, all discs (as in ``firmware_py.board``). Column c (0-based) uses
+``mask``, all discs (as in ``c4game.board``). Column c (0-based) uses
 bits 7c..7c+5 from the bottom up; bit 7c+6 is a sentinel that stays empty,
 so shifting a line of discs never wraps into the next column::
 

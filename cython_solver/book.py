@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_py.exc import BookError
+from c4game.exc import BookError
 
 MAGIC = b"C4PIBOOK"
 VERSION = 2

@@ -2,7 +2,7 @@
 """Position helpers around the engine: fast move parsing, validity checks, book
 position codes and the conversion of the bitbully-databases source records.
 
-Bitboards are ``(current, mask)`` as in :mod:`firmware_py.board`.
+Bitboards are ``(current, mask)`` as in :mod:`c4game.board`.
 """
 
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t

@@ -11,12 +11,12 @@ From the repository's root (where ``books/`` is):
 '3-35'
 
 
-A position is a move string, a :class:`firmware_py.board.Board` or a
+A position is a move string, a :class:`c4game.board.Board` or a
 ``(current, mask)`` bitboard pair. Invalid positions raise
-:class:`~firmware_py.exc.IllegalMoveError` / :class:`~firmware_py.exc.InvalidGridError`,
-finished ones :class:`~firmware_py.exc.GameOverError`. The search runs in C with
+:class:`~c4game.exc.IllegalMoveError` / :class:`~c4game.exc.InvalidGridError`,
+finished ones :class:`~c4game.exc.GameOverError`. The search runs in C with
 the GIL released; :meth:`Solver.cancel` (from any thread) makes the running
-call raise :class:`~firmware_py.exc.SolveCancelled`. One thread uses a solver
+call raise :class:`~c4game.exc.SolveCancelled`. One thread uses a solver
 at a time. The transposition table persists across calls; :meth:`Solver.reset`
 clears it.
 """
@@ -30,13 +30,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from c4game.board import Board
+from c4game.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
+from c4game.scores import pick_centre_first, plies_to_end, serial_answer
 from cython_solver.book import BookFile
 from cython_solver.engine import Engine
 from cython_solver.parallel import ColumnTests, each_column, root_split
 from cython_solver.positions import check_bitboards, parse_moves
-from firmware_py.board import Board
-from firmware_py.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
-from firmware_py.scores import pick_centre_first, plies_to_end, serial_answer
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from c4game.board import Board
 from cython_solver.book import BookFile
 from cython_solver.bookbuild import book_entries
-from firmware_py.board import Board
 
 CHUNK = 32
 _worker_engine = None

@@ -9,7 +9,7 @@ shown in reverse video with colour; without it they are lower-case (``r``,
 
 from __future__ import annotations
 
-from firmware_py.board import HEIGHT, Board
+from c4game.board import HEIGHT, Board
 
 _COLOURED = {"R": "\033[1;31mR\033[0m", "Y": "\033[1;33mY\033[0m", ".": "\033[2m·\033[0m"}
 _FOUR_COLOURED = {"R": "\033[1;7;31mR\033[0m", "Y": "\033[1;7;33mY\033[0m"}

@@ -4,7 +4,7 @@ The config is TOML (``config/c4pi.toml`` holds every default, commented). It
 is read from ``--config PATH``, else ``/etc/c4pi/config.toml`` when present,
 else the bundled default. Each ``[section]`` maps to a frozen dataclass below;
 every key must be known, of the right type and in range, otherwise
-:class:`~firmware_py.exc.ConfigError` names the file, the key and what was
+:class:`~c4game.exc.ConfigError` names the file, the key and what was
 expected. Keys left out of a file keep their defaults. The file itself must be
 a regular file of at most 1 MB (a FIFO or a device is refused unread).
 
@@ -26,7 +26,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
-from firmware_py.exc import ConfigError
+from c4game.exc import ConfigError
 from firmware_py.json_types import JsonObject
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ width x 3, OpenCV's order), a time in seconds and an index. ``live`` sources
 timeline, ``t = index / fps``, and are read as fast as the consumer wants.
 
 ``read()`` returns ``None`` at the end of a finite source and raises
-:class:`~firmware_py.exc.CameraError` when a frame cannot be had (camera
+:class:`~c4game.exc.CameraError` when a frame cannot be had (camera
 unplugged, unreadable file); :class:`~firmware_py.sources.reopen.ReopeningSource`
 turns such failures of a live source into reopen-with-backoff.
 """
@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from firmware_py.exc import CameraError
+from c4game.exc import CameraError
 
 
 class IntrinsicsSettings(Protocol):

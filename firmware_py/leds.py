@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from firmware_py.board import RED, YELLOW, Board, other
-from firmware_py.exc import LedError
+from c4game.board import RED, YELLOW, Board, other
+from c4game.exc import LedError
 
 if TYPE_CHECKING:
     from gpiozero.pins import Factory

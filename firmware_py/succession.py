@@ -17,7 +17,7 @@ two functions and nothing else.
 
 from __future__ import annotations
 
-from firmware_py.board import EMPTY, HEIGHT, PLAYERS, Board, starter
+from c4game.board import EMPTY, HEIGHT, PLAYERS, Board, starter
 
 
 def next_boards(board: Board, rule: str = "either") -> list[Board]:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from firmware_py.board import Board
-from firmware_py.exc import SolveCancelled, SolverError
+from c4game.board import Board
+from c4game.exc import SolveCancelled, SolverError
 
 if TYPE_CHECKING:
     from cython_solver.solver import Answer, Position

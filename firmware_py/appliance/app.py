@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from c4game.board import Board
+from c4game.exc import SolverError
 from firmware_py.appliance.retry import PartRetry
 from firmware_py.backoff import Backoff
-from firmware_py.board import Board
 from firmware_py.config import Config
-from firmware_py.exc import SolverError
 from firmware_py.notify import Notifier, Watchdog, watchdog_interval
 
 if TYPE_CHECKING:  # the parts, imported where they are made
@@ -220,7 +220,7 @@ class Appliance:
         self.hud = hud
 
     def _make_opponent(self) -> Opponent:
-        from firmware_py.board import other
+        from c4game.board import other
         from firmware_py.play.levels import level
         from firmware_py.play.opponent import Opponent, worker_thinker
         from firmware_py.worker import VISION_PRIORITY

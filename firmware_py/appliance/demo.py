@@ -17,9 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from c4game.board import Board
 from firmware_py.appliance.app import Parts
 from firmware_py.appliance.move_log import MoveLog
-from firmware_py.board import Board
 from firmware_py.config import Config
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from firmware_py.board import COLOUR_NAMES, Board, added_column
-from firmware_py.scores import verdict
+from c4game.board import COLOUR_NAMES, Board, added_column
+from c4game.scores import verdict
 
 if TYPE_CHECKING:
     from firmware_py.pipeline.events import View

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
+from c4game.exc import PositionError
 from firmware_py.commands.solve import EX_USAGE, add_solver_flags, solver_from_flags
 from firmware_py.config import Config
-from firmware_py.exc import PositionError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,8 +40,8 @@ def first_colour(args: argparse.Namespace, config: Config) -> str:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.board import COLOUR_NAMES, Board
-    from firmware_py.scores import verdict
+    from c4game.board import COLOUR_NAMES, Board
+    from c4game.scores import verdict
 
     solver = solver_from_flags(args, config)
     try:  # the board first, so that an error names the colours as they were played

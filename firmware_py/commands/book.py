@@ -72,8 +72,8 @@ class ProgressBar:
 
 
 def run_build(args: argparse.Namespace, config: Config) -> int:
+    from c4game.exc import BookError
     from cython_solver.bookbuild import build_book, up_to_date
-    from firmware_py.exc import BookError
 
     out = _book_path(args.out, config)
     if args.if_missing:
@@ -98,10 +98,10 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_verify(args: argparse.Namespace, config: Config) -> int:
+    from c4game.exc import BookError
     from cython_solver.book import BookFile
     from cython_solver.bookbuild import default_jobs
     from cython_solver.verify import sample_positions, verify_book
-    from firmware_py.exc import BookError
 
     if args.sample is not None and args.sample < 1:
         print("c4pi book verify: --sample must be at least 1", file=sys.stderr)
@@ -127,8 +127,8 @@ def run_verify(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_info(args: argparse.Namespace, config: Config) -> int:
+    from c4game.exc import BookError
     from cython_solver.book import BookFile
-    from firmware_py.exc import BookError
 
     path = _book_path(args.book, config)
     try:

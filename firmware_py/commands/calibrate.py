@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import CameraError, ModelError, VisionError
+    from c4game.exc import CameraError, ModelError, VisionError
     from firmware_py.vision.calibrate import LOOKS_FILE_NAME, empty_board_path
 
     path = empty_board_path(args.out or config.vision.empty_board_file)
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 def _teach_looks(board: EmptyBoard, path: Path, *, afresh: bool) -> int:
     """The calibrated empty board taught to this installation's learnt looks
     (vision/board_looks.py); ``--force`` forgets what they learnt before."""
-    from firmware_py.exc import VisionError
+    from c4game.exc import VisionError
     from firmware_py.vision.board_looks import BoardLooks
 
     looks = BoardLooks()

@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import CameraError, VisionError
+    from c4game.exc import CameraError, VisionError
     from firmware_py.vision.charuco import calibrate
 
     if args.views < 1:

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import SerialPortError
+    from c4game.exc import SerialPortError
     from firmware_py.serial_link.robot import RobotClient
 
     device = args.port or config.serial.port
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
 def _explain(moves: str, answer: str) -> str:
     """``play column 4: Yellow wins in 13; the robot's 12 counts the discs after this one``."""
-    from firmware_py.board import COLOUR_NAMES, other
+    from c4game.board import COLOUR_NAMES, other
     from firmware_py.serial_link.protocol import check_moves
 
     board, _ = check_moves(moves)

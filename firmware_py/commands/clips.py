@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import AudioError
+    from c4game.exc import AudioError
     from firmware_py.speech.clips import ClipSettings, default_clip_dir
 
     directory = Path(args.dir) if args.dir else default_clip_dir(config.speech)

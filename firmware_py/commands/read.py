@@ -60,7 +60,7 @@ def reading_json(reading: Reading) -> JsonObject:
 def run(args: argparse.Namespace, config: Config) -> int:
     import cv2
 
-    from firmware_py.exc import ModelError
+    from c4game.exc import ModelError
     from firmware_py.vision.reader import BoardReader
 
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if Path(args.image).is_file() else None

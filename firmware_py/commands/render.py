@@ -115,7 +115,7 @@ def _render(args: argparse.Namespace, config: Config, position: object) -> tuple
 def run(args: argparse.Namespace, config: Config) -> int:
     import cv2
 
-    from firmware_py.exc import PositionError
+    from c4game.exc import PositionError
 
     try:
         position = args.grid.split("/") if args.grid else ("" if args.moves == "-"

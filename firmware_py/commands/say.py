@@ -14,7 +14,7 @@ from firmware_py.commands.solve import add_solver_flags, solver_from_flags
 from firmware_py.config import Config
 
 if TYPE_CHECKING:
-    from firmware_py.board import Board
+    from c4game.board import Board
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.board import Board
-    from firmware_py.exc import AudioError, C4piError, PositionError
+    from c4game.board import Board
+    from c4game.exc import AudioError, C4piError, PositionError
 
     if args.list_devices:
         return _list_devices()

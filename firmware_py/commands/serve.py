@@ -20,8 +20,8 @@ from firmware_py.config import Config
 from firmware_py.serial_link.transport import baud_rates
 
 if TYPE_CHECKING:
+    from c4game.board import Board
     from cython_solver import Answer, Solver
-    from firmware_py.board import Board
     from firmware_py.serial_link.ptywire import PtyWire
     from firmware_py.serial_link.service import SerialService
     from firmware_py.serial_link.transport import HeartbeatPort

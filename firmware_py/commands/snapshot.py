@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, config: Config) -> int:
     import cv2
 
-    from firmware_py.exc import CameraError, ModelError
+    from c4game.exc import CameraError, ModelError
 
     output = Path(args.output)
     if output.suffix.lower() not in (".png", ".jpg", ".jpeg"):
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
 def grab_frame(name: str, config: Config, index: int | None) -> tuple[Frame, FrameSource]:
     """Frame ``index`` of source ``name`` (opened and closed here), and the source."""
-    from firmware_py.exc import CameraError
+    from c4game.exc import CameraError
     from firmware_py.sources.factory import open_source
 
     source = open_source(name, config.camera, fast=True, strict_open=True)

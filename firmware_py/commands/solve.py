@@ -7,8 +7,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from c4game.exc import PositionError
 from firmware_py.config import Config
-from firmware_py.exc import PositionError
 
 if TYPE_CHECKING:
     from cython_solver import Solver
@@ -26,8 +26,8 @@ def add_solver_flags(parser: argparse.ArgumentParser) -> None:
 def solver_from_flags(args: argparse.Namespace, config: Config) -> Solver:
     """The solver ``[solver]`` describes, with :func:`add_solver_flags`' overrides: the
     one set-up of ``solve``, ``analyze``, ``say`` and ``bench`` (a
-    :class:`~firmware_py.exc.SolverError` when the solver was never built)."""
-    from firmware_py.exc import SolverError
+    :class:`~c4game.exc.SolverError` when the solver was never built)."""
+    from c4game.exc import SolverError
 
     try:
         from cython_solver import Solver
@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.board import Board
+    from c4game.board import Board
 
     solver = solver_from_flags(args, config)
     try:  # the moves are colour-free; an error names the colours as [game] first has them

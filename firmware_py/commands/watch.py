@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from firmware_py.config import Config
 
 if TYPE_CHECKING:
-    from firmware_py.board import Board
+    from c4game.board import Board
     from firmware_py.frames import Frame
     from firmware_py.hud.hub import HudHub
     from firmware_py.hud.record import Recorder
@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import CameraError, HudError, ModelError, PositionError, RecordingError
+    from c4game.exc import CameraError, HudError, ModelError, PositionError, RecordingError
 
     if args.fps is not None and not 0 < args.fps <= 1000:
         print(f"c4pi watch: --fps must be between 0 and 1000, got {args.fps:g}",
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
 
 def _watch(args: argparse.Namespace, config: Config) -> int:
-    from firmware_py.exc import RecordingError
+    from c4game.exc import RecordingError
     from firmware_py.pipeline.assemble import (
         make_port,
         make_reader,
@@ -226,8 +226,8 @@ class ViewPrinter:
 
 def describe(view: View, t: float) -> str:
     """The human-readable form of a view."""
-    from firmware_py.board import COLOUR_NAMES
-    from firmware_py.scores import verdict
+    from c4game.board import COLOUR_NAMES
+    from c4game.scores import verdict
 
     head = f"[{t:8.2f} s] {view.state}"
     board = view.board

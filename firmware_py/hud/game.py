@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from firmware_py.board import Board, added_column
-from firmware_py.scores import outcome
+from c4game.board import Board, added_column
+from c4game.scores import outcome
 
 # What a move did, keyed by (outcome before, outcome after) for the mover.
 BEST = "best"

@@ -24,10 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from firmware_py.board import COLOUR_NAMES, Board
+from c4game.board import COLOUR_NAMES, Board
+from c4game.scores import verdict
 from firmware_py.hud.game import GameLog, MoveMark, review
 from firmware_py.json_types import JsonObject
-from firmware_py.scores import verdict
 from firmware_py.vision.remedy import ACCEPTED, remedy
 
 if TYPE_CHECKING:

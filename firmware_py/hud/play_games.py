@@ -23,8 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from firmware_py.board import Board
-from firmware_py.exc import PlayError
+from c4game.board import Board
+from c4game.exc import PlayError
 from firmware_py.json_types import JsonObject
 from firmware_py.play.levels import LEVELS, level
 from firmware_py.play.session import WEB_HELP, PlaySession, Scorer, starting_colour

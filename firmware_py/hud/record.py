@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from firmware_py.exc import RecordingError
+from c4game.exc import RecordingError
 from firmware_py.hud.camera_feed import annotated_picture
 from firmware_py.json_types import JsonObject
 

@@ -14,7 +14,7 @@ import json
 from aiohttp import HttpVersion11, web
 from aiohttp.typedefs import Handler
 
-from firmware_py.exc import PlayError
+from c4game.exc import PlayError
 from firmware_py.hud.guard import KEEPALIVE_S, MAX_JSON_DEPTH, json_object
 from firmware_py.json_types import JsonObject
 

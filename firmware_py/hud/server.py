@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from firmware_py.exc import HudError, PlayError
+from c4game.exc import HudError, PlayError
 from firmware_py.hud.camera_feed import CameraFeed
 from firmware_py.hud.connections import KIOSK_CONNECTIONS, GuardedSite, StreamCap
 from firmware_py.hud.guard import (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware_py.board import Board
+from c4game.board import Board
 
 if TYPE_CHECKING:
     import numpy as np

@@ -144,7 +144,7 @@ def load_empty_board(config: Config) -> EmptyBoard | None:
 def _load_stored(path: Path, load: Callable[[Path], Stored], otherwise: str) -> Stored | None:
     """``load(path)``, or None when the file is absent or bad (a bad one logged, with
     what happens ``otherwise``)."""
-    from firmware_py.exc import VisionError
+    from c4game.exc import VisionError
 
     if not path.is_file():
         return None

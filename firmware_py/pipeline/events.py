@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.json_types import JsonObject
 from firmware_py.vision.reading import Reading
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from firmware_py.board import Board
-from firmware_py.exc import SolveCancelled
-from firmware_py.scores import pick_centre_first
+from c4game.board import Board
+from c4game.exc import SolveCancelled
+from c4game.scores import pick_centre_first
 
 
 @dataclass(frozen=True)

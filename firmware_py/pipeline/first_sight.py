@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
 ROOM_DOUBT = 1e-3  # a held hole's doubt about being empty

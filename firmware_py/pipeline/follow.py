@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
+from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from firmware_py.pipeline.first_sight import RoomLooks, hold_room
 from firmware_py.succession import next_boards
 from firmware_py.vision.decide import DEFAULT_MARGIN, decide, legal_boards

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.config import VisionConfig
 from firmware_py.pipeline.events import (
     FINISHED,

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from firmware_py.board import Board
-from firmware_py.exc import SolverError, VisionError
+from c4game.board import Board
+from c4game.exc import SolverError, VisionError
+from c4game.scores import outcome
 from firmware_py.pipeline.events import (
     Announce,
     CancelSolve,
@@ -43,7 +44,6 @@ from firmware_py.pipeline.events import (
 )
 from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
 from firmware_py.pipeline.teach import LookTeacher
-from firmware_py.scores import outcome
 from firmware_py.vision.reading import NO_BOARD, Reading
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline.follow import UNCHANGED
 from firmware_py.succession import is_next
 from firmware_py.vision.board_looks import BoardLooks

@@ -28,9 +28,9 @@ import functools
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from firmware_py.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column
+from c4game.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column
+from c4game.exc import PositionError
 from firmware_py.config import VisionConfig
-from firmware_py.exc import PositionError
 from firmware_py.succession import why_not_after
 
 Grid = tuple[str, ...]

@@ -30,7 +30,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from firmware_py.scores import CENTRE_FIRST
+from c4game.scores import CENTRE_FIRST
 
 PERFECT = 6
 

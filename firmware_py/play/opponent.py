@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from firmware_py.board import COLOUR_NAMES, Board, added_column
+from c4game.board import COLOUR_NAMES, Board, added_column
 from firmware_py.play.levels import Level, choose
 from firmware_py.speech.phrases import opponent_move_clips, opponent_result_clips
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from firmware_py.board import COLOUR_NAMES, PLAYERS, RED, YELLOW, Board, other
+from c4game.board import COLOUR_NAMES, PLAYERS, RED, YELLOW, Board, other
+from c4game.scores import plies_to_end, verdict
 from firmware_py.board_text import draw_board
 from firmware_py.play.levels import Level, choose
-from firmware_py.scores import plies_to_end, verdict
 
 Scorer = Callable[[Board], Sequence[int | None]]
 HELP = "type a column 1-7, h for a hint, u to undo, q to quit"

@@ -56,8 +56,8 @@ def check_solver(config: Config, options: SelftestOptions) -> str:
 
 
 def check_book(config: Config, options: SelftestOptions) -> str:
+    from c4game.exc import BookError
     from cython_solver.book import BookFile
-    from firmware_py.exc import BookError
 
     if not config.solver.use_book:
         raise Skip("use_book = false in [solver]")
@@ -87,13 +87,13 @@ def check_model(config: Config, options: SelftestOptions) -> str:
 
 
 def _grid(moves: str) -> list[str]:
-    from firmware_py.board import Board
+    from c4game.board import Board
 
     return Board.from_moves(moves).grid_lines()
 
 
 def check_camera(config: Config, options: SelftestOptions) -> str:
-    from firmware_py.exc import CameraError
+    from c4game.exc import CameraError
     from firmware_py.sources.factory import open_source
 
     camera = config.camera
@@ -125,7 +125,7 @@ def check_camera(config: Config, options: SelftestOptions) -> str:
 
 def check_calibration(config: Config, options: SelftestOptions) -> str:
     """When ``c4pi calibrate`` stored the empty board, and whether the view has moved."""
-    from firmware_py.exc import CameraError, VisionError
+    from c4game.exc import CameraError, VisionError
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
     from firmware_py.vision.board_looks import MOVED_PX
@@ -173,7 +173,7 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
 
 def check_learnt_looks(config: Config, options: SelftestOptions) -> str:
     """What this installation learnt of its board's looks, and when (vision/board_looks.py)."""
-    from firmware_py.exc import VisionError
+    from c4game.exc import VisionError
     from firmware_py.vision.board_looks import BoardLooks
     from firmware_py.vision.calibrate import board_looks_path
 
@@ -213,7 +213,7 @@ def check_serial(config: Config, options: SelftestOptions) -> str:
 
 
 def check_led(config: Config, options: SelftestOptions) -> str:
-    from firmware_py.exc import LedError
+    from c4game.exc import LedError
     from firmware_py.leds import GpioLed, SysfsLed
 
     led_config = config.led
@@ -261,7 +261,7 @@ def check_audio(config: Config, options: SelftestOptions) -> str:
 
 def _play_test_phrase(config: Config) -> None:
     """Say "Red four … Red wins in 41" (the empty board's answer) on the speaker."""
-    from firmware_py.board import Board
+    from c4game.board import Board
     from firmware_py.speech import ClipSettings, default_clip_dir, load_clips, make_sink
     from firmware_py.speech.say import play, render_once, speech_for
 

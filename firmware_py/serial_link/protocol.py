@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware_py.board import HEIGHT, RED, WIDTH, YELLOW, Board, has_four
-from firmware_py.exc import ProtocolError
-from firmware_py.scores import max_score, min_score, serial_answer
+from c4game.board import HEIGHT, RED, WIDTH, YELLOW, Board, has_four
+from c4game.exc import ProtocolError
+from c4game.scores import max_score, min_score, serial_answer
 
 START = ord("!")
 END = ord("?")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from firmware_py.exc import SerialPortError
+from c4game.exc import SerialPortError
 from firmware_py.serial_link.protocol import ANSWER_LENGTH, query_bytes
 
 

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from c4game.board import Board
+from c4game.exc import SerialPortError, SolverError
 from firmware_py.backoff import Backoff
-from firmware_py.board import Board
-from firmware_py.exc import SerialPortError, SolverError
 from firmware_py.play.levels import PERFECT, Level, choose
 from firmware_py.ratelog import RateLimitedLog
 from firmware_py.serial_link.protocol import Accepted, Event, FrameParser, encode_answer

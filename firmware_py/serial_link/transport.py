@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from firmware_py.exc import SerialPortError
+from c4game.exc import SerialPortError
 
 READ_TIMEOUT_S = 0.05
 WRITE_TIMEOUT_S = 2.0

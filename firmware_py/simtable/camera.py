@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from firmware_py.board import Board
-from firmware_py.exc import CameraError
+from c4game.board import Board
+from c4game.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics
 from firmware_py.simtable.script import Action, PlaneHand, Scene, compile_scenes
 

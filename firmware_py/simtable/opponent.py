@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Collection, Iterator
 
-from firmware_py.board import RED, YELLOW, Board
+from c4game.board import RED, YELLOW, Board
 from firmware_py.simtable.script import Action, Drop, Lift, Reset, Wait
 
 POLL_S = 0.2

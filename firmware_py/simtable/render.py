@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from firmware_py.board import EMPTY, HEIGHT, RED, WIDTH, YELLOW, Board
+from c4game.board import EMPTY, HEIGHT, RED, WIDTH, YELLOW, Board
 from firmware_py.simtable.render_spec import (
     PLATE,
     Hand,

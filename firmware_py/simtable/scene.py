@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.simtable.render import grid_of
 from firmware_py.simtable.scene_core import (
     INF,

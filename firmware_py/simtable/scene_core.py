@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from firmware_py.board import EMPTY, HEIGHT, RED, WIDTH
+from c4game.board import EMPTY, HEIGHT, RED, WIDTH
 from firmware_py.simtable.scene_spec import (
     SceneSpec,
     board_outline,

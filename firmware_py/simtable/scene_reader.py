@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import random
 
-from firmware_py.board import HEIGHT, WIDTH, Board
-from firmware_py.exc import InvalidGridError
+from c4game.board import HEIGHT, WIDTH, Board
+from c4game.exc import InvalidGridError
 from firmware_py.simtable.script import Scene
 from firmware_py.vision.geometry import MARKER_CENTRES, cell_centres
 from firmware_py.vision.reading import FINISHED, INVALID, NO_BOARD, OK, Reading

@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from firmware_py.board import HEIGHT, RED, WIDTH, YELLOW, Board
+from c4game.board import HEIGHT, RED, WIDTH, YELLOW, Board
 
 Grid = tuple[str, ...]
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from firmware_py.exc import CameraError
+from c4game.exc import CameraError
 from firmware_py.frames import FrameSource, Intrinsics
 from firmware_py.sources.folder import IMAGE_SUFFIXES, ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
@@ -15,7 +15,7 @@ from firmware_py.sources.picamera import PiCameraSource
 from firmware_py.sources.reopen import ReopeningSource
 
 if TYPE_CHECKING:
-    from firmware_py.board import Board
+    from c4game.board import Board
     from firmware_py.config import CameraConfig
     from firmware_py.simtable.script import Action
 
@@ -59,7 +59,7 @@ def sim_source(camera: CameraConfig, *, fps: float | None = None, fast: bool = F
                first: str = "either") -> FrameSource:
     """The simulated camera at the configured frame size; its games are started as
     ``first`` (who may start) allows: all by Red or Yellow, or every third by Yellow."""
-    from firmware_py.board import Board, starter
+    from c4game.board import Board, starter
     from firmware_py.simtable.camera import SimulatedCamera, default_spec
     from firmware_py.simtable.script import endless_games, game_script
 

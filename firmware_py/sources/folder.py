@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_py.exc import CameraError
+from c4game.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from firmware_py.exc import CameraError
+from c4game.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 
 log = logging.getLogger(__name__)

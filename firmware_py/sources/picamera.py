@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from firmware_py.exc import CameraError
+from c4game.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 from firmware_py.sources.pi_intrinsics import from_picamera2
 

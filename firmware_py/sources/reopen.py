@@ -6,8 +6,8 @@ import logging
 import time
 from collections.abc import Callable
 
+from c4game.exc import CameraError
 from firmware_py.backoff import Backoff
-from firmware_py.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics
 
 log = logging.getLogger(__name__)

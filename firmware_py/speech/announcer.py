@@ -14,10 +14,10 @@ from types import TracebackType
 
 import numpy as np
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import PositionError
+from c4game.scores import outcome, plies_to_end
 from firmware_py.config import SpeechConfig, resolve_path
-from firmware_py.exc import PositionError
-from firmware_py.scores import outcome, plies_to_end
 from firmware_py.speech import phrases
 from firmware_py.speech.clips import ClipSet, ClipSettings, default_clip_dir, ensure_clips
 from firmware_py.speech.mixer import Mixer
@@ -208,7 +208,7 @@ def open_announcer(config: SpeechConfig, *, sink: AudioSink | None = None,
     """An announcer from ``[speech]``: clips loaded (rendered when missing), sink from config.
 
     Not started: call ``start()`` or use it as a context manager. Raises
-    :class:`~firmware_py.exc.AudioError` when the clips can be neither loaded nor rendered.
+    :class:`~c4game.exc.AudioError` when the clips can be neither loaded nor rendered.
     """
     if not config.enabled:
         return MutedAnnouncer()

@@ -7,7 +7,7 @@ silence espeak adds around words and normalised to a common peak, then writes
 SHA-256. ``check_clips`` compares a directory with the manifest and the
 current settings; ``load_clips`` returns a :class:`ClipSet` (all samples in
 memory, so nothing touches the disk while speaking) or raises
-:class:`~firmware_py.exc.AudioError` naming the bad clip. ``ensure_clips``
+:class:`~c4game.exc.AudioError` naming the bad clip. ``ensure_clips``
 re-renders a missing, stale or corrupt set.
 """
 
@@ -31,8 +31,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from c4game.exc import AudioError
 from firmware_py.config import SpeechConfig, resolve_path
-from firmware_py.exc import AudioError
 from firmware_py.speech.phrases import Phrase, catalogue
 
 log = logging.getLogger(__name__)

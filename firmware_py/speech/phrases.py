@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware_py.exc import PositionError
+from c4game.exc import PositionError
 
 PLAYERS = ("R", "Y")
 PLAYER_NAMES = {"R": "Red", "Y": "Yellow"}

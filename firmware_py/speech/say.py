@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import AudioError
+from c4game.scores import outcome, plies_to_end
 from firmware_py.config import SpeechConfig
-from firmware_py.exc import AudioError
-from firmware_py.scores import outcome, plies_to_end
 from firmware_py.speech import phrases
 from firmware_py.speech.announcer import Announcer
 from firmware_py.speech.clips import ClipSet, to_int16

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from c4game.exc import AudioError
 from firmware_py.backoff import Backoff
-from firmware_py.exc import AudioError
 
 log = logging.getLogger(__name__)
 

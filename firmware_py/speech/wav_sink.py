@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from firmware_py.exc import AudioError
+from c4game.exc import AudioError
 from firmware_py.speech.clips import open_exclusive
 from firmware_py.speech.sinks import PacedSink
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_py.exc import VisionError
+from c4game.exc import VisionError
 from firmware_py.vision.look_evidence import as_evidence, gaussian_logs
 
 CELLS = 42

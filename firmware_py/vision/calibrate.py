@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
-from firmware_py.exc import VisionError
+from c4game.board import HEIGHT, WIDTH
+from c4game.exc import VisionError
 from firmware_py.vision.cells import cell_crops
 from firmware_py.vision.colour_reader import CHANGED_DISTANCE
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc

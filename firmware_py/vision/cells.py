@@ -24,7 +24,7 @@ import functools
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import (
     CELL_PX,

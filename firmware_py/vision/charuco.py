@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from firmware_py.exc import VisionError
+from c4game.exc import VisionError
 from firmware_py.vision.sheet import A4_MM, mm_to_px
 
 SQUARES = (7, 5)  # columns, rows

@@ -25,7 +25,7 @@ from typing import Protocol
 
 import numpy as np
 
-from firmware_py.exc import ModelError
+from c4game.exc import ModelError
 from firmware_py.vision.geometry import CROP_SIDE
 from firmware_py.vision.reading import CLASS_NAMES, CLASSES
 

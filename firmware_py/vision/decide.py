@@ -6,7 +6,7 @@ so a grid's log-probability is the sum of its cells'. A game can leave only
 grids whose columns are stacks from the bottom (gravity), with the disc counts
 the rule of who may start allows (``rule``: Red first, as many red discs as
 yellow or one more; Yellow first, the other way; either, both), and no four
-that its last disc did not make (:meth:`~firmware_py.board.Board.from_grid`). Among those:
+that its last disc did not make (:meth:`~c4game.board.Board.from_grid`). Among those:
 
 * ``best``: the most probable legal board, ``runner_up``: the next one;
 * ``seen``: the most probable grid of all (each cell's own most probable
@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from firmware_py.board import COUNT_DIFFERENCES, EMPTY, HEIGHT, WIDTH, Board
+from c4game.board import COUNT_DIFFERENCES, EMPTY, HEIGHT, WIDTH, Board
+from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
-from firmware_py.exc import InvalidGridError
 from firmware_py.vision.reading import CLASS_NAMES, FINISHED, INVALID, OK
 from firmware_py.vision.reading import CLASSES as CLASS_CHARS
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from firmware_py.exc import VisionError
+from c4game.exc import VisionError
 
 HUE_MARGIN = 15.0  # degrees each side of a calibrated disc's hue
 SATURATION_SHARE = 0.7  # of the disc's 20th-percentile saturation

@@ -36,7 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from firmware_py.exc import VisionError
+from c4game.exc import VisionError
 from firmware_py.vision.disc_colours import COLOURS, DiscColour
 
 CELLS = 42

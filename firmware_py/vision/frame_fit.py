@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.decide import STACK_DIFFS, STACKS  # one table of stacks
 from firmware_py.vision.look_evidence import FLOOR_VARIANCE, as_evidence, gaussian_logs
 

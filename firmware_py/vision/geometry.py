@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH
 
 PX_PER_PITCH = 80.0
 PLANE_SIZE = (720, 560)  # width, height of the SPEC warp plane

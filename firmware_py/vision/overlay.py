@@ -19,7 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_ORIGIN, cell_centres
 from firmware_py.vision.reader import FrameAnalysis

@@ -30,9 +30,9 @@ from functools import partial
 import cv2
 import numpy as np
 
-from firmware_py.board import WIDTH
+from c4game.board import WIDTH
+from c4game.exc import VisionError
 from firmware_py.config import CameraConfig, VisionConfig, resolve_path
-from firmware_py.exc import VisionError
 from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax

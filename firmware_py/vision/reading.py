@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from firmware_py.board import EMPTY, RED, YELLOW, Board
+from c4game.board import EMPTY, RED, YELLOW, Board
 
 CLASSES = (EMPTY, RED, YELLOW)  # the order of a cell's classes in ``cell_log_probs``
 CLASS_NAMES = ("empty", "red", "yellow")  # as a person says them, in CLASSES order

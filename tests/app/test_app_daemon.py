@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import serial
 
-from firmware_py.board import Board
-from firmware_py.scores import plies_to_end
+from c4game.board import Board
+from c4game.scores import plies_to_end
 from firmware_py.serial_link.ptywire import PtyWire
 from tests.emulation import patience
 from tools.device import robot_queries

@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from c4game.exc import AudioError
 from firmware_py.appliance import demo
 from firmware_py.cli import main
 from firmware_py.config import Config
-from firmware_py.exc import AudioError
 from firmware_py.speech.clips import write_wav
 from firmware_py.speech.wav_sink import WavSink
 

@@ -13,10 +13,10 @@ import threading
 import time
 from dataclasses import replace
 
+from c4game.board import Board
 from firmware_py.appliance.app import Appliance, Parts
 from firmware_py.appliance.demo import move_log, opponent_asker
 from firmware_py.appliance.move_log import MoveLog
-from firmware_py.board import Board
 from firmware_py.config import Config
 from firmware_py.pipeline.events import View
 from firmware_py.pipeline.fakes import RecordingAnnouncer

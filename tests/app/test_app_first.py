@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 
+from c4game.board import Board
 from firmware_py.appliance.move_log import MoveLog, advice, move_label
-from firmware_py.board import Board
 from firmware_py.leds import AdvantageLights
 from firmware_py.pipeline.events import View
 

@@ -8,10 +8,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from c4game.exc import AudioError, HudError
 from firmware_py.appliance import Appliance, Parts
 from firmware_py.appliance.retry import PartRetry
 from firmware_py.config import Config
-from firmware_py.exc import AudioError, HudError
 from firmware_py.leds import NoLed
 from firmware_py.notify import RecordingNotifier
 from tests.emulation import patience
@@ -110,7 +110,7 @@ def test_a_retry_stops_with_the_appliance() -> None:
 
 def test_a_robot_port_that_does_not_open_shows_on_the_screen() -> None:
     """#56.9: `c4pi serve --port /dev/nonexistent` retried silently; the screen says so."""
-    from firmware_py.exc import SerialPortError
+    from c4game.exc import SerialPortError
 
     def no_port(config: Config):
         def opener():

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.scores import serial_answer
 from firmware_py.config import PROJECT_DIR
 from firmware_py.parts import EX_UNAVAILABLE, install_hint
-from firmware_py.scores import serial_answer
 from tests.serial.conftest import read_test_set
 from tools.device.robot_queries import ask
 

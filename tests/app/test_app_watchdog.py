@@ -88,7 +88,7 @@ class FailingSource(StallingSource):
     def open(self) -> None:
         self.opened += 1
         if self.opened < 3:
-            from firmware_py.exc import CameraError
+            from c4game.exc import CameraError
 
             raise CameraError("camera unplugged (test)")
 

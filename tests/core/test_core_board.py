@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from firmware_py.board import HEIGHT, WIDTH, Board
-from firmware_py.exc import (
+from c4game.board import HEIGHT, WIDTH, Board
+from c4game.exc import (
     GameOverError,
     IllegalMoveError,
     InvalidGridError,

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from firmware_py.board import Board, game_rule, starter
-from firmware_py.exc import InvalidGridError
+from c4game.board import Board, game_rule, starter
+from c4game.exc import InvalidGridError
 from firmware_py.simtable.script import random_moves
 
 SWAP = str.maketrans("RY", "YR")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from c4game.exc import C4piError
 from firmware_py import config as config_module
 from firmware_py.config import (
     DEFAULT_CONFIG,
@@ -18,7 +19,6 @@ from firmware_py.config import (
     parse_config,
     resolve_path,
 )
-from firmware_py.exc import C4piError
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -6,9 +6,9 @@ import functools
 
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import PositionError
-from firmware_py.scores import (
+from c4game.board import Board
+from c4game.exc import PositionError
+from c4game.scores import (
     max_score,
     min_score,
     outcome,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = Path(__file__).with_name("mypy_baseline.json")
-CHECKED = ("firmware_py", "cython_solver")
+CHECKED = ("c4game", "firmware_py", "cython_solver")
 STRICT = ("firmware_py/succession.py", "firmware_py/backoff.py", "firmware_py/ratelog.py",
           "firmware_py/pipeline/teach.py")
 ERROR = re.compile(r"^([\w/.]+\.py):\d+: error:")
@@ -41,8 +41,8 @@ def errors_per_file() -> Counter[str]:
 
 
 def test_ruff_is_clean() -> None:
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "firmware_py",
-                             "cython_solver", "tests", "tools"], cwd=REPO,
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "c4game",
+                             "firmware_py", "cython_solver", "tests", "tools"], cwd=REPO,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:]
 

@@ -8,8 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_py.board import EMPTY, HEIGHT, WIDTH, Board
-from firmware_py.exc import PositionError
+from c4game.board import EMPTY, HEIGHT, WIDTH, Board
+from c4game.exc import PositionError
 from firmware_py.succession import is_next, next_boards, why_not_after
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from firmware_py.board import Board
-from firmware_py.scores import verdict
+from c4game.board import Board
+from c4game.scores import verdict
 
 
 def test_the_winner_is_the_real_colour() -> None:

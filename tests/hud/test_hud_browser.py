@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from c4game.board import COLOUR_NAMES, Board
 from cython_solver import Solver
-from firmware_py.board import COLOUR_NAMES, Board
 from firmware_py.config import load_config
 from tests.hud.chromium import ARTEFACTS, chromium, free_port, load, start, stop, write_config
 from tests.hud.chromium import wait_until as wait_for

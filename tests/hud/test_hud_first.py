@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.hud.game import GameLog, review
 from firmware_py.hud.hub import HudHub
 from firmware_py.hud.record import headline, hud_strip

@@ -11,8 +11,8 @@ from unittest import mock
 
 import pytest
 
+from c4game.exc import ConfigError
 from firmware_py.config import parse_config
-from firmware_py.exc import ConfigError
 from firmware_py.hud.connections import STREAMS_PER_CLIENT, StreamCap
 from firmware_py.hud.hub import HudHub
 from firmware_py.hud.server import HudServer, guard_options

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
+from c4game.board import Board
+from c4game.exc import PlayError
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.config import load_config
-from firmware_py.exc import PlayError
 from firmware_py.hud.hub import HudHub
 from firmware_py.hud.play_games import ACTIVE_S, MAX_GAMES, PlayGames
 from firmware_py.hud.server import HudServer

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from c4game.exc import PlayError
 from cython_solver import Solver
 from firmware_py.config import load_config
-from firmware_py.exc import PlayError
 from firmware_py.hud.hub import HudHub
 from firmware_py.hud.play_games import PlayGames
 from firmware_py.hud.server import HudServer

@@ -14,8 +14,8 @@ import cv2
 import numpy as np
 import pytest
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.commands.client import _explain
 from firmware_py.commands.watch import describe
 from firmware_py.config import load_config

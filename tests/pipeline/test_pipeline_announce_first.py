@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline.events import Announce, SolveResult
 from firmware_py.pipeline.fakes import FakeSolver, RecordingAnnouncer
 from firmware_py.pipeline.reducer import PipelineParams

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline.events import SOLVED, TRANSITIONAL, View
 from firmware_py.pipeline.reducer import PipelineParams
 from tools.bench import pipeline as bp

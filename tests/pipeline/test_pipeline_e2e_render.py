@@ -13,12 +13,12 @@ import random
 
 import pytest
 
+from c4game.board import Board
+from c4game.scores import plies_to_end
 from firmware_py import cli
-from firmware_py.board import Board
 from firmware_py.config import load_config, resolve_path
 from firmware_py.pipeline.assemble import make_reader, make_solver, params_from_config
 from firmware_py.pipeline.runtime import FrameLoop, Pipeline, SyncPort
-from firmware_py.scores import plies_to_end
 from firmware_py.simtable.camera import SimulatedCamera, default_spec
 from firmware_py.simtable.script import Drop, Flicker, Pass, Wait
 from tests.emulation import fewer

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline.fakes import FakeSolver, RecordingAnnouncer, fake_answer
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import Pipeline, SyncPort

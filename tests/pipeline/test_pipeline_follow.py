@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline.follow import (
     CONFIRMED,
     EMPTY_GRID,

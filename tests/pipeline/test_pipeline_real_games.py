@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
 from firmware_py.vision.calibrate import calibrate_empty_board

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.config import VisionConfig
 from firmware_py.pipeline.events import (
     FINISHED,

@@ -9,8 +9,8 @@ import time
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import VisionError
+from c4game.board import Board
+from c4game.exc import VisionError
 from firmware_py.frames import Frame
 from firmware_py.pipeline.events import (
     SOLVED,
@@ -275,8 +275,8 @@ def test_solve_done_event_for_unknown_job_is_cached():
 def test_a_stopped_worker_fails_the_solve_quietly() -> None:
     """At shutdown the worker stops before the frame loop: a solve asked then is cancelled,
     not a traceback."""
-    from firmware_py.board import Board
-    from firmware_py.exc import SolverError
+    from c4game.board import Board
+    from c4game.exc import SolverError
     from firmware_py.pipeline.events import SolveFailed
     from firmware_py.pipeline.runtime import WorkerPort
 

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import IllegalMoveError, InvalidGridError
+from c4game.board import Board
+from c4game.exc import IllegalMoveError, InvalidGridError
 from firmware_py.simtable.camera import SimulatedCamera, default_spec, project_hand
 from firmware_py.simtable.render import camera_matrix, plane_to_image
 from firmware_py.simtable.script import (

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
+from c4game.exc import CameraError
 from firmware_py.config import CameraConfig
-from firmware_py.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 from firmware_py.sources.folder import ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline import teach
 from firmware_py.pipeline.follow import MOVING, SUCCESSOR, UNCHANGED
 from firmware_py.pipeline.teach import LookTeacher

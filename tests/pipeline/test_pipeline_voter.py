@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.pipeline.voter import (
     COMMIT_FIRST,
     COMMIT_NEW_GAME,

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
+from c4game.board import Board
 from firmware_py import cli
-from firmware_py.board import Board
 from firmware_py.pipeline import assemble
 from firmware_py.pipeline.fakes import FakeSolver, fake_answer
 from firmware_py.vision.reading import NO_BOARD, OK, Reading

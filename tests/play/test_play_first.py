@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.cli import main
 from firmware_py.commands.play import coloured
 from firmware_py.play.levels import PERFECT, level

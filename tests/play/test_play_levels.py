@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.play.levels import (
     LEVELS,
     PERFECT,

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.config import load_config
 from firmware_py.play.levels import PERFECT, level
 from firmware_py.play.opponent import ASKING, OVER, YOUR_MOVE, Opponent

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.play.levels import PERFECT, level
 from firmware_py.play.opponent import ASKING, THINKING, YOUR_MOVE, Opponent
 from firmware_py.simtable.opponent import opponent_games

@@ -10,8 +10,8 @@ import subprocess
 import sys
 import time
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.play.levels import PERFECT, level
 from firmware_py.play.session import PlaySession
 from tests.emulation import patience

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]

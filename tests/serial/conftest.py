@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import SolveCancelled
+from c4game.scores import CENTRE_FIRST
 from firmware_py.config import PROJECT_DIR
-from firmware_py.exc import SolveCancelled
-from firmware_py.scores import CENTRE_FIRST
 from tests.emulation import patience
 from tools.shared_data import missing_reason, solver_sets_dir
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.cli import main
 from firmware_py.config import PROJECT_DIR
 from firmware_py.serial_link.protocol import decode_answer

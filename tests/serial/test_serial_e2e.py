@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.scores import CENTRE_FIRST, max_score
+from c4game.board import Board
+from c4game.scores import CENTRE_FIRST, max_score
 from firmware_py.serial_link.protocol import decode_answer, encode_answer, query_bytes
 from firmware_py.serial_link.ptywire import PtyWire
 from firmware_py.serial_link.robot import RobotClient

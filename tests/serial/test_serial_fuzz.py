@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.serial_link.protocol import decode_answer, encode_answer
 from firmware_py.serial_link.service import SerialService
 from firmware_py.serial_link.transport import MemoryPort

@@ -10,9 +10,9 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import LedError
 from firmware_py.config import parse_config
-from firmware_py.exc import LedError
 from firmware_py.leds import (
     ActivityLight,
     AdvantageLights,

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_py.board import Board
-from firmware_py.exc import PositionError, ProtocolError
-from firmware_py.scores import max_score, min_score, plies_to_end
+from c4game.board import Board
+from c4game.exc import PositionError, ProtocolError
+from c4game.scores import max_score, min_score, plies_to_end
 from firmware_py.serial_link.protocol import (
     Accepted,
     FrameParser,

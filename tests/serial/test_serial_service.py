@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from c4game.exc import SerialPortError
 from firmware_py.backoff import Backoff
-from firmware_py.exc import SerialPortError
 from firmware_py.serial_link.service import SerialService
 from firmware_py.serial_link.transport import MemoryPort
 from firmware_py.worker import SolverWorker
@@ -19,7 +19,7 @@ from .conftest import GateSolver, wait_until
 
 def fake_answer(moves: str) -> bytes:
     """What GateSolver answers: the first free column centre-first, a draw (score 0)."""
-    from firmware_py.board import Board
+    from c4game.board import Board
 
     board = Board.from_moves(moves)
     column = next(c for c in (4, 3, 5, 2, 6, 1, 7) if board.can_play(c))

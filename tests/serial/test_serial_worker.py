@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import GameOverError, SolverError
+from c4game.board import Board
+from c4game.exc import GameOverError, SolverError
 from firmware_py.worker import SERIAL_PRIORITY, VISION_PRIORITY, SolverWorker
 
 from .conftest import GateSolver, wait_until

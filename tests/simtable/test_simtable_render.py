@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.simtable.render import RenderSpec, grid_of, render_frame
 from firmware_py.simtable.render_spec import board_in_frame
 

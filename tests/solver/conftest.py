@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from c4game.board import Board
+from c4game.exc import BookError
 from cython_solver import Solver
 from cython_solver.book import BookFile
 from cython_solver.bookbuild import DEFAULT_BOOK, build_book, source_path
-from firmware_py.board import Board
-from firmware_py.exc import BookError
 from tools.shared_data import missing_reason, solver_sets_dir
 
 TEST_SETS = solver_sets_dir()

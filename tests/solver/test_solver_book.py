@@ -13,6 +13,8 @@ import pytest
 from cython_solver.engine import Engine
 from cython_solver.positions import canonical_code, decode_code, mirror_bitboards, mix_code
 
+from c4game.board import Board
+from c4game.exc import BookError
 from cython_solver import Solver
 from cython_solver.book import HEADER_SIZE, BookFile
 from cython_solver.bookbuild import (
@@ -24,8 +26,6 @@ from cython_solver.bookbuild import (
     up_to_date,
 )
 from cython_solver.verify import sample_positions, verify_book
-from firmware_py.board import Board
-from firmware_py.exc import BookError
 
 from .conftest import random_positions, read_set
 

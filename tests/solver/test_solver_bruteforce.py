@@ -12,8 +12,8 @@ from functools import cache
 
 import pytest
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 
 from .conftest import random_positions, read_set
 

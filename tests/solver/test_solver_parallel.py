@@ -10,9 +10,9 @@ import time
 import pytest
 from cython_solver.engine import Engine
 
+from c4game.exc import SolveCancelled
 from cython_solver import Solver, bitboards
 from cython_solver.parallel import ColumnTests, root_split
-from firmware_py.exc import SolveCancelled
 
 from .conftest import read_set, sample
 

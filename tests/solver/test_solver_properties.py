@@ -10,16 +10,16 @@ import time
 
 import pytest
 
-from cython_solver import Answer, Solver, bitboards
-from firmware_py.board import Board
-from firmware_py.exc import (
+from c4game.board import Board
+from c4game.exc import (
     GameOverError,
     IllegalMoveError,
     InvalidGridError,
     PositionError,
     SolveCancelled,
 )
-from firmware_py.scores import max_score, min_score, plies_to_end
+from c4game.scores import max_score, min_score, plies_to_end
+from cython_solver import Answer, Solver, bitboards
 
 from .conftest import random_positions, read_set, sample
 

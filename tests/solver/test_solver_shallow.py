@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from cython_solver.positions import mirror_bitboards
 
+from c4game.board import Board
+from c4game.exc import BookError
 from cython_solver import Solver
 from cython_solver.book import HEADER_SIZE, BookFile, shallow_keys_valid, write_book
 from cython_solver.bookbuild import source_path, up_to_date
 from cython_solver.shallow import SHALLOW_PLY, children, enumerate_levels, shallow_key
-from firmware_py.board import Board
-from firmware_py.exc import BookError
 
 from .conftest import SET_NAMES, random_positions, read_set
 

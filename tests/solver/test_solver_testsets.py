@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from cython_solver.engine import Engine
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 
 from .conftest import read_set, sample
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import PositionError
+from c4game.board import Board
+from c4game.exc import PositionError
 from firmware_py.speech.announcer import Announcer, MutedAnnouncer, make_sink, open_announcer
 from firmware_py.speech.clips import ClipSet, read_wav
 from firmware_py.speech.sinks import NullSink, PyAudioSink

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.scores import plies_to_end
 from firmware_py.cli import main
 from firmware_py.commands.say import EXIT_NO_AUDIO
 from firmware_py.config import SpeechConfig
-from firmware_py.scores import plies_to_end
 from firmware_py.speech.clips import ClipSet, read_wav, to_int16
 from firmware_py.speech.say import play, render_once, speech_for
 from firmware_py.speech.sinks import stderr_silenced

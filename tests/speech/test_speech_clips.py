@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware_py.exc import AudioError, PositionError
+from c4game.exc import AudioError, PositionError
 from firmware_py.speech import phrases
 from firmware_py.speech.clips import (
     ClipSet,

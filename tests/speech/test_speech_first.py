@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import PositionError
 from firmware_py.cli import main
 from firmware_py.config import Config, SpeechConfig
-from firmware_py.exc import PositionError
 from firmware_py.selftest.checks import check_clips as selftest_check_clips
 from firmware_py.selftest.core import SelftestOptions
 from firmware_py.speech import phrases

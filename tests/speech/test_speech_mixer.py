@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.speech.announcer import Announcer
 from firmware_py.speech.clips import JOIN_GAP_S, ClipSet
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_py.exc import PositionError
+from c4game.exc import PositionError
 from firmware_py.speech.scheduler import DISTANCE, MOVE, Cut, Play, Scheduler
 
 # Made-up clip lengths (seconds): the timeline must follow whatever the clips last.

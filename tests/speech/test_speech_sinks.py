@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware_py.exc import AudioError
+from c4game.exc import AudioError
 from firmware_py.speech.sinks import NullSink, PyAudioSink, find_output_device
 from firmware_py.speech.wav_sink import FILE_CHECK_S, WavSink
 from tests.emulation import patience

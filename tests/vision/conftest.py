@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.vision.reader import BoardReader
 

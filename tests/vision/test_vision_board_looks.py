@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import VisionError
+from c4game.board import Board
+from c4game.exc import VisionError
 from firmware_py.vision.board_looks import (
     CELLS,
     MEMORY,

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import VisionError
 from firmware_py.cli import main
 from firmware_py.config import CameraConfig, VisionConfig, load_config
-from firmware_py.exc import VisionError
 from firmware_py.selftest.core import Fail, SelftestOptions
 from firmware_py.simtable.render import Hand, RenderSpec, render_frame
 from firmware_py.simtable.render_spec import RED_COLOURS

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_py.exc import VisionError
+from c4game.exc import VisionError
 from firmware_py.sources.pi_intrinsics import (
     SENSORS,
     choose_mode,

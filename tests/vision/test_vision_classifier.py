@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from firmware_py.exc import ModelError
+from c4game.exc import ModelError
 from firmware_py.vision.classifier import (
     BUNDLED_MODEL,
     INPUT_SHAPE,

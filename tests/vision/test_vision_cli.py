@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.cli import main
 from firmware_py.simtable.render import RenderSpec, render_frame
 

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_py.exc import VisionError
+from c4game.exc import VisionError
 from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.vision.fit import BoardLocator
 from firmware_py.vision.markers import MarkerDetector
 from tools.shared_data import missing_reason

@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import InvalidGridError
+from c4game.board import Board
+from c4game.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
 from firmware_py.vision.combine import FLOOR, combine, readers_differ
 from firmware_py.vision.decide import (

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from firmware_py.board import Board
-from firmware_py.exc import InvalidGridError
+from c4game.board import Board
+from c4game.exc import InvalidGridError
 from tools.shared_data import missing_reason
 from tools.train import real_composites as rc
 from tools.train.illegal_boards import KINDS, TWO_FOURS, YELLOW_FIRST, illegal_grid

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from c4game.exc import VisionError
 from firmware_py.config import CameraConfig, VisionConfig
-from firmware_py.exc import VisionError
 from firmware_py.simtable.render import (
     Hand,
     RenderSpec,
@@ -228,6 +228,6 @@ def test_a_red_wall_behind_the_holes_is_learnt_as_the_empty_board() -> None:
 
 
 def random_board_grid(moves: str) -> list[str]:
-    from firmware_py.board import Board
+    from c4game.board import Board
 
     return Board.from_moves(moves).grid_lines()

@@ -19,9 +19,9 @@ from pathlib import Path
 import cv2
 import pytest
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import InvalidGridError
 from firmware_py.config import CameraConfig, VisionConfig
-from firmware_py.exc import InvalidGridError
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
 

@@ -48,8 +48,8 @@ def test_each_rejected_reading_gets_its_advice(cnn, colour, advice, not_advice) 
 
 
 def test_boards_no_game_leaves_get_advice_whatever_the_rule() -> None:
-    from firmware_py.board import Board
-    from firmware_py.exc import InvalidGridError
+    from c4game.board import Board
+    from c4game.exc import InvalidGridError
 
     for grid in (["......."] * 4 + ["....RR.", "YYYYRRR"],  # Yellow's four, Red moved last
                  ["......."] * 2 + ["......R"] * 3 + ["YYYY..R"]):  # two fours

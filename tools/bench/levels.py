@@ -26,8 +26,8 @@ import random
 import sys
 import time
 
+from c4game.board import Board
 from cython_solver import Solver
-from firmware_py.board import Board
 from firmware_py.config import load_config
 from firmware_py.play.levels import LEVELS, PERFECT, choose, level
 

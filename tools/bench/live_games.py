@@ -35,9 +35,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import PositionError
 from firmware_py.config import load_config
-from firmware_py.exc import PositionError
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
 from firmware_py.pipeline.reducer import PipelineParams

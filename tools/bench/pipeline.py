@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from firmware_py.board import RED, YELLOW, Board
+from c4game.board import RED, YELLOW, Board
 from firmware_py.config import load_config
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
@@ -175,7 +175,7 @@ def calibrate_in_view(reader: Any, camera: SimulatedCamera) -> None:
     """``c4pi calibrate`` on the camera's view of the empty board, then ``--force``
     where it gives up (the owner has taken every disc out); where both give up
     (a hole not seen) the reader learns the empty board at the new game."""
-    from firmware_py.exc import VisionError
+    from c4game.exc import VisionError
     from firmware_py.simtable.render import render_frame
     from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
 

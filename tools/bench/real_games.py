@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH, Board
+from c4game.board import HEIGHT, WIDTH, Board
 from tools.train.real_composites import (
     DEFAULT_MASK,
     MASKS,

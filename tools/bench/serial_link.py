@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from firmware_py.board import Board
+from c4game.board import Board
 from firmware_py.serial_link.protocol import decode_answer, query_bytes
 from firmware_py.serial_link.ptywire import PtyWire
 from firmware_py.serial_link.robot import RobotClient

@@ -59,9 +59,9 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from firmware_py.board import Board
+from c4game.board import Board
+from c4game.exc import InvalidGridError
 from firmware_py.config import load_config
-from firmware_py.exc import InvalidGridError
 from firmware_py.simtable.render import (
     Hand,
     RenderSpec,
@@ -271,7 +271,7 @@ def learn_in_view(reader: BoardReader, empty: np.ndarray) -> bool:
 def owner_calibration(reader: BoardReader, empty: np.ndarray) -> bool:
     """Set ``reader`` up as `c4pi calibrate --force` would; False where it failed (a
     hole not seen: the empty board is then learnt at the new game)."""
-    from firmware_py.exc import VisionError
+    from c4game.exc import VisionError
     from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
 
     try:
@@ -286,7 +286,7 @@ def calibrate_in_view(reader: BoardReader, empty: np.ndarray, red: np.ndarray,
                       both: np.ndarray) -> bool:
     """Set ``reader`` up as `c4pi calibrate --discs` would; False where calibration failed
     (the reader then keeps what it could learn, as the appliance would)."""
-    from firmware_py.exc import VisionError
+    from c4game.exc import VisionError
     from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_discs, calibrate_empty_board
 
     try:

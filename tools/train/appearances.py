@@ -38,7 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.geometry import MARKER_CENTRES
 from firmware_py.vision.markers import MarkerDetector
 from tools.train import real_composites as rc

@@ -25,7 +25,7 @@ import time
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH, Board
+from c4game.board import HEIGHT, WIDTH, Board
 from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.colour import colour_reference

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH, Board
-from firmware_py.exc import InvalidGridError
+from c4game.board import HEIGHT, WIDTH, Board
+from c4game.exc import InvalidGridError
 
 EXTRA_DISC, WRONG_COLOUR, YELLOW_FIRST, TWO_FOURS = (
     "extra disc", "wrong colour", "yellow first", "two fours")

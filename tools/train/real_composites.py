@@ -37,7 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from firmware_py.board import HEIGHT, WIDTH, Board
+from c4game.board import HEIGHT, WIDTH, Board
 from firmware_py.vision.fit import BoardLocator
 from firmware_py.vision.markers import MarkerDetector
 from tools.shared_data import shared_dir

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from firmware_py.exc import GameOverError, IllegalMoveError, InvalidGridError
+from c4game.exc import GameOverError, IllegalMoveError, InvalidGridError
 
 WIDTH = 7
 HEIGHT = 6

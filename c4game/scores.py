@@ -7,8 +7,8 @@ disc scores ``-((42 - n) // 2 - k + 1)``; a draw scores 0.
 
 from __future__ import annotations
 
-from firmware_py.board import CELLS, COLOUR_NAMES, Board, other
-from firmware_py.exc import PositionError
+from c4game.board import CELLS, COLOUR_NAMES, Board, other
+from c4game.exc import PositionError
 
 WIN, LOSS, DRAW = "+", "-", "="
 CENTRE_FIRST = (4, 3, 5, 2, 6, 1, 7)
