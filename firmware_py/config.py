@@ -123,6 +123,7 @@ class CameraConfig:
 @dataclass(frozen=True)
 class VisionConfig:
     model: str = _opt("")
+    board: str = _opt("auto", choices=("auto", "markers", "holes"))
     marker_size_pitch: float = _opt(0.8, lo=0.2, hi=0.99)
     # (dx, dy) of the four warp corners in hole pitches (vision/geometry.py);
     # real ones are ~0.1: more than a whole pitch would move a corner onto the

@@ -40,13 +40,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     + CONFIDENCE_MEANS)
     parser.add_argument("image", metavar="IMAGE", help="image file")
     parser.add_argument("--json", action="store_true",
-                        help='print {"status", "grid", "moves_to_play", "markers", "confidence"} '
-                             "(confidence: see above)")
+                        help='print {"status", "grid", "moves_to_play", "markers", "confidence", '
+                             '"found_by"} (confidence: see above; found_by: "markers" or '
+                             '"holes", what found the board, or null)')
     parser.set_defaults(func=run, needs=("camera",))
 
 
 def reading_json(reading: Reading) -> JsonObject:
-    """The SPEC §6 JSON object of a reading."""
+    """The SPEC §6 JSON object of a reading, and how the board was found (``found_by``:
+    "markers", "holes", or null when it was not)."""
     to_move = reading.board.to_move if reading.status == "ok" and reading.board else None
     return {
         "status": reading.status,
@@ -54,6 +56,7 @@ def reading_json(reading: Reading) -> JsonObject:
         "moves_to_play": to_move,
         "markers": reading.markers,
         "confidence": round(float(reading.confidence), 4),
+        "found_by": reading.found_by if reading.found else None,  # markers, holes
     }
 
 

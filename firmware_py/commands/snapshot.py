@@ -100,6 +100,8 @@ def annotated(image: np.ndarray, config: Config, source: FrameSource) -> tuple[n
     analysis = reader.analyse(image)
     reading = analysis.reading
     summary = f"{reading.status}, {reading.markers} marker(s)"
+    if reading.found and reading.found_by == "holes":
+        summary += ", found by its holes"
     if reading.grid is not None:
         summary += f", confidence {reading.confidence:.2f}"
     if reading.reason:

@@ -106,3 +106,10 @@ def colour_reference(frame: np.ndarray, fit: BoardFit,
         return ColourReference(np.median(whites, axis=0), np.median(blacks, axis=0))
     except ValueError:
         return None
+
+
+
+# A board found without markers has no white and black of its own: the camera's
+# exposure and white balance are trusted as they are (levels mapped to themselves).
+# Measured against stretching the grid area's own levels: docs/vision.md.
+CAMERA_AS_IS = ColourReference(np.full(3, WHITE_LEVEL), np.full(3, BLACK_LEVEL))

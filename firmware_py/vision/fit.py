@@ -79,6 +79,7 @@ class BoardFit:
     pose: tuple[np.ndarray, np.ndarray, Intrinsics] | None = None
     calibration: np.ndarray = field(default_factory=lambda: np.eye(3))
     depth: float = 0.0  # pitches behind the front face (the disc plane, :mod:`.depth`)
+    found_by: str = "markers"  # or "holes" (:mod:`.hole_locator`)
 
     def project(self, plane_points: np.ndarray) -> np.ndarray:
         """Frame pixels (distorted when the pose is known) of plane points (N, 2)."""
@@ -122,21 +123,21 @@ class BoardLocator:
                     frame_size: tuple[int, int]) -> BoardFit:
         plane = np.concatenate([marker_corners(i, self.marker_size_pitch) for i in ids])
         image = np.concatenate([markers[i].corners for i in ids])
+        pose: tuple[np.ndarray, np.ndarray, Intrinsics] | None = None
         if self.intrinsics is None:
             fitted = _fit_homography(plane, image)
-            pose = None
         else:
-            fitted = _fit_pose(plane, image, self.intrinsics)
-            pose = fitted[1] if fitted is not None else None
-            fitted = fitted[0] if fitted is not None else None
-        base = {"markers": len(ids), "marker_ids": ids, "calibration": self.calibration}
+            posed = _fit_pose(plane, image, self.intrinsics)
+            fitted, pose = (None, None) if posed is None else posed
+        base = BoardFit(False, markers=len(ids), marker_ids=ids, calibration=self.calibration)
         if fitted is None:
-            return BoardFit(False, "the marker corners admit no plane fit", **base)
+            return replace(base, reason="the marker corners admit no plane fit")
         predicted = (_project_pose(pose, plane) if pose is not None
                      else apply_homography(fitted, plane))
         error = float(np.mean(np.linalg.norm(predicted - image, axis=1)))
         plane_to_image = fitted @ np.linalg.inv(self.calibration)
-        fit = BoardFit(True, "", plane_to_image, reprojection_px=error, pose=pose, **base)
+        fit = replace(base, ok=True, plane_to_image=plane_to_image, reprojection_px=error,
+                      pose=pose)
         if error > self.max_reprojection_px:
             return _reject(fit, f"marker reprojection error {error:.1f} px exceeds "
                                 f"{self.max_reprojection_px:g} px")

@@ -106,6 +106,8 @@ def _banner(image: np.ndarray, analysis: FrameAnalysis, scale: float,
     good = reading.status in (OK, FINISHED)
     size = 0.8 * scale
     head = f"{reading.status}  {reading.markers} of 4 markers found"
+    if reading.found and reading.found_by == "holes":
+        head = f"{reading.status}  found by its holes"
     if reading.found:
         head += f"  confidence {reading.confidence:.2f}"
     lines = [(head, USED if good else DOUBTFUL)]

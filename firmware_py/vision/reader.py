@@ -2,8 +2,10 @@
 
 One straight line of named stages (see ``docs/vision.md``):
 
-1. **markers** → **fit**: the four AprilTags give the board's front face;
-2. **reference**: the markers' white and black (:mod:`.colour`);
+1. **markers** → **fit**: the four AprilTags give the board's front face, or
+   without them (``[vision] board``) its lattice of holes (:mod:`.hole_locator`);
+2. **reference**: the markers' white and black (:mod:`.colour`; without
+   markers the camera's own exposure and white balance);
 3. **disc plane** (:mod:`.depth`): the face moved to where the discs show;
 4. **warp**: the disc plane top-down at half resolution, **normalised** by
    the reference, cut into 42 **crops**;
@@ -36,7 +38,7 @@ from firmware_py.config import CameraConfig, VisionConfig, resolve_path
 from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
-from firmware_py.vision.colour import colour_reference
+from firmware_py.vision.colour import CAMERA_AS_IS, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader, covered_cells
 from firmware_py.vision.combine import combine, readers_differ
 from firmware_py.vision.decide import DEFAULT_MARGIN, Decision, decide, floating_discs, grid_of
@@ -45,9 +47,11 @@ from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
+from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
+BOARD_FINDERS = ("auto", "markers", "holes")  # [vision] board
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3
@@ -116,7 +120,8 @@ class BoardReader:
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
                  frame_fit: bool = False, board_looks: BoardLooks | None = None,
-                 first: str = "either") -> None:
+                 first: str = "either", board: str = "auto",
+                 hole_locator: HoleLocator | None = None) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
@@ -128,6 +133,10 @@ class BoardReader:
         self.frame_fit = frame_fit
         self.board_looks = board_looks
         self.first = first  # who may start ([game] first, SPEC §1)
+        if board not in BOARD_FINDERS:
+            raise ValueError(f"board {board!r} is not one of {BOARD_FINDERS}")
+        self.board = board  # how the board is found ([vision] board)
+        self.hole_locator = hole_locator or HoleLocator()
         self._depth_noted: set[str] = set()
 
     @classmethod
@@ -144,7 +153,8 @@ class BoardReader:
                    empty_board=EmptyBoard() if vision.remember_empty_board else None,
                    marker_size_pitch=vision.marker_size_pitch,
                    margin=vision.accept_margin,
-                   disc_depth_pitch=vision.disc_depth_pitch, first=first)
+                   disc_depth_pitch=vision.disc_depth_pitch, first=first,
+                   board=vision.board)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""
@@ -153,13 +163,15 @@ class BoardReader:
     def analyse(self, frame: np.ndarray) -> FrameAnalysis:
         """Read one frame and keep the intermediate results."""
         _check_frame(frame)
-        markers = self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-        fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        markers = self.detector.detect(grey) if self.board != "holes" else {}
+        fit = self._locate(frame, grey, markers)
         if not fit.ok:
             return FrameAnalysis(Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
-                                         reprojection_px=fit.reprojection_px), fit,
-                                 markers=markers)
-        reference = colour_reference(frame, fit, self.marker_size_pitch)
+                                         reprojection_px=fit.reprojection_px,
+                                         found_by=fit.found_by), fit, markers=markers)
+        reference = (colour_reference(frame, fit, self.marker_size_pitch)
+                     if fit.found_by == "markers" else CAMERA_AS_IS)
         if reference is None:
             return FrameAnalysis(Reading(INVALID, markers=fit.markers,
                                          reason="the markers' white and black cannot be "
@@ -191,11 +203,26 @@ class BoardReader:
                           reason=decision.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px,
                           cell_log_probs=log_probs, cell_looks=features,
-                          cell_covered=covered, grid_corners=grid_corners)
+                          cell_covered=covered, grid_corners=grid_corners,
+                          found_by=fit.found_by)
         if self.empty_board is not None:
             remember(self.empty_board, reading, features, cnn, colour, covered)
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)
+
+    def _locate(self, frame: np.ndarray, grey: np.ndarray,
+                markers: dict[int, Marker]) -> BoardFit:
+        """The board's front face: by its markers, else (``auto``) or only (``holes``)
+        by its holes."""
+        if self.board != "holes":
+            fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
+            if fit.ok or self.board == "markers":
+                return fit
+        holes = self.hole_locator.locate(frame, grey)
+        if holes.ok or self.board == "holes" or not markers:
+            return holes
+        return BoardFit(False, f"{fit.reason}; {holes.reason}", markers=fit.markers,
+                        marker_ids=fit.marker_ids, found_by="holes")
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)

@@ -51,6 +51,7 @@ class Reading:
     cell_looks: np.ndarray | None = field(default=None, repr=False, compare=False)
     cell_covered: np.ndarray | None = field(default=None, repr=False, compare=False)
     grid_corners: np.ndarray | None = field(default=None, repr=False, compare=False)
+    found_by: str = "markers"  # how the board was found: "markers" or "holes"
 
     @property
     def found(self) -> bool:

@@ -18,6 +18,9 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"marker\(s\) visible|locate the grid too loosely|admit no plane fit"),
      "Show all four markers to the camera, flat and uncovered (c4pi snapshot --annotate "
      "shows which it finds)."),
+    (re.compile(r"lattice of holes|since the holes were found"),
+     "Show the whole board to the camera, upright and uncovered; on a steep or cluttered "
+     "view, stick on the four markers (c4pi markers)."),
     (re.compile(r"reprojection error"),
      "The markers are not where the sheet puts them: check each is flat, on its own "
      "corner, and the [vision] marker_size_pitch."),

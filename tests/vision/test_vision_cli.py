@@ -33,10 +33,13 @@ def test_read_ok_prints_the_grid(tmp_path: Path, capsys: pytest.CaptureFixture) 
 
 def test_read_json_has_exactly_the_spec_keys(tmp_path: Path,
                                              capsys: pytest.CaptureFixture) -> None:
+    """SPEC §6's keys, and #55's ``found_by`` (one key added: scripts keep working)."""
     image = write_frame(tmp_path / "f.jpg", "445")
     assert main(["read", image, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"status", "grid", "moves_to_play", "markers", "confidence"}
+    assert set(data) == {"status", "grid", "moves_to_play", "markers", "confidence",
+                         "found_by"}
+    assert data["found_by"] == "markers"
     assert data["status"] == "ok" and data["moves_to_play"] == "Y" and data["markers"] == 4
     assert data["grid"] == independent_grid("445")
     assert 0.6 <= data["confidence"] <= 1

@@ -9,12 +9,21 @@ import numpy as np
 import pytest
 
 from firmware_py.cli import main
+from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.geometry import GRID_CORNERS, MARKER_CENTRES, apply_homography
 from firmware_py.vision.overlay import GRID_READ, USED, annotate
 from firmware_py.vision.reader import BoardReader
+from tests.vision.conftest import independent_grid
 
 SPEC = RenderSpec(yaw_deg=12, pitch_deg=-10, clutter=0, disc_depth=0.35)
+
+
+@pytest.fixture(scope="module")
+def markers_reader() -> BoardReader:
+    """A reader that finds the board by its markers only (``[vision] board = "markers"``)."""
+    return BoardReader.from_config(VisionConfig(remember_empty_board=False, board="markers"),
+                                   CameraConfig())
 
 
 def _near(image: np.ndarray, point: np.ndarray, colour: tuple[int, int, int],
@@ -27,10 +36,10 @@ def _near(image: np.ndarray, point: np.ndarray, colour: tuple[int, int, int],
 
 
 @pytest.mark.parametrize("hidden", [(), (3,), (1, 3), (0, 1, 2, 3)])
-def test_the_overlay_draws_markers_grid_and_status(reader: BoardReader,
+def test_the_overlay_draws_markers_grid_and_status(markers_reader: BoardReader,
                                                    hidden: tuple[int, ...]) -> None:
     frame = render_frame("4453", SPEC.replace(hide_markers=hidden), seed=3)
-    analysis = reader.analyse(frame)
+    analysis = markers_reader.analyse(frame)
     annotated = annotate(frame, analysis)
     band = annotated.shape[0] - frame.shape[0]  # the status band above the frame
     assert band > 0 and annotated.shape[1:] == frame.shape[1:]
@@ -66,11 +75,33 @@ def test_snapshot_writes_the_annotated_frame(tmp_path: Path, capsys: pytest.Capt
     written = cv2.imread(str(out))
     assert written.shape[1:] == frame.shape[1:] and written.shape[0] > frame.shape[0]
     assert f"{4 - len(hidden)} marker(s)" in printed
-    if len(hidden) == 4:
-        assert "no-board" in printed
-        assert "what to do: Show all four markers" in printed
-    else:
-        assert "what to do" not in printed
+    assert "what to do" not in printed
+    # every marker covered: the default [vision] board = "auto" finds it by its holes
+    assert ("found by its holes" in printed) == (len(hidden) == 4)
+
+
+def test_without_markers_the_board_is_found_by_its_holes_and_drawn() -> None:
+    frame = render_frame("4453", SPEC.replace(hide_markers=(0, 1, 2, 3)), seed=3)
+    reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
+    analysis = reader.analyse(frame)  # a new reader: no lattice kept from other frames
+    assert analysis.reading.status == "ok" and analysis.reading.found_by == "holes"
+    assert list(analysis.reading.grid) == independent_grid("4453")
+    image = annotate(frame, analysis)
+    image = image[image.shape[0] - frame.shape[0]:]
+    grid = apply_homography(plane_to_image(SPEC), GRID_CORNERS)
+    edges = (grid + np.roll(grid, -1, axis=0)) / 2
+    assert all(_near(image, point, GRID_READ, radius=6) for point in edges)
+
+
+def test_without_markers_and_holes_the_snapshot_says_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.full((480, 640, 3), 90, np.uint8))
+    assert main(["snapshot", str(tmp_path / "snap.png"), "--source", str(folder),
+                 "--annotate"]) == 0
+    printed = capsys.readouterr().out
+    assert "no-board" in printed and "what to do: Show the whole board" in printed
 
 
 def test_snapshot_without_annotation_is_the_frame_itself(tmp_path: Path) -> None:
@@ -91,7 +122,8 @@ def test_snapshot_refuses_bad_names_and_missing_sources(tmp_path: Path,
     assert "unknown source" in capsys.readouterr().err
 
 
-def test_the_band_says_every_word_of_the_reason_and_the_advice(reader: BoardReader) -> None:
+def test_the_band_says_every_word_of_the_reason_and_the_advice(
+        markers_reader: BoardReader) -> None:
     """A newcomer's report: the reason was cut off ("..., column"), "markers 3" read like
     a marker's number, and the advice was only in the terminal."""
     from firmware_py.vision.overlay import FONT, _wrap
@@ -102,7 +134,7 @@ def test_the_band_says_every_word_of_the_reason_and_the_advice(reader: BoardRead
     assert " ".join(lines) == reason and len(lines) > 1
     assert all(cv2.getTextSize(line, FONT, 0.8, 2)[0][0] <= 640 - 16 for line in lines)
     frame = render_frame("4453", SPEC.replace(hide_markers=(0, 1, 2, 3)), seed=3)
-    analysis = reader.analyse(frame)
+    analysis = markers_reader.analyse(frame)
     band = annotate(frame, analysis).shape[0] - frame.shape[0]
     with_advice = 3  # the status line, the reason, "What to do: Show all four markers ..."
     assert band >= with_advice * 34 * max(frame.shape[1] / 1280, 0.5)

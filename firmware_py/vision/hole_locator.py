@@ -1,0 +1,119 @@
+"""The lattice found by its holes, kept between frames and checked each frame.
+
+The camera of an installation rarely moves, so a lattice found
+(:func:`~firmware_py.vision.holes.find_lattice`, tens of milliseconds) is kept.
+Each frame checks it cheaply: the grey levels at the board's face between
+the holes and just past its edges (:data:`FACE_POINTS`: discs come and go in
+the holes, the face stays) are compared with those of the frame it was found
+in. When they no longer match (the camera or the board moved, or a hand
+covers the board) the lattice is looked for again at once; until it is
+confirmed or found anew
+the board is "not found", never read through a stale lattice (a hand that
+covers the board and leaves it leaves the lattice as it was). After a find
+that failed, the next is made :data:`RETRY_FRAMES` frames later (a hand over
+the board costs a find twice a second, not every frame); a confirmed lattice
+is found again every :data:`REFIND_FRAMES` frames (a sure new one replaces it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from c4game.board import HEIGHT, WIDTH
+from firmware_py.vision.fit import BoardFit, grid_problem
+from firmware_py.vision.holes import Lattice, find_lattice
+
+REFIND_FRAMES = 50  # a kept lattice is found again this often (about every 5 s at 10 fps)
+RETRY_FRAMES = 5  # while the kept one is not confirmed (or none is kept), a find this often
+MIN_SAME = 0.75  # correlation of the face's grey levels with the kept ones: the same view
+# lattice points (i, j) where the face shows: between the holes, and around the grid
+FACE_POINTS = np.array([(i + 0.5, j + 0.5) for j in range(-1, HEIGHT) for i in range(-1, WIDTH)]
+                       + [(i, j) for i in range(WIDTH) for j in (-1.0, HEIGHT + 0.0)]
+                       + [(i, j) for j in range(HEIGHT) for i in (-1.0, WIDTH + 0.0)])
+
+
+@dataclass(frozen=True)
+class _Kept:
+    lattice: Lattice
+    face: np.ndarray  # grey levels at FACE_POINTS when it was found
+
+
+class HoleLocator:
+    """Finds the board by its holes and keeps what it found (see the module docstring);
+    ``find`` is :func:`find_lattice` (tests pass another)."""
+
+    def __init__(self, find: Callable[[np.ndarray], Lattice] = find_lattice, *,
+                 refind_frames: int = REFIND_FRAMES) -> None:
+        self.find = find
+        self.refind_frames = refind_frames
+        self.finds = 0  # fresh finds made (for the benchmark)
+        self._kept: _Kept | None = None
+        self._age = 0  # frames since the last find
+        self._failed = False  # the last find found no sure lattice
+        self._why = "no markers, and the holes were not looked for yet"
+
+    def locate(self, frame: np.ndarray, grey: np.ndarray) -> BoardFit:
+        """The board plane of ``frame`` (BGR, and its grey) from its hole lattice."""
+        self._age += 1
+        kept = self._kept
+        same = kept is not None and _correlation(face_levels(grey, kept.lattice),
+                                                 kept.face) >= MIN_SAME
+        due = (self._age >= self.refind_frames if same
+               else not self._failed or self._age >= RETRY_FRAMES)
+        if due:
+            found = self._refind(frame, grey)
+            if found is not None:
+                kept, same = found, True
+        if kept is None or not same:
+            why = (self._why if kept is None else "the view changed since the holes were "
+                   "found (a hand over the board, or the camera moved): finding them again")
+            return BoardFit(False, why, found_by="holes")
+        return as_board_fit(kept.lattice, (frame.shape[1], frame.shape[0]))
+
+    def forget(self) -> None:
+        """Drop the kept lattice (the next frame finds it afresh)."""
+        self._kept = None
+        self._failed = False
+
+    def _refind(self, frame: np.ndarray, grey: np.ndarray) -> _Kept | None:
+        """A fresh find: kept when it is sure (None when it is not)."""
+        self.finds += 1
+        self._age = 0
+        lattice = self.find(frame)
+        self._failed = not lattice.ok
+        if not lattice.ok:
+            self._why = f"no markers, and no sure lattice of holes: {lattice.reason}"
+            return None
+        self._kept = _Kept(lattice, face_levels(grey, lattice))
+        return self._kept
+
+
+def as_board_fit(lattice: Lattice, frame_size: tuple[int, int]) -> BoardFit:
+    """A sure lattice as the reader's board fit (refused when its grid cannot be read)."""
+    fit = BoardFit(True, plane_to_image=lattice.plane_to_image(), found_by="holes",
+                   reprojection_px=0.0)
+    problem = grid_problem(fit, frame_size)
+    return BoardFit(False, problem, fit.plane_to_image, found_by="holes") if problem else fit
+
+
+def face_levels(grey: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """Grey levels of ``grey`` at the lattice's :data:`FACE_POINTS` (bilinear)."""
+    assert lattice.lattice_to_image is not None
+    points = cv2.perspectiveTransform(FACE_POINTS.reshape(1, -1, 2), lattice.lattice_to_image)
+    maps = points.astype(np.float32)
+    values = cv2.remap(grey, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return values.reshape(-1).astype(np.float64)
+
+
+def _correlation(one: np.ndarray, other: np.ndarray) -> float:
+    """Pearson correlation of two level vectors (1: the same pattern in any exposure)."""
+    a, b = one - one.mean(), other - other.mean()
+    scale = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / scale if scale > 1e-9 else 0.0
+
+

@@ -1,0 +1,267 @@
+"""The board found by its holes: the 7 x 6 lattice without markers (#55).
+
+A Connect Four board is a flat face with a 7 x 6 lattice of equal round
+holes; a hole with a disc in it is just as round. One straight line of
+stages, on a copy of the frame at most :data:`WORK_PX` on its long side:
+
+1. **round things** (:func:`round_things`): closed contours of adaptive
+   thresholds (grey, and Lab's a and b, both polarities) that are round and
+   fill their ellipse; one per place.
+2. **lattice** (:func:`fit_lattice`): every round thing in turn proposes a
+   lattice from its nearest neighbour across (a column step) and down (a row
+   step); the proposal that puts the most round things on lattice points
+   wins, and a homography from lattice (i, j) to the image is refitted on
+   them until it settles. Columns run across the image and rows down it:
+   the board stands upright in the picture.
+3. **window** (:func:`best_window`): the 7 x 6 block of lattice points that
+   holds the most round things.
+4. **checks** (:func:`lattice_problem`): the lattice is refused unless it is
+   sure: at least :data:`MIN_HOLES` round things on its 42 points, a lead of
+   :data:`MIN_LEAD` over the block one column or row off (a lattice off by
+   one reads a perfectly legal wrong board), no line of round things just
+   past its edges (a larger grid, a shelf of round things), and no second
+   lattice of that size elsewhere (a second board, a screen showing one).
+
+Coordinates: lattice (i, j) = (column - 1, 6 - row) of the found board, so
+(0, 0) is the top-left hole and (6, 5) the bottom-right one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from c4game.board import HEIGHT, WIDTH
+from firmware_py.vision.geometry import PX_PER_PITCH
+
+WORK_PX = 800  # the frame is searched at most this large (long side)
+MIN_HOLES = 30  # of the 42 lattice points, at least this many must hold a round thing
+MIN_LEAD = 4  # round things the block must hold over any block one column or row off
+EDGE_MAX = 3  # round things a line just past the block may hold
+ON_LATTICE = 0.22  # a round thing within this many pitches of a lattice point is on it
+MAX_RESIDUAL = 0.12  # pitches: the mean distance of the block's round things from the fit
+ROUNDNESS = 0.7  # 4 pi area / perimeter^2 of a round thing's contour
+FILL = 0.85  # share of its fitted ellipse a round thing's contour fills
+MAX_ELONGATION = 1.8  # longest over shortest axis of a round thing's ellipse
+SIZE_RANGE = (0.012, 0.12)  # a round thing's diameter, as a share of the frame's short side
+BLOCKS = (31, 61)  # adaptive threshold neighbourhoods, px at the working size
+REFITS = 4
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """Where the 7 x 6 holes are in a frame, or why they were not found."""
+
+    ok: bool
+    reason: str = ""
+    lattice_to_image: np.ndarray | None = None  # 3 x 3: (column - 1, 6 - row) -> frame px
+    holes: int = 0  # lattice points of the block holding a round thing (of 42)
+    runner_up: int = 0  # the most any block one column or row off holds
+    residual_pitch: float = 0.0  # mean distance of those round things from their points
+
+    def hole_centres(self) -> np.ndarray:
+        """(42, 2) frame pixels of the hole centres, top row first, left to right."""
+        if self.lattice_to_image is None:
+            raise ValueError("no lattice was found: no hole centres")
+        points = np.array([(i, j) for j in range(HEIGHT) for i in range(WIDTH)], float)
+        return _apply(self.lattice_to_image, points)
+
+    def plane_to_image(self) -> np.ndarray:
+        """The SPEC §5 warp plane -> frame pixels (hole (c, r) at (80c + 40, 80(6 - r) + 80))."""
+        if self.lattice_to_image is None:
+            raise ValueError("no lattice was found: no plane")
+        scale = 1.0 / PX_PER_PITCH
+        plane_to_lattice = np.array([[scale, 0.0, -120.0 * scale],
+                                     [0.0, scale, -80.0 * scale], [0.0, 0.0, 1.0]])
+        return np.asarray(self.lattice_to_image @ plane_to_lattice)
+
+
+def find_lattice(frame: np.ndarray) -> Lattice:
+    """The board's hole lattice in a BGR frame, or a refusal that says why."""
+    scale = min(1.0, WORK_PX / max(frame.shape[:2]))
+    small = frame if scale == 1.0 else cv2.resize(frame, None, fx=scale, fy=scale,
+                                                  interpolation=cv2.INTER_AREA)
+    points = round_things(small)
+    lattice = lattice_in(points)
+    if lattice.lattice_to_image is None:
+        return lattice
+    to_frame = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    return Lattice(lattice.ok, lattice.reason, to_frame @ lattice.lattice_to_image,
+                   lattice.holes, lattice.runner_up, lattice.residual_pitch)
+
+
+def lattice_in(points: np.ndarray) -> Lattice:
+    """The checked lattice among ``points`` (N, 2), in their pixels."""
+    fitted = fit_lattice(points)
+    if fitted is None:
+        return Lattice(False, f"no lattice of round holes ({len(points)} round things seen)")
+    homography, coords, on = fitted
+    origin, holes, runner_up = best_window(coords[on])
+    block = on & _in_block(coords, origin)
+    lattice_points = np.round(coords[block])
+    refit, _ = cv2.findHomography(lattice_points - origin, points[block], 0)
+    if refit is None:
+        return Lattice(False, "the holes fit no flat lattice")
+    residual = _residual_pitch(refit, lattice_points - origin, points[block])
+    others = points[~block]
+    second = fit_lattice(others) if len(others) >= MIN_HOLES else None
+    second_holes = best_window(second[1][second[2]])[1] if second is not None else 0
+    lattice = Lattice(True, "", refit, holes, runner_up, residual)
+    problem = lattice_problem(lattice, coords[on], origin, second_holes)
+    return Lattice(False, problem, refit, holes, runner_up, residual) if problem else lattice
+
+
+def lattice_problem(lattice: Lattice, coords: np.ndarray, origin: np.ndarray,
+                    second_holes: int) -> str:
+    """Why a found lattice is not sure enough to read ("" when it is)."""
+    if lattice.holes < MIN_HOLES:
+        return f"only {lattice.holes} of 42 holes found (need {MIN_HOLES})"
+    if lattice.holes - lattice.runner_up < MIN_LEAD:
+        return (f"the lattice could be one column or row off ({lattice.holes} holes against "
+                f"{lattice.runner_up})")
+    if lattice.residual_pitch > MAX_RESIDUAL:
+        return f"the holes stray {lattice.residual_pitch:.2f} pitch from a flat lattice"
+    edge = _edge_count(coords, origin)
+    if edge > EDGE_MAX:
+        return f"round things go on past the 7 x 6 grid ({edge} on one line beyond an edge)"
+    if second_holes >= MIN_HOLES:
+        return "two lattices of holes in view (a second board?)"
+    return ""
+
+
+def round_things(image: np.ndarray) -> np.ndarray:
+    """(N, 2) centres of the round blobs of a BGR image, one per place."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    short = min(grey.shape)
+    area_range = ((short * SIZE_RANGE[0]) ** 2, (short * SIZE_RANGE[1]) ** 2)
+    found = [blob for plane in (grey, lab[:, :, 1], lab[:, :, 2]) for block in BLOCKS
+             for kind in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV)
+             for blob in _round_contours(cv2.adaptiveThreshold(
+                 plane, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, 0), area_range)]
+    return _one_per_place(np.array(found).reshape(-1, 3))
+
+
+def _round_contours(binary: np.ndarray,
+                    area_range: tuple[float, float]) -> list[tuple[float, float, float]]:
+    """(x, y, radius) of the round, filled contours of a binary image."""
+    blobs = []
+    contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not area_range[0] < area < area_range[1] or len(contour) < 5:
+            continue
+        if 4 * np.pi * area / cv2.arcLength(contour, True) ** 2 < ROUNDNESS:
+            continue
+        (x, y), (a, b), _ = cv2.fitEllipse(contour)
+        if min(a, b) <= 0 or max(a, b) / min(a, b) > MAX_ELONGATION:
+            continue
+        if area / (np.pi * a * b / 4) >= FILL:
+            blobs.append((x, y, (a + b) / 4))
+    return blobs
+
+
+def _one_per_place(blobs: np.ndarray) -> np.ndarray:
+    """The blobs' centres, the largest kept where several stand within half a radius."""
+    kept: list[np.ndarray] = []
+    for blob in blobs[np.argsort(-blobs[:, 2])]:
+        if all(np.hypot(*(blob[:2] - other[:2])) > 0.5 * min(blob[2], other[2])
+               for other in kept):
+            kept.append(blob)
+    return np.array(kept)[:, :2] if kept else np.zeros((0, 2))
+
+
+def fit_lattice(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(homography lattice -> image, each point's lattice coordinates, which lie on a
+    lattice point) of the lattice that holds the most points; None without one."""
+    if len(points) < MIN_HOLES // 2:
+        return None
+    gaps = np.linalg.norm(points[:, None] - points[None], axis=2)
+    np.fill_diagonal(gaps, np.inf)
+    neighbours = np.argsort(gaps, axis=1)[:, :8]
+    best: tuple[int, np.ndarray] | None = None
+    for anchor in range(len(points)):
+        basis = _local_basis(points[neighbours[anchor]] - points[anchor])
+        if basis is None:
+            continue
+        coords = np.linalg.solve(basis, (points - points[anchor]).T).T
+        count = int(_on_lattice(coords).sum())
+        if best is None or count > best[0]:
+            best = (count, coords)
+    if best is None:
+        return None
+    coords = best[1]
+    homography = np.eye(3)
+    for _ in range(REFITS):
+        on = _on_lattice(coords)
+        if on.sum() < MIN_HOLES // 2:
+            return None
+        refit, _ = cv2.findHomography(np.round(coords[on]), points[on], 0)
+        if refit is None:
+            return None
+        homography = np.asarray(refit)
+        coords = _apply(np.linalg.inv(homography), points)
+    return homography, coords, _on_lattice(coords)
+
+
+def _local_basis(steps: np.ndarray) -> np.ndarray | None:
+    """2 x 2 (column step, row step) from the steps to a point's nearest neighbours:
+    the shortest mostly across (pointing right) and the shortest mostly down."""
+    across = [s for s in steps if abs(s[0]) > abs(s[1])]
+    down = [s for s in steps if abs(s[1]) >= abs(s[0])]
+    if not across or not down:
+        return None
+    column = min(across, key=lambda s: float(np.hypot(*s)))
+    row = min(down, key=lambda s: float(np.hypot(*s)))
+    basis = np.array([column * np.sign(column[0]), row * np.sign(row[1])]).T
+    return basis if abs(np.linalg.det(basis)) > 1e-6 else None
+
+
+def best_window(coords: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """(origin (i, j) of the 7 x 6 block holding most lattice points, how many it holds,
+    the most a block one column or row off holds)."""
+    cells = {(int(i), int(j)) for i, j in np.round(coords)}
+    if not cells:
+        return np.zeros(2), 0, 0
+    i_range = range(min(i for i, _ in cells) - WIDTH + 1, max(i for i, _ in cells) + 1)
+    j_range = range(min(j for _, j in cells) - HEIGHT + 1, max(j for _, j in cells) + 1)
+
+    def held(i0: int, j0: int) -> int:
+        return sum(i0 <= i < i0 + WIDTH and j0 <= j < j0 + HEIGHT for i, j in cells)
+
+    count, i0, j0 = max((held(i0, j0), i0, j0) for i0 in i_range for j0 in j_range)
+    runner_up = max(held(i0 + di, j0 + dj) for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+    return np.array([i0, j0], float), count, runner_up
+
+
+def _edge_count(coords: np.ndarray, origin: np.ndarray) -> int:
+    """The most lattice points holding a round thing on one line just past the block."""
+    cells = np.round(coords - origin)
+    i, j = cells[:, 0], cells[:, 1]
+    rows = (j >= 0) & (j < HEIGHT)
+    columns = (i >= 0) & (i < WIDTH)
+    return int(max(np.sum(rows & (i == -1)), np.sum(rows & (i == WIDTH)),
+                   np.sum(columns & (j == -1)), np.sum(columns & (j == HEIGHT))))
+
+
+def _in_block(coords: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    cells = np.round(coords - origin)
+    return np.asarray((cells[:, 0] >= 0) & (cells[:, 0] < WIDTH)
+            & (cells[:, 1] >= 0) & (cells[:, 1] < HEIGHT))
+
+
+def _on_lattice(coords: np.ndarray) -> np.ndarray:
+    return np.asarray(np.all(np.abs(coords - np.round(coords)) < ON_LATTICE, axis=1))
+
+
+def _residual_pitch(homography: np.ndarray, lattice: np.ndarray, points: np.ndarray) -> float:
+    """Mean distance of ``points`` from their lattice points, in local pitches."""
+    back = _apply(np.linalg.inv(homography), points)
+    return float(np.mean(np.linalg.norm(back - lattice, axis=1)))
+
+
+def _apply(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    moved = cv2.perspectiveTransform(np.asarray(points, float).reshape(1, -1, 2), homography)
+    return moved.reshape(-1, 2)

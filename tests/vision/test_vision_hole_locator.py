@@ -1,0 +1,84 @@
+"""The lattice kept between frames (#55): found once, checked each frame by the face
+between the holes, found again when the view changes, never read through a stale one."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from firmware_py.vision.hole_locator import RETRY_FRAMES, HoleLocator
+from firmware_py.vision.holes import Lattice, find_lattice
+from tests.vision.test_vision_holes import LATTICE, project, tilted
+
+
+def board_frame(shift: tuple[int, int] = (0, 0), seed: int = 1) -> np.ndarray:
+    """A drawn board: a textured wall, a blue face with 42 dark holes."""
+    rng = np.random.default_rng(seed)
+    image = rng.integers(150, 230, (720, 960, 3), dtype=np.uint8)
+    image = cv2.GaussianBlur(image, (0, 0), 6)
+    homography, _ = tilted(seed=seed)
+    homography = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]]) @ homography
+    face = project(homography, np.array([[-0.7, -0.7], [6.7, -0.7], [6.7, 5.7], [-0.7, 5.7]]))
+    cv2.fillConvexPoly(image, face.astype(np.int32), (150, 70, 20))
+    for x, y in project(homography, LATTICE):
+        cv2.circle(image, (int(x), int(y)), 20, (40, 30, 30), -1)
+    return image
+
+
+class CountedFind:
+    """find_lattice, counted; ``fail`` makes it find nothing."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.fail = False
+
+    def __call__(self, frame: np.ndarray) -> Lattice:
+        self.calls += 1
+        return Lattice(False, "made to fail") if self.fail else find_lattice(frame)
+
+
+def locate(locator: HoleLocator, frame: np.ndarray):
+    return locator.locate(frame, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+
+
+def test_a_kept_lattice_is_not_found_again_every_frame() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find, refind_frames=10)
+    frame = board_frame()
+    fits = [locate(locator, frame) for _ in range(25)]
+    assert all(fit.ok and fit.found_by == "holes" for fit in fits)
+    assert find.calls == 3  # the first frame, then every 10th
+
+
+def test_a_moved_board_is_found_again_at_once() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find)
+    before = locate(locator, board_frame())
+    after = locate(locator, board_frame(shift=(90, 40)))
+    assert before.ok and after.ok and find.calls == 2
+    moved = after.project(np.array([[120.0, 80.0]])) - before.project(np.array([[120.0, 80.0]]))
+    assert np.allclose(moved, [[90, 40]], atol=3)
+
+
+def test_never_read_through_a_stale_lattice_and_finds_are_spaced_after_a_failure() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find)
+    assert locate(locator, board_frame()).ok
+    find.fail = True
+    moved = board_frame(shift=(90, 40))
+    fits = [locate(locator, moved) for _ in range(2 * RETRY_FRAMES + 1)]
+    assert not any(fit.ok for fit in fits)
+    assert "view changed" in fits[0].reason
+    assert find.calls == 1 + 3  # at once, then every RETRY_FRAMES frames
+
+
+def test_a_hand_over_the_board_keeps_the_lattice() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find)
+    frame = board_frame()
+    assert locate(locator, frame).ok
+    covered = frame.copy()
+    cv2.ellipse(covered, (480, 360), (330, 260), 20, 0, 360, (120, 150, 200), -1)  # a hand
+    find.fail = True  # the holes are hidden: no lattice to find
+    assert not locate(locator, covered).ok
+    assert locate(locator, frame).ok  # the hand gone: the same face, the kept lattice

@@ -1,0 +1,168 @@
+"""The board found by its holes (#55): the lattice fit on drawn round things with a
+known homography, and the finder on the real photographs as taken (no markers),
+against their hand-fitted hole corners (an independent truth)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py.vision.holes import (
+    MIN_HOLES,
+    Lattice,
+    best_window,
+    find_lattice,
+    fit_lattice,
+    lattice_in,
+)
+from tools.shared_data import missing_reason, shared_dir
+
+RAW = shared_dir() / "data" / "real-dev-raw"
+TOLERANCE_PITCH = 0.15  # #55: each hole centre within this of the hand-fitted one
+LATTICE = np.array([(i, j) for j in range(6) for i in range(7)], float)
+
+
+def tilted(width: int = 9, height: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A random projective lattice (the homography, the points of width x height)."""
+    rng = np.random.default_rng(seed)
+    corners = np.float32([[0, 0], [6, 0], [6, 5], [0, 5]])
+    image = np.float32([[200, 150], [700, 160], [690, 560], [210, 540]])
+    image += rng.uniform(-30, 30, image.shape).astype(np.float32)
+    homography = cv2.getPerspectiveTransform(corners, image)
+    points = np.array([(i, j) for j in range(-1, height - 1) for i in range(-1, width - 1)],
+                      float)
+    return homography, points
+
+
+def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(points.reshape(1, -1, 2), homography).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_projective_lattice_is_fitted_from_its_points(seed: int) -> None:
+    homography, _ = tilted(seed=seed)
+    rng = np.random.default_rng(seed)
+    seen = project(homography, LATTICE) + rng.normal(0, 1.0, (42, 2))
+    clutter = rng.uniform(0, 900, (10, 2))  # round things off the lattice
+    fitted = fit_lattice(np.vstack([seen, clutter]))
+    assert fitted is not None and fitted[2][:42].all()  # (a stray may fall near a point)
+    lattice = lattice_in(np.vstack([seen, clutter]))
+    truth = project(homography, LATTICE)
+    pitch = np.linalg.norm(truth[1] - truth[0])
+    assert np.linalg.norm(lattice.hole_centres() - truth, axis=1).max() < 0.1 * pitch
+    # one row off loses 7, one column off 6 (and may gain a stray on the line beyond)
+    assert lattice.holes == 42 and 36 <= lattice.runner_up <= 38
+
+
+def test_the_block_is_the_one_that_holds_the_most_points() -> None:
+    coords = LATTICE + (3, -2)
+    origin, holes, runner_up = best_window(np.vstack([coords, [(20, 20)]]))
+    assert tuple(origin) == (3, -2) and holes == 42 and runner_up == 36
+
+
+def test_a_larger_grid_of_round_things_is_refused() -> None:
+    homography, points = tilted(width=9, height=8)  # a 9 x 8 grid holds many 7 x 6 blocks
+    image = np.full((720, 960, 3), 200, np.uint8)
+    for x, y in project(homography, points):
+        cv2.circle(image, (int(x), int(y)), 22, (40, 40, 40), -1)
+    lattice = find_lattice(image)
+    assert not lattice.ok and lattice.reason
+
+
+def test_a_drawn_board_is_found_and_a_missing_row_is_refused() -> None:
+    homography, _ = tilted()
+    image = np.full((720, 960, 3), 200, np.uint8)
+    for x, y in project(homography, LATTICE):
+        cv2.circle(image, (int(x), int(y)), 22, (160, 60, 20), -1)
+    lattice = find_lattice(image)
+    assert lattice.ok, lattice.reason
+    truth = project(homography, LATTICE)
+    assert np.linalg.norm(lattice.hole_centres() - truth, axis=1).max() < 3.0
+    for x, y in truth[:7]:  # the top row hidden: a 7 x 5 part of a board
+        cv2.circle(image, (int(x), int(y)), 26, (200, 200, 200), -1)
+    assert not find_lattice(image).ok
+
+
+def test_the_warp_plane_maps_to_the_hole_centres() -> None:
+    homography, _ = tilted()
+    lattice = Lattice(True, lattice_to_image=homography)
+    plane = np.array([(80.0 * c + 40, 80.0 * (6 - r) + 80) for r in range(6, 0, -1)
+                      for c in range(1, 8)])
+    assert np.allclose(project(lattice.plane_to_image(), plane), lattice.hole_centres())
+
+
+def test_nothing_round_is_no_lattice() -> None:
+    lattice = find_lattice(np.full((480, 640, 3), 128, np.uint8))
+    assert not lattice.ok and "no lattice" in lattice.reason
+    with pytest.raises(ValueError):
+        lattice.hole_centres()
+
+
+def raw_photos() -> list[dict]:
+    labels = RAW / "labels.jsonl"
+    if not labels.is_file():
+        return []
+    return [json.loads(line) for line in labels.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def found_on_raw() -> list[tuple[dict, Lattice]]:
+    photos = raw_photos()
+    if not photos:
+        pytest.skip(missing_reason(RAW))
+    return [(row, find_lattice(cv2.imread(str(RAW / row["file"])))) for row in photos]
+
+
+def hole_error_pitch(row: dict, lattice: Lattice) -> float:
+    """The farthest found hole centre from the hand-fitted one, in lattice pitches."""
+    truth = cv2.getPerspectiveTransform(np.float32([[0, 0], [6, 0], [6, 5], [0, 5]]),
+                                        np.float32(row["hole_corners"]))
+    back = project(np.linalg.inv(truth), lattice.hole_centres())
+    return float(np.linalg.norm(back - LATTICE, axis=1).max())
+
+
+def test_every_lattice_found_on_the_real_photos_is_right(found_on_raw) -> None:
+    for row, lattice in found_on_raw:
+        if lattice.ok:
+            assert hole_error_pitch(row, lattice) < TOLERANCE_PITCH, row["file"]
+
+
+def test_most_real_photos_have_their_lattice_found(found_on_raw) -> None:
+    found = sum(lattice.ok for _, lattice in found_on_raw)
+    assert found >= 30, [(row["file"], lattice.reason) for row, lattice in found_on_raw
+                         if not lattice.ok]
+    assert all(lattice.holes >= MIN_HOLES for _, lattice in found_on_raw if lattice.ok)
+
+
+def drawn_board(image: np.ndarray, homography: np.ndarray, radius: int = 22) -> np.ndarray:
+    """The 42 holes of a board drawn as dark discs; their centres."""
+    centres = project(homography, LATTICE)
+    for x, y in centres:
+        cv2.circle(image, (int(x), int(y)), radius, (90, 40, 10), -1)
+    return centres
+
+
+def test_two_boards_in_view_are_refused() -> None:
+    image = np.full((600, 1400, 3), 210, np.uint8)
+    corners = np.float32([[0, 0], [6, 0], [6, 5], [0, 5]])
+    for left in (60, 760):
+        quad = np.float32([[left, 150], [left + 540, 150], [left + 540, 600 - 150 + 30],
+                           [left, 600 - 150 + 30]])
+        drawn_board(image, cv2.getPerspectiveTransform(corners, quad), radius=20)
+    lattice = find_lattice(image)
+    assert not lattice.ok and lattice.reason
+
+
+def test_a_hand_over_part_of_the_grid_does_not_move_the_lattice() -> None:
+    homography, _ = tilted(seed=3)
+    image = np.full((720, 960, 3), 200, np.uint8)
+    truth = drawn_board(image, homography)
+    clear = find_lattice(image)
+    x, y = truth[10]
+    cv2.ellipse(image, (int(x), int(y)), (60, 45), 30, 0, 360, (120, 150, 200), -1)  # a hand
+    covered = find_lattice(image)
+    assert clear.ok and covered.ok, (clear.reason, covered.reason)
+    assert np.linalg.norm(covered.hole_centres() - clear.hole_centres(), axis=1).max() < 2.0

@@ -1,0 +1,139 @@
+"""Benchmark the board found by its holes (no markers), on the real photographs as taken.
+
+    .venv/bin/python -m tools.bench.holes          # ../shared/data/real-dev-raw
+    .venv/bin/python -m tools.bench.holes --json
+
+Data: ``../shared/data/real-dev-raw`` (33 photographs of four boards, no
+markers, each with its hand-fitted hole corners; never used to choose the
+finder's constants beyond the development runs recorded in docs/vision.md).
+
+Reported:
+
+* **found**: the lattice found (sure) / refused; **wrong lattice**: found with
+  a hole centre farther than 0.15 pitch from the hand-fitted one (must be 0);
+  the worst hole error of the lattices found, in pitches.
+* **reads** with ``[vision] board = "holes"`` (a fresh reader per photo, no
+  empty board): legal boards read ``ok`` with the right grid, legal boards read
+  wrong (must be 0), illegal boards (labelled ``invalid``) accepted (must be 0).
+* **time**: a fresh find (median and worst, one core), and the reader's time
+  per frame with the lattice kept (median of 20 reads of one photo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from firmware_py.config import CameraConfig, VisionConfig
+from firmware_py.vision.holes import Lattice, find_lattice
+from firmware_py.vision.reader import BoardReader
+from tools.bench.vision import pin_one_cpu
+from tools.shared_data import missing_reason, shared_dir
+
+TOLERANCE_PITCH = 0.15
+LATTICE = np.array([(i, j) for j in range(6) for i in range(7)], float)
+KEPT_READS = 20
+
+
+def raw_dir() -> Path:
+    return shared_dir() / "data" / "real-dev-raw"
+
+
+def hole_error_pitch(corners: list[list[float]], lattice: Lattice) -> float:
+    """The farthest found hole centre from the hand-fitted one, in lattice pitches."""
+    truth = cv2.getPerspectiveTransform(np.float32([[0, 0], [6, 0], [6, 5], [0, 5]]),
+                                        np.float32(corners))
+    back = cv2.perspectiveTransform(lattice.hole_centres().reshape(1, -1, 2),
+                                    np.linalg.inv(truth)).reshape(-1, 2)
+    return float(np.linalg.norm(back - LATTICE, axis=1).max())
+
+
+def measure(folder: Path) -> dict[str, object]:
+    rows = [json.loads(line) for line in (folder / "labels.jsonl").read_text().splitlines()
+            if line.strip()]
+    found = wrong_lattice = 0
+    errors, find_ms, refusals = [], [], []
+    legal = read_right = read_wrong = illegal = illegal_accepted = 0
+    for row in rows:
+        image = cv2.imread(str(folder / row["file"]))
+        start = time.perf_counter()
+        lattice = find_lattice(image)
+        find_ms.append((time.perf_counter() - start) * 1000)
+        if lattice.ok:
+            found += 1
+            error = hole_error_pitch(row["hole_corners"], lattice)
+            errors.append(error)
+            wrong_lattice += error >= TOLERANCE_PITCH
+        else:
+            refusals.append(f"{row['file']}: {lattice.reason}")
+        reading = holes_reader().read(image)
+        accepted = reading.status in ("ok", "finished")
+        if row["status"] in ("ok", "finished"):
+            legal += 1
+            read_right += accepted and list(reading.grid or ()) == row["grid"]
+            read_wrong += accepted and list(reading.grid or ()) != row["grid"]
+        else:
+            illegal += 1
+            illegal_accepted += accepted
+    return {"photos": len(rows), "found": found, "wrong_lattice": wrong_lattice,
+            "worst_error_pitch": round(max(errors, default=0.0), 3),
+            "legal": legal, "read_right": read_right, "read_wrong": read_wrong,
+            "illegal": illegal, "illegal_accepted": illegal_accepted,
+            "find_ms_median": round(statistics.median(find_ms), 1),
+            "find_ms_worst": round(max(find_ms), 1),
+            "kept_ms_median": round(kept_lattice_ms(folder / rows[0]["file"]), 1),
+            "refused": refusals}
+
+
+def holes_reader() -> BoardReader:
+    return BoardReader.from_config(VisionConfig(board="holes", remember_empty_board=False),
+                                   CameraConfig(), first="red")  # the labels' rule (SPEC)
+
+
+def kept_lattice_ms(path: Path) -> float:
+    """Median time of the reader per frame once the lattice is found and kept."""
+    reader, image = holes_reader(), cv2.imread(str(path))
+    reader.read(image)  # finds and keeps the lattice
+    times = []
+    for _ in range(KEPT_READS):
+        start = time.perf_counter()
+        reader.read(image)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    folder = raw_dir()
+    if not (folder / "labels.jsonl").is_file():
+        print(missing_reason(folder))
+        return 1
+    pin_one_cpu()
+    cv2.setNumThreads(1)
+    result = measure(folder)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"real-dev-raw ({result['photos']} photos, no markers)")
+    print(f"  lattice found {result['found']}, wrong {result['wrong_lattice']}, "
+          f"worst hole error {result['worst_error_pitch']} pitch")
+    print(f"  legal boards read right {result['read_right']} of {result['legal']}, "
+          f"read wrong {result['read_wrong']}; illegal accepted "
+          f"{result['illegal_accepted']} of {result['illegal']}")
+    print(f"  fresh find {result['find_ms_median']} ms median, {result['find_ms_worst']} ms "
+          f"worst; a frame with the lattice kept {result['kept_ms_median']} ms median")
+    for line in result["refused"]:  # type: ignore[union-attr]
+        print(f"  refused {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
