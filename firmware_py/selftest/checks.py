@@ -123,6 +123,37 @@ def check_camera(config: Config, options: SelftestOptions) -> str:
     return f"{camera.source}: {shape[1]}x{shape[0]} at {fps:.1f} frames/s"
 
 
+def check_board(config: Config, options: SelftestOptions) -> str:
+    """How the board is found (``[vision] board``) and how it is found in view now."""
+    from c4game.exc import CameraError
+    from firmware_py.pipeline.assemble import make_reader
+    from firmware_py.sources.factory import open_source
+
+    mode = f"[vision] board = {config.vision.board}"
+    if not config.camera.enabled:
+        raise Skip(f"{mode}; camera disabled in [camera]")
+    source = open_source(config.camera.source, config.camera, wait=lambda seconds: True)
+    fit = None
+    try:
+        source.open()
+        reader = make_reader(config, source, stored_empty_board=False)
+        for _ in range(options.frames):
+            frame = source.read()
+            if frame is None:
+                break
+            fit = reader.analyse(frame.image).fit
+            if fit.ok:
+                break
+    except CameraError:
+        raise absent(f"{mode}; camera unavailable") from None
+    finally:
+        source.close()
+    if fit is None or not fit.ok:
+        return f"{mode}; the board is not found now ({fit.reason if fit else 'no frame'})"
+    how = f"its {fit.markers} markers" if fit.found_by == "markers" else "its holes"
+    return f"{mode}; found now by {how}"
+
+
 def check_calibration(config: Config, options: SelftestOptions) -> str:
     """When ``c4pi calibrate`` stored the empty board, and whether the view has moved."""
     from c4game.exc import CameraError, VisionError
@@ -307,6 +338,7 @@ def all_checks() -> list[tuple[str, Check]]:
         ("book", check_book),
         ("model", needs("camera", check_model)),
         ("camera", needs("camera", check_camera)),
+        ("board", needs("camera", check_board)),
         ("calibration", needs("camera", check_calibration)),
         ("learnt looks", needs("camera", check_learnt_looks)),
         ("serial", check_serial),

@@ -190,7 +190,7 @@ def _board_face(grid: list[str], spec: RenderSpec,
     board = np.asarray(spec.board_colour, np.float32)
     face = np.empty(size + (3,), np.uint8)
     face[:] = spec.board_colour
-    for marker in range(4):
+    for marker in range(4 if spec.markers else 0):
         _paste_marker(face, marker, spec.marker_size_pitch)
     hole_mask = np.zeros(size, np.uint8)
     see_through = np.zeros(size, np.uint8)

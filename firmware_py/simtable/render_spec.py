@@ -62,6 +62,7 @@ class RenderSpec:
     roll_deg: float = 0.0
     offset: tuple[float, float] = (0.0, 0.0)  # board centre shift, fractions of the frame
     marker_size_pitch: float = 0.8
+    markers: bool = True  # the four marker stickers on the face (False: a board as sold)
     board_colour: Colour = (170, 70, 20)
     red_colour: Colour = (40, 30, 200)
     yellow_colour: Colour = (30, 200, 235)

@@ -2,17 +2,19 @@
 
 The camera of an installation rarely moves, so a lattice found
 (:func:`~firmware_py.vision.holes.find_lattice`, tens of milliseconds) is kept.
-Each frame checks it cheaply: the grey levels at the board's face between
-the holes and just past its edges (:data:`FACE_POINTS`: discs come and go in
-the holes, the face stays) are compared with those of the frame it was found
-in. When they no longer match (the camera or the board moved, or a hand
-covers the board) the lattice is looked for again at once; until it is
-confirmed or found anew
-the board is "not found", never read through a stale lattice (a hand that
-covers the board and leaves it leaves the lattice as it was). After a find
-that failed, the next is made :data:`RETRY_FRAMES` frames later (a hand over
-the board costs a find twice a second, not every frame); a confirmed lattice
-is found again every :data:`REFIND_FRAMES` frames (a sure new one replaces it).
+Each frame checks it cheaply: the colours of the board's face midway between
+four holes, inside the grid and along its four edges (:data:`FACE_POINTS`:
+discs come and go in the holes, the face stays), are compared with those of
+the frame it was found in, after one exposure gain (:func:`same_view`). Each
+edge must still match: a board moved by one pitch shows the room where one
+edge of face stood. When they no longer match (the camera or the board moved,
+the board was taken away, or a hand covers it) the lattice is looked for
+again at once; until it is confirmed or found anew the board is "not found",
+never read through a stale lattice (a hand that covers the board and leaves
+it leaves the lattice as it was). After a find that failed, the next is made
+:data:`RETRY_FRAMES` frames later (a hand over the board costs a find twice a
+second, not every frame); a confirmed lattice is found again every
+:data:`REFIND_FRAMES` frames (a sure new one replaces it).
 """
 
 from __future__ import annotations
@@ -28,18 +30,23 @@ from firmware_py.vision.fit import BoardFit, grid_problem
 from firmware_py.vision.holes import Lattice, find_lattice
 
 REFIND_FRAMES = 50  # a kept lattice is found again this often (about every 5 s at 10 fps)
-RETRY_FRAMES = 5  # while the kept one is not confirmed (or none is kept), a find this often
-MIN_SAME = 0.75  # correlation of the face's grey levels with the kept ones: the same view
-# lattice points (i, j) where the face shows: between the holes, and around the grid
-FACE_POINTS = np.array([(i + 0.5, j + 0.5) for j in range(-1, HEIGHT) for i in range(-1, WIDTH)]
-                       + [(i, j) for i in range(WIDTH) for j in (-1.0, HEIGHT + 0.0)]
-                       + [(i, j) for j in range(HEIGHT) for i in (-1.0, WIDTH + 0.0)])
+RETRY_FRAMES = 5  # after a find that failed, the next this many frames later
+MIN_SAME = 0.75  # share of the face points of each part (inside, each edge) that must match
+FACE_TOLERANCE = 30.0  # grey levels a face point's colour may move (after the gain)
+GAIN_RANGE = (0.5, 2.0)  # exposure change taken as the same view
+# lattice points (i, j) midway between four holes: the face, inside the grid and along
+# its edges (half a pitch past the outer holes' centres)
+FACE_POINTS = np.array([(i + 0.5, j + 0.5) for j in range(-1, HEIGHT) for i in range(-1, WIDTH)])
+_I, _J = FACE_POINTS[:, 0], FACE_POINTS[:, 1]
+FACE_PARTS = (  # inside, top, bottom, left and right edges
+    (_I > 0) & (_I < WIDTH - 1) & (_J > 0) & (_J < HEIGHT - 1),
+    _J < 0, _J > HEIGHT - 1, _I < 0, _I > WIDTH - 1)
 
 
 @dataclass(frozen=True)
 class _Kept:
     lattice: Lattice
-    face: np.ndarray  # grey levels at FACE_POINTS when it was found
+    face: np.ndarray  # (N, 3) colours at FACE_POINTS when it was found
 
 
 class HoleLocator:
@@ -56,16 +63,15 @@ class HoleLocator:
         self._failed = False  # the last find found no sure lattice
         self._why = "no markers, and the holes were not looked for yet"
 
-    def locate(self, frame: np.ndarray, grey: np.ndarray) -> BoardFit:
-        """The board plane of ``frame`` (BGR, and its grey) from its hole lattice."""
+    def locate(self, frame: np.ndarray) -> BoardFit:
+        """The board plane of ``frame`` (BGR) from its hole lattice."""
         self._age += 1
         kept = self._kept
-        same = kept is not None and _correlation(face_levels(grey, kept.lattice),
-                                                 kept.face) >= MIN_SAME
+        same = kept is not None and same_view(face_colours(frame, kept.lattice), kept.face)
         due = (self._age >= self.refind_frames if same
                else not self._failed or self._age >= RETRY_FRAMES)
         if due:
-            found = self._refind(frame, grey)
+            found = self._refind(frame)
             if found is not None:
                 kept, same = found, True
         if kept is None or not same:
@@ -79,7 +85,7 @@ class HoleLocator:
         self._kept = None
         self._failed = False
 
-    def _refind(self, frame: np.ndarray, grey: np.ndarray) -> _Kept | None:
+    def _refind(self, frame: np.ndarray) -> _Kept | None:
         """A fresh find: kept when it is sure (None when it is not)."""
         self.finds += 1
         self._age = 0
@@ -88,7 +94,7 @@ class HoleLocator:
         if not lattice.ok:
             self._why = f"no markers, and no sure lattice of holes: {lattice.reason}"
             return None
-        self._kept = _Kept(lattice, face_levels(grey, lattice))
+        self._kept = _Kept(lattice, face_colours(frame, lattice))
         return self._kept
 
 
@@ -100,20 +106,23 @@ def as_board_fit(lattice: Lattice, frame_size: tuple[int, int]) -> BoardFit:
     return BoardFit(False, problem, fit.plane_to_image, found_by="holes") if problem else fit
 
 
-def face_levels(grey: np.ndarray, lattice: Lattice) -> np.ndarray:
-    """Grey levels of ``grey`` at the lattice's :data:`FACE_POINTS` (bilinear)."""
+def face_colours(frame: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """(N, 3) colours of ``frame`` at the lattice's :data:`FACE_POINTS` (bilinear)."""
     assert lattice.lattice_to_image is not None
     points = cv2.perspectiveTransform(FACE_POINTS.reshape(1, -1, 2), lattice.lattice_to_image)
     maps = points.astype(np.float32)
-    values = cv2.remap(grey, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
-                       borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return values.reshape(-1).astype(np.float64)
+    values = cv2.remap(frame, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    return values.reshape(-1, 3).astype(np.float64)
 
 
-def _correlation(one: np.ndarray, other: np.ndarray) -> float:
-    """Pearson correlation of two level vectors (1: the same pattern in any exposure)."""
-    a, b = one - one.mean(), other - other.mean()
-    scale = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return float(a @ b) / scale if scale > 1e-9 else 0.0
-
-
+def same_view(now: np.ndarray, kept: np.ndarray) -> bool:
+    """Whether the face points still show the kept face: after one exposure gain, at
+    least :data:`MIN_SAME` of the points inside and of each edge within
+    :data:`FACE_TOLERANCE`."""
+    gains = (now.mean(axis=1) + 1.0) / (kept.mean(axis=1) + 1.0)
+    gain = float(np.median(gains))
+    if not GAIN_RANGE[0] <= gain <= GAIN_RANGE[1]:
+        return False
+    matches = np.abs(now - gain * kept).max(axis=1) <= FACE_TOLERANCE
+    return all(matches[part].mean() >= MIN_SAME for part in FACE_PARTS)

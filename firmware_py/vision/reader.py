@@ -163,9 +163,9 @@ class BoardReader:
     def analyse(self, frame: np.ndarray) -> FrameAnalysis:
         """Read one frame and keep the intermediate results."""
         _check_frame(frame)
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        markers = self.detector.detect(grey) if self.board != "holes" else {}
-        fit = self._locate(frame, grey, markers)
+        markers = (self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+                   if self.board != "holes" else {})
+        fit = self._locate(frame, markers)
         if not fit.ok:
             return FrameAnalysis(Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
                                          reprojection_px=fit.reprojection_px,
@@ -210,15 +210,14 @@ class BoardReader:
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)
 
-    def _locate(self, frame: np.ndarray, grey: np.ndarray,
-                markers: dict[int, Marker]) -> BoardFit:
+    def _locate(self, frame: np.ndarray, markers: dict[int, Marker]) -> BoardFit:
         """The board's front face: by its markers, else (``auto``) or only (``holes``)
         by its holes."""
         if self.board != "holes":
             fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
             if fit.ok or self.board == "markers":
                 return fit
-        holes = self.hole_locator.locate(frame, grey)
+        holes = self.hole_locator.locate(frame)
         if holes.ok or self.board == "holes" or not markers:
             return holes
         return BoardFit(False, f"{fit.reason}; {holes.reason}", markers=fit.markers,

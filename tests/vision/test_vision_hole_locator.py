@@ -38,7 +38,7 @@ class CountedFind:
 
 
 def locate(locator: HoleLocator, frame: np.ndarray):
-    return locator.locate(frame, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    return locator.locate(frame)
 
 
 def test_a_kept_lattice_is_not_found_again_every_frame() -> None:
@@ -82,3 +82,45 @@ def test_a_hand_over_the_board_keeps_the_lattice() -> None:
     find.fail = True  # the holes are hidden: no lattice to find
     assert not locate(locator, covered).ok
     assert locate(locator, frame).ok  # the hand gone: the same face, the kept lattice
+
+
+def test_a_board_gone_from_view_is_not_read_through_the_kept_lattice() -> None:
+    locator = HoleLocator()
+    assert locate(locator, board_frame()).ok
+    room = board_frame()
+    room[:] = cv2.GaussianBlur(np.random.default_rng(5).integers(
+        60, 200, room.shape, dtype=np.uint8), (0, 0), 25)  # the board taken away
+    assert not locate(locator, room).ok
+
+
+def test_a_board_moved_by_one_pitch_is_not_read_through_the_kept_lattice() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find)
+    homography, _ = tilted(seed=1)
+    pitch = project(homography, np.array([[1.0, 2.0], [0.0, 2.0]]))
+    step = pitch[0] - pitch[1]
+    assert locate(locator, board_frame()).ok
+    find.fail = True
+    moved = board_frame(shift=(int(round(step[0])), int(round(step[1]))))
+    assert not locate(locator, moved).ok  # each edge must still show the face
+
+
+def test_selftest_says_how_the_board_is_found(tmp_path) -> None:
+    from dataclasses import replace
+
+    from firmware_py.config import load_config
+    from firmware_py.selftest.checks import check_board
+    from firmware_py.selftest.core import SelftestOptions
+    from firmware_py.simtable.render import RenderSpec, render_frame
+
+    config = load_config(None)
+    options = SelftestOptions(frames=3)
+    sim = replace(config, camera=replace(config.camera, source="sim"))
+    assert check_board(sim, options) == "[vision] board = auto; found now by its 4 markers"
+    spec = RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0, markers=False)
+    cv2.imwrite(str(tmp_path / "0001.png"), render_frame("4453", spec, seed=2))
+    folder = replace(config, camera=replace(config.camera, source=str(tmp_path)))
+    assert check_board(folder, options) == "[vision] board = auto; found now by its holes"
+    markers_only = replace(folder, vision=replace(folder.vision, board="markers"))
+    assert "board = markers; the board is not found now (0 marker(s)" in check_board(
+        markers_only, options)

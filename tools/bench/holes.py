@@ -1,7 +1,7 @@
 """Benchmark the board found by its holes (no markers), on the real photographs as taken.
 
-    .venv/bin/python -m tools.bench.holes          # ../shared/data/real-dev-raw
-    .venv/bin/python -m tools.bench.holes --json
+    .venv/bin/python -m tools.bench.holes          # real-dev-raw, and 100 renders a variant
+    .venv/bin/python -m tools.bench.holes --renders 200 --json
 
 Data: ``../shared/data/real-dev-raw`` (33 photographs of four boards, no
 markers, each with its hand-fitted hole corners; never used to choose the
@@ -17,6 +17,14 @@ Reported:
   wrong (must be 0), illegal boards (labelled ``invalid``) accepted (must be 0).
 * **time**: a fresh find (median and worst, one core), and the reader's time
   per frame with the lattice kept (median of 20 reads of one photo).
+
+Renders (``firmware_py/simtable/render.py`` without markers, held-out seeds
+from 50,000; random legal positions, views up to 45°, lighting, clutter):
+``plain``; ``hand`` (a hand over the grid); ``round things`` (a row of round
+objects of the holes' size drawn beside the board); ``part out`` (the board
+moved partly out of the picture). Per variant: read right, read wrong (must
+be 0), the lattice found, a lattice found shifted by half a pitch or more
+(must be 0).
 """
 
 from __future__ import annotations
@@ -30,11 +38,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from c4game.board import Board
 from firmware_py.config import CameraConfig, VisionConfig
+from firmware_py.simtable.render import RenderSpec, render_frame
+from firmware_py.simtable.render_spec import Hand, plane_to_image
+from firmware_py.vision.geometry import apply_homography, cell_centres
 from firmware_py.vision.holes import Lattice, find_lattice
 from firmware_py.vision.reader import BoardReader
 from tools.bench.vision import pin_one_cpu
 from tools.shared_data import missing_reason, shared_dir
+from tools.train.real_composites import random_board
 
 TOLERANCE_PITCH = 0.15
 LATTICE = np.array([(i, j) for j in range(6) for i in range(7)], float)
@@ -91,6 +104,61 @@ def measure(folder: Path) -> dict[str, object]:
             "refused": refusals}
 
 
+def render_variants(count: int, seed_base: int = 50_000) -> dict[str, dict[str, int]]:
+    """The renders' figures per variant (see the module docstring)."""
+    results = {}
+    for variant in VARIANTS:
+        counts = dict.fromkeys(("frames", "read_right", "read_wrong", "found", "shifted"), 0)
+        for index in range(count):
+            rng = np.random.default_rng(seed_base + index)
+            board = random_board(rng)
+            spec, frame = variant_frame(variant, board, rng, seed_base + index)
+            analysis = holes_reader().analyse(frame)
+            reading, fit = analysis.reading, analysis.fit
+            accepted = reading.status in ("ok", "finished")
+            right = list(reading.grid or ()) == board.grid_lines()
+            counts["frames"] += 1
+            counts["read_right"] += accepted and right
+            counts["read_wrong"] += accepted and not right
+            if fit.ok and fit.plane_to_image is not None:
+                counts["found"] += 1
+                truth = apply_homography(plane_to_image(spec), cell_centres())
+                found = apply_homography(fit.plane_to_image, cell_centres())
+                pitch = float(np.linalg.norm(truth[1] - truth[0]))
+                off = float(np.linalg.norm(found - truth, axis=1).max())
+                counts["shifted"] += off >= 0.5 * pitch
+        results[variant] = counts
+    return results
+
+
+VARIANTS = ("plain", "hand", "round things", "part out")
+
+
+def variant_frame(variant: str, board: Board, rng: np.random.Generator,
+                  seed: int) -> tuple[RenderSpec, np.ndarray]:
+    """One render of ``board`` without markers, as ``variant`` asks."""
+    hand = (Hand(float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)),
+                 float(rng.uniform(-60, 60)), float(rng.uniform(0.08, 0.16)))
+            if variant == "hand" else None)
+    spec = RenderSpec.random(rng, max_tilt_deg=45.0, markers=False, hand=hand)
+    if variant == "part out":
+        spec = spec.replace(offset=(float(rng.choice([-0.5, 0.5])), spec.offset[1]))
+    frame = render_frame(board, spec, seed=seed)
+    if variant == "round things":
+        height, width = frame.shape[:2]
+        radius = max(6, int(apply_pitch_px(spec) * 0.35))
+        y = int(rng.choice([radius * 2, height - radius * 2]))
+        for k in range(8):
+            cv2.circle(frame, (width // 8 + k * radius * 3, y), radius, (30, 40, 60), -1)
+    return spec, frame
+
+
+def apply_pitch_px(spec: RenderSpec) -> float:
+    """The hole pitch of a render, in frame pixels (at the grid's centre)."""
+    centres = apply_homography(plane_to_image(spec), cell_centres())
+    return float(np.linalg.norm(centres[18] - centres[17]))
+
+
 def holes_reader() -> BoardReader:
     return BoardReader.from_config(VisionConfig(board="holes", remember_empty_board=False),
                                    CameraConfig(), first="red")  # the labels' rule (SPEC)
@@ -111,6 +179,7 @@ def kept_lattice_ms(path: Path) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--renders", type=int, default=100, help="renders a variant (0: none)")
     args = parser.parse_args(argv)
     folder = raw_dir()
     if not (folder / "labels.jsonl").is_file():
@@ -119,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     pin_one_cpu()
     cv2.setNumThreads(1)
     result = measure(folder)
+    result["renders"] = render_variants(args.renders) if args.renders else {}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -132,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
           f"worst; a frame with the lattice kept {result['kept_ms_median']} ms median")
     for line in result["refused"]:  # type: ignore[union-attr]
         print(f"  refused {line}")
+    for variant, counts in result["renders"].items():  # type: ignore[union-attr]
+        print(f"renders, {variant}: read right {counts['read_right']} of {counts['frames']}, "
+              f"read wrong {counts['read_wrong']}; lattice found {counts['found']}, "
+              f"shifted {counts['shifted']}")
     return 0
 
 

@@ -188,6 +188,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="Yellow drops the first disc of every game")
     parser.add_argument("--no-learn", action="store_true",
                         help="the reader learns no looks from the boards it follows")
+    parser.add_argument("--raw", action="store_true",
+                        help="films of real-dev-raw: the photos as taken, no markers (the "
+                             "board found by its holes)")
     parser.add_argument("--config", help="c4pi config (default as c4pi)")
     return parser.parse_args(argv)
 
@@ -195,7 +198,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = load_config(args.config)
-    composer = Composer(PatchLibrary.load())
+    composer = Composer(PatchLibrary.load(folder="real-dev-raw" if args.raw else "real-dev"))
     results = {}
     for source in args.sources.split(","):
         films = []

@@ -21,6 +21,7 @@ of the view and learns its empty board as the appliance does (no stored
 ``c4pi calibrate`` file is loaded);
 with ``--calibrate`` the owner has run ``c4pi calibrate`` in the view first
 (README setup step 2; with ``--force`` where the plain one gives up).
+``--no-markers`` films boards without markers (found by their holes).
 
 Examples::
 
@@ -166,9 +167,10 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
 def game_view(index: int, args: argparse.Namespace) -> Any:
     """The camera's view of game ``index``: the demo's fixed pose, or a random one."""
     if args.views == "fixed":
-        return default_spec(args.size)
+        return default_spec(args.size).replace(markers=not args.no_markers)
     rng = np.random.default_rng(args.view_seed_base + args.seed * 1000 + index)
-    return RenderSpec.random(rng, max_tilt_deg=45.0, size=args.size)
+    return RenderSpec.random(rng, max_tilt_deg=45.0, size=args.size,
+                             markers=not args.no_markers)
 
 
 def calibrate_in_view(reader: Any, camera: SimulatedCamera) -> None:
@@ -363,6 +365,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="random views: game i of --seed s is view base + 1000 s + i "
                              "(40000: views 41,000+ with the default seed; training uses "
                              ">= 1,000,000)")
+    parser.add_argument("--no-markers", action="store_true",
+                        help="boards without markers: found by their holes ([vision] board auto)")
     parser.add_argument("--calibrate", action="store_true",
                         help="the owner ran c4pi calibrate (--force) in each game's view first")
     parser.add_argument("--fake-vision", action="store_true",

@@ -72,7 +72,7 @@ def real_dev_dir(shared_dir: Path | str | None = None) -> Path:
 def real_dev_frames(shared_dir: Path | str | None = None, folder: str = "real-dev"
                     ) -> Iterator[tuple[Path, np.ndarray, dict]]:
     """``(path, BGR frame, label dict)`` for every line of ``<folder>/labels.jsonl``
-    (``real-dev`` or ``real-dev2``)."""
+    (``real-dev``, ``real-dev2`` or ``real-dev-raw``)."""
     folder = real_dev_dir(shared_dir).parent / folder
     with open(folder / "labels.jsonl", encoding="utf-8") as lines:
         for label in (json.loads(line) for line in lines if line.strip()):
@@ -205,6 +205,17 @@ class Composite:
         return sorted({photo for photo, _, _ in self.changed.values()})
 
 
+# the plane points (SPEC §5 warp plane) of real-dev-raw's hole_corners: the centres of
+# column 1 row 6, column 7 row 6, column 7 row 1, column 1 row 1
+HOLE_CORNERS_PLANE = np.float32([[120, 80], [600, 80], [600, 480], [120, 480]])
+
+
+def hole_corners_plane(label: dict) -> np.ndarray:
+    """The plane-to-image homography of a ``real-dev-raw`` photo (no markers), from its
+    hand-fitted ``hole_corners``."""
+    return cv2.getPerspectiveTransform(HOLE_CORNERS_PLANE, np.float32(label["hole_corners"]))
+
+
 def locate(frame: np.ndarray, detector: MarkerDetector) -> np.ndarray | None:
     """The plane-to-image homography when all four markers are found, else None."""
     markers = detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
@@ -235,11 +246,14 @@ class PatchLibrary:
         self.sources = sorted({photo.source for photo in photos})
 
     @classmethod
-    def load(cls, shared_dir: Path | str | None = None, scale: int = 2) -> PatchLibrary:
-        """Read and cut every photo of ``real-dev`` (about 2 s)."""
+    def load(cls, shared_dir: Path | str | None = None, scale: int = 2,
+             folder: str = "real-dev") -> PatchLibrary:
+        """Read and cut every photo of ``real-dev`` (about 2 s); of ``real-dev-raw`` (the
+        same photos as taken, no markers) by their hand-fitted hole corners."""
         detector, photos = MarkerDetector(), []
-        for path, frame, label in real_dev_frames(shared_dir):
-            homography = locate(frame, detector)
+        for path, frame, label in real_dev_frames(shared_dir, folder):
+            homography = (hole_corners_plane(label) if "hole_corners" in label
+                          else locate(frame, detector))
             if homography is None:
                 raise ValueError(f"{path}: the four markers were not found")
             patches, grid = cut_patches(frame, homography, scale), list(label["grid"])
