@@ -11,8 +11,10 @@ stages, on a copy of the frame at most :data:`WORK_PX` on its long side:
    lattice from its nearest neighbour across (a column step) and down (a row
    step); the proposal that puts the most round things on lattice points
    wins, and a homography from lattice (i, j) to the image is refitted on
-   them until it settles. Columns run across the image and rows down it:
-   the board stands upright in the picture.
+   them, grown outwards from that round thing (1.5 steps, then 2.5, ...: an
+   oblique view bends the far rows away from a flat extrapolation). Columns
+   run across the image and rows down it: the board stands upright in the
+   picture.
 3. **window** (:func:`best_window`): the 7 x 6 block of lattice points that
    holds the most round things.
 4. **checks** (:func:`lattice_problem`): the lattice is refused unless it is
@@ -47,7 +49,8 @@ FILL = 0.85  # share of its fitted ellipse a round thing's contour fills
 MAX_ELONGATION = 1.8  # longest over shortest axis of a round thing's ellipse
 SIZE_RANGE = (0.012, 0.12)  # a round thing's diameter, as a share of the frame's short side
 BLOCKS = (31, 61)  # adaptive threshold neighbourhoods, px at the working size
-REFITS = 4
+GROWTH = (1.5, 2.5, 3.5, 5.0, 7.0, 10.0, 14.0)  # lattice steps from the anchor, fit by fit
+MIN_NEAR = 6  # round things the first fit (around the anchor) needs
 
 
 @dataclass(frozen=True)
@@ -194,11 +197,11 @@ def fit_lattice(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         return None
     coords = best[1]
     homography = np.eye(3)
-    for _ in range(REFITS):
-        on = _on_lattice(coords)
-        if on.sum() < MIN_HOLES // 2:
+    for reach in GROWTH:  # grown from the anchor outwards: perspective bends the far rows
+        near = _on_lattice(coords) & (np.abs(coords).max(axis=1) <= reach)
+        if near.sum() < MIN_NEAR:
             return None
-        refit, _ = cv2.findHomography(np.round(coords[on]), points[on], 0)
+        refit, _ = cv2.findHomography(np.round(coords[near]), points[near], 0)
         if refit is None:
             return None
         homography = np.asarray(refit)

@@ -48,8 +48,9 @@ def solver(config):
     return make_solver(config)
 
 
-def run_script(config, solver, actions, start: Board):
-    camera = SimulatedCamera(actions, spec=default_spec(SIZE), fps=10.0, start=start, seed=3)
+def run_script(config, solver, actions, start: Board, markers: bool = True):
+    camera = SimulatedCamera(actions, spec=default_spec(SIZE).replace(markers=markers), fps=10.0,
+                             start=start, seed=3)
     commits, shows, truths = [], [], []
     pipeline = Pipeline(params_from_config(config), SyncPort(solver),
                         on_commit=lambda board, kind, t: commits.append((t, board, kind)),
@@ -61,14 +62,25 @@ def run_script(config, solver, actions, start: Board):
     return commits, shows, truths
 
 
-@pytest.mark.parametrize("moves, score", pick_positions("middle-easy.txt", 2, seed=11)
-                         + pick_positions("end-easy.txt", 1, seed=5))
+CASES = (pick_positions("middle-easy.txt", 2, seed=11)
+         + pick_positions("end-easy.txt", 1, seed=5))
+
+
+def with_markers(cases: list, markers: bool) -> list:
+    """The cases with ``markers`` added (a skipped case stays skipped)."""
+    return [pytest.param(*case.values, markers, marks=case.marks) if hasattr(case, "marks")
+            else (*case, markers) for case in cases]
+
+
+# the first board also without markers: found by its holes (#55)
+@pytest.mark.parametrize("moves, score, markers",
+                         with_markers(CASES, True) + with_markers(CASES[:1], False))
 def test_rendered_game_commits_the_script_and_shows_the_test_set_answer(
-        config, solver, moves, score):
+        config, solver, moves, score, markers):
     start = Board.from_moves(moves[:-2])
     actions = [Wait(1.0), Pass(0.8, y=200.0), Wait(0.6), Drop(int(moves[-2])), Wait(1.0),
                Flicker(0.8), Drop(int(moves[-1])), Wait(1.5)]
-    commits, shows, truths = run_script(config, solver, actions, start)
+    commits, shows, truths = run_script(config, solver, actions, start, markers)
     committed = [board.grid_lines() for _, board, _ in commits]
     assert committed == [Board.from_moves(moves[:n]).grid_lines()
                          for n in range(len(moves) - 2, len(moves) + 1)]
