@@ -63,7 +63,7 @@ def reading_json(reading: Reading) -> JsonObject:
 def run(args: argparse.Namespace, config: Config) -> int:
     import cv2
 
-    from c4game.exc import ModelError
+    from c4game.exc import ModelError, VisionError
     from firmware_py.vision.reader import BoardReader
 
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR) if Path(args.image).is_file() else None
@@ -76,7 +76,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except ModelError as error:
         print(f"c4pi read: {error}", file=sys.stderr)
         return EXIT_MODEL
-    reading = reader.read(frame)
+    try:
+        reading = reader.read(frame)
+    except VisionError as error:  # a frame it cannot read at all (too small)
+        print(f"c4pi read: {args.image}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.json:
         print(json.dumps(reading_json(reading)))
     elif reading.grid is not None:

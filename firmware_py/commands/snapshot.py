@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, config: Config) -> int:
     import cv2
 
-    from c4game.exc import CameraError, ModelError
+    from c4game.exc import CameraError, ModelError, VisionError
 
     output = Path(args.output)
     if output.suffix.lower() not in (".png", ".jpg", ".jpeg"):
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except CameraError as error:
         print(f"c4pi snapshot: {error}", file=sys.stderr)
         return EX_NOINPUT
-    except ModelError as error:
+    except (ModelError, VisionError) as error:  # no model; a frame too small to read
         print(f"c4pi snapshot: {error}", file=sys.stderr)
         return 2
     if not cv2.imwrite(str(output), image):
@@ -100,8 +100,8 @@ def annotated(image: np.ndarray, config: Config, source: FrameSource) -> tuple[n
     analysis = reader.analyse(image)
     reading = analysis.reading
     summary = f"{reading.status}, {reading.markers} marker(s)"
-    if reading.found and reading.found_by == "holes":
-        summary += ", found by its holes"
+    if reading.found:
+        summary += f", found by its {reading.found_by}"
     if reading.grid is not None:
         summary += f", confidence {reading.confidence:.2f}"
     if reading.reason:

@@ -72,10 +72,10 @@ def check_model(config: Config, options: SelftestOptions) -> str:
     from firmware_py.simtable.render import RenderSpec, render_frame
     from firmware_py.vision.reader import BoardReader
 
-    reader = BoardReader.from_config(config.vision, None)
     samples = ("", "4453", "44444453221")
     poses = ((0.0, 0.0), (20.0, -10.0), (-15.0, 15.0))  # yaw, pitch: a plain board, three views
     for number, (moves, (yaw, pitch)) in enumerate(zip(samples, poses, strict=True)):
+        reader = BoardReader.from_config(config.vision, None)  # each view new to it
         spec = RenderSpec(yaw_deg=yaw, pitch_deg=pitch, clutter=0, jpeg_quality=85,
                           disc_depth=0.35)
         reading = reader.read(render_frame(moves, spec, seed=number))

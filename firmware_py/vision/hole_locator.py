@@ -61,7 +61,7 @@ class HoleLocator:
         self._kept: _Kept | None = None
         self._age = 0  # frames since the last find
         self._failed = False  # the last find found no sure lattice
-        self._why = "no markers, and the holes were not looked for yet"
+        self._why = "the holes were not looked for yet"
 
     def locate(self, frame: np.ndarray) -> BoardFit:
         """The board plane of ``frame`` (BGR) from its hole lattice."""
@@ -75,8 +75,10 @@ class HoleLocator:
             if found is not None:
                 kept, same = found, True
         if kept is None or not same:
-            why = (self._why if kept is None else "the view changed since the holes were "
-                   "found (a hand over the board, or the camera moved): finding them again")
+            why = (self._why if due else f"{self._why} (looked for every {RETRY_FRAMES} "
+                   f"frames)") if kept is None else (
+                "the view changed since the holes were found (a hand over the board, or "
+                "the camera moved): finding them again")
             return BoardFit(False, why, found_by="holes")
         return as_board_fit(kept.lattice, (frame.shape[1], frame.shape[0]))
 
@@ -92,7 +94,7 @@ class HoleLocator:
         lattice = self.find(frame)
         self._failed = not lattice.ok
         if not lattice.ok:
-            self._why = f"no markers, and no sure lattice of holes: {lattice.reason}"
+            self._why = f"no sure lattice of holes: {lattice.reason}"
             return None
         self._kept = _Kept(lattice, face_colours(frame, lattice))
         return self._kept

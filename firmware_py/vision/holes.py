@@ -105,7 +105,7 @@ def lattice_in(points: np.ndarray) -> Lattice:
     block = on & _in_block(coords, origin)
     lattice_points = np.round(coords[block])
     refit, _ = cv2.findHomography(lattice_points - origin, points[block], 0)
-    if refit is None:
+    if refit is None or abs(np.linalg.det(refit)) < 1e-9:
         return Lattice(False, "the holes fit no flat lattice")
     residual = _residual_pitch(refit, lattice_points - origin, points[block])
     others = points[~block]
@@ -196,16 +196,18 @@ def fit_lattice(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     if best is None:
         return None
     coords = best[1]
-    homography = np.eye(3)
+    homography = None
     for reach in GROWTH:  # grown from the anchor outwards: perspective bends the far rows
         near = _on_lattice(coords) & (np.abs(coords).max(axis=1) <= reach)
-        if near.sum() < MIN_NEAR:
-            return None
+        if near.sum() < MIN_NEAR:  # a corner's first reach holds only 4: reach further
+            continue
         refit, _ = cv2.findHomography(np.round(coords[near]), points[near], 0)
-        if refit is None:
+        if refit is None or abs(np.linalg.det(refit)) < 1e-9:  # none, or degenerate
             return None
         homography = np.asarray(refit)
         coords = _apply(np.linalg.inv(homography), points)
+    if homography is None:
+        return None
     return homography, coords, _on_lattice(coords)
 
 

@@ -23,7 +23,7 @@ from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_ORIGIN, cell_centres
 from firmware_py.vision.reader import FrameAnalysis
-from firmware_py.vision.reading import FINISHED, OK
+from firmware_py.vision.reading import FINISHED, OK, Reading
 from firmware_py.vision.remedy import remedy
 
 USED, UNUSED = (60, 200, 60), (0, 140, 255)  # BGR
@@ -97,6 +97,16 @@ def _draw_cells(image: np.ndarray, analysis: FrameAnalysis, bound: float,
               DOUBTFUL if confidence < bound else (255, 255, 255), 0.5 * scale)
 
 
+def _found(reading: Reading) -> str:
+    """How the board was found, or what was looked for."""
+    markers = f"{reading.markers} of 4 markers found"
+    if reading.found_by == "markers":
+        return markers
+    if reading.found:
+        return "found by its holes"
+    return f"{markers}, holes not found" if reading.markers else "holes not found"
+
+
 def _banner(image: np.ndarray, analysis: FrameAnalysis, scale: float,
             band_lines: int | None = None) -> np.ndarray:
     """``image`` below a band that says the status, how many markers were found, the
@@ -105,9 +115,7 @@ def _banner(image: np.ndarray, analysis: FrameAnalysis, scale: float,
     reading = analysis.reading
     good = reading.status in (OK, FINISHED)
     size = 0.8 * scale
-    head = f"{reading.status}  {reading.markers} of 4 markers found"
-    if reading.found and reading.found_by == "holes":
-        head = f"{reading.status}  found by its holes"
+    head = f"{reading.status}  {_found(reading)}"
     if reading.found:
         head += f"  confidence {reading.confidence:.2f}"
     lines = [(head, USED if good else DOUBTFUL)]

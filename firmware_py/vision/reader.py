@@ -218,9 +218,10 @@ class BoardReader:
             if fit.ok or self.board == "markers":
                 return fit
         holes = self.hole_locator.locate(frame)
-        if holes.ok or self.board == "holes" or not markers:
+        if holes.ok or self.board == "holes":
             return holes
-        return BoardFit(False, f"{fit.reason}; {holes.reason}", markers=fit.markers,
+        markers_seen = f"{fit.reason}; " if markers else "no markers in view, and "
+        return BoardFit(False, markers_seen + holes.reason, markers=fit.markers,
                         marker_ids=fit.marker_ids, found_by="holes")
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:

@@ -25,6 +25,9 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "The markers are not where the sheet puts them: check each is flat, on its own "
      "corner, and the [vision] marker_size_pitch."),
     (re.compile(r"too small in the frame"), "Move the camera closer to the board."),
+    (re.compile(r"partly outside the frame"),
+     "Move the camera back or aim it so that the whole board, with a margin around it, "
+     "is in the picture."),
     (re.compile(r"too dark, or washed out"),
      "Light the board evenly from the front; no lamp or window behind it or in view."),
     (re.compile(r"CNN empty, colour (red|yellow)\)"),

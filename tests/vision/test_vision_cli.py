@@ -57,6 +57,21 @@ def test_read_not_ok_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     assert "finished" in capsys.readouterr().err
 
 
+def test_a_picture_too_small_to_read_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((10, 10, 3), np.uint8))
+    assert main(["read", str(tiny)]) == 2
+    err = capsys.readouterr().err
+    assert "too small" in err and "Traceback" not in err and len(err.splitlines()) == 1
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0001.png"), np.zeros((10, 10, 3), np.uint8))
+    assert main(["snapshot", str(tmp_path / "s.png"), "--source", str(folder),
+                 "--annotate"]) == 2
+    assert "too small" in capsys.readouterr().err
+
+
 def test_read_help_says_what_confidence_means(tmp_path: Path,
                                                capsys: pytest.CaptureFixture) -> None:
     """The number is explained, and it holds what the help says: at least

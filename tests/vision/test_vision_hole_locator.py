@@ -124,3 +124,19 @@ def test_selftest_says_how_the_board_is_found(tmp_path) -> None:
     markers_only = replace(folder, vision=replace(folder.vision, board="markers"))
     assert "board = markers; the board is not found now (0 marker(s)" in check_board(
         markers_only, options)
+
+
+def test_the_banner_and_the_advice_say_how_the_board_was_looked_for() -> None:
+    from firmware_py.vision.overlay import _found
+    from firmware_py.vision.reading import Reading
+    from firmware_py.vision.remedy import remedy
+
+    assert _found(Reading("ok", markers=4)) == "4 of 4 markers found"
+    assert _found(Reading("ok", found_by="holes")) == "found by its holes"
+    assert _found(Reading("no-board", found_by="holes")) == "holes not found"
+    assert _found(Reading("no-board", markers=2, found_by="holes")) == (
+        "2 of 4 markers found, holes not found")
+    assert remedy("no-board", "no markers in view, and no sure lattice of holes: only 3 of "
+                  "42 holes found").startswith("Show the whole board")
+    assert remedy("no-board", "the grid is partly outside the frame").startswith(
+        "Move the camera back")
