@@ -14,7 +14,9 @@ never read through a stale lattice (a hand that covers the board and leaves
 it leaves the lattice as it was). After a find that failed, the next is made
 :data:`RETRY_FRAMES` frames later (a hand over the board costs a find twice a
 second, not every frame); a confirmed lattice is found again every
-:data:`REFIND_FRAMES` frames (a sure new one replaces it).
+:data:`REFIND_FRAMES` frames: a sure one that lies within :data:`STILL_PITCH`
+of it keeps the kept lattice (the holes' learnt looks stay where they were),
+one farther replaces it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ RETRY_FRAMES = 5  # after a find that failed, the next this many frames later
 MIN_SAME = 0.75  # share of the face points of each part (inside, each edge) that must match
 FACE_TOLERANCE = 30.0  # grey levels a face point's colour may move (after the gain)
 GAIN_RANGE = (0.5, 2.0)  # exposure change taken as the same view
+STILL_PITCH = 0.25  # a lattice found again this close (every hole, in pitches) is the kept one
 # lattice points (i, j) midway between four holes: the face, inside the grid and along
 # its edges (half a pitch past the outer holes' centres)
 FACE_POINTS = np.array([(i + 0.5, j + 0.5) for j in range(-1, HEIGHT) for i in range(-1, WIDTH)])
@@ -96,6 +99,9 @@ class HoleLocator:
         if not lattice.ok:
             self._why = f"no sure lattice of holes: {lattice.reason}"
             return None
+        kept = self._kept
+        if kept is not None and _moved_pitch(kept.lattice, lattice) <= STILL_PITCH:
+            lattice = kept.lattice  # the same lattice: the holes' looks stay where they were
         self._kept = _Kept(lattice, face_colours(frame, lattice))
         return self._kept
 
@@ -116,6 +122,14 @@ def face_colours(frame: np.ndarray, lattice: Lattice) -> np.ndarray:
     values = cv2.remap(frame, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
                        borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
     return values.reshape(-1, 3).astype(np.float64)
+
+
+def _moved_pitch(kept: Lattice, found: Lattice) -> float:
+    """How far the found lattice's holes lie from the kept one's, at most, in pitches."""
+    centres = kept.hole_centres()
+    pitch = float(np.median(np.linalg.norm(np.diff(centres.reshape(HEIGHT, WIDTH, 2),
+                                                    axis=1), axis=2)))
+    return float(np.linalg.norm(found.hole_centres() - centres, axis=1).max()) / pitch
 
 
 def same_view(now: np.ndarray, kept: np.ndarray) -> bool:

@@ -140,3 +140,14 @@ def test_the_banner_and_the_advice_say_how_the_board_was_looked_for() -> None:
                   "42 holes found").startswith("Show the whole board")
     assert remedy("no-board", "the grid is partly outside the frame").startswith(
         "Move the camera back")
+
+
+def test_a_lattice_found_again_in_the_same_place_is_kept_as_it_was() -> None:
+    locator = HoleLocator(refind_frames=2)
+    frame = board_frame()
+    first = locate(locator, frame)
+    jittered = board_frame(shift=(2, 1))  # found again a little aside: the same lattice
+    again = [locate(locator, jittered) for _ in range(3)]
+    assert all(np.array_equal(fit.plane_to_image, first.plane_to_image) for fit in again)
+    moved = [locate(locator, board_frame(shift=(60, 30))) for _ in range(3)]
+    assert not np.array_equal(moved[-1].plane_to_image, first.plane_to_image)
