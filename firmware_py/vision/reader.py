@@ -137,6 +137,7 @@ class BoardReader:
             raise ValueError(f"board {board!r} is not one of {BOARD_FINDERS}")
         self.board = board  # how the board is found ([vision] board)
         self.hole_locator = hole_locator or HoleLocator()
+        self._markers_seen = False  # under auto: a marker installation (see _locate)
         self._depth_noted: set[str] = set()
 
     @classmethod
@@ -212,17 +213,18 @@ class BoardReader:
 
     def _locate(self, frame: np.ndarray, markers: dict[int, Marker]) -> BoardFit:
         """The board's front face: by its markers, else (``auto``) or only (``holes``)
-        by its holes."""
+        by its holes. Under ``auto`` a reader that has seen a marker is a marker
+        installation: a frame whose markers are hidden is not read by its holes (its
+        readings, and the looks the game teaches, stay those of the markers)."""
         if self.board != "holes":
             fit = self.locator.locate(markers, (frame.shape[1], frame.shape[0]))
-            if fit.ok or self.board == "markers":
+            self._markers_seen = self._markers_seen or bool(markers)
+            if fit.ok or self.board == "markers" or self._markers_seen:
                 return fit
         holes = self.hole_locator.locate(frame)
         if holes.ok or self.board == "holes":
             return holes
-        markers_seen = f"{fit.reason}; " if markers else "no markers in view, and "
-        return BoardFit(False, markers_seen + holes.reason, markers=fit.markers,
-                        marker_ids=fit.marker_ids, found_by="holes")
+        return BoardFit(False, f"no markers in view, and {holes.reason}", found_by="holes")
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)

@@ -151,3 +151,18 @@ def test_a_lattice_found_again_in_the_same_place_is_kept_as_it_was() -> None:
     assert all(np.array_equal(fit.plane_to_image, first.plane_to_image) for fit in again)
     moved = [locate(locator, board_frame(shift=(60, 30))) for _ in range(3)]
     assert not np.array_equal(moved[-1].plane_to_image, first.plane_to_image)
+
+
+def test_under_auto_a_marker_installation_is_never_read_by_its_holes() -> None:
+    from firmware_py.config import CameraConfig, VisionConfig
+    from firmware_py.simtable.render import RenderSpec, render_frame
+    from firmware_py.vision.reader import BoardReader
+
+    spec = RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0)
+    hidden = render_frame("4453", spec.replace(hide_markers=(0, 1, 2, 3)), seed=2)
+    fresh = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
+    assert fresh.read(hidden).found_by == "holes"  # a markerless installation
+    reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
+    assert reader.read(render_frame("4453", spec, seed=2)).found_by == "markers"
+    reading = reader.read(hidden)  # hands over the markers of a marker installation
+    assert reading.status == "no-board" and reading.found_by == "markers"
