@@ -28,7 +28,7 @@ import os
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 from c4game.board import Board
 from c4game.exc import BookError, GameOverError, InvalidGridError, SolveCancelled
@@ -70,6 +70,19 @@ def auto_tt_mb(meminfo: str | os.PathLike[str] = MEMINFO) -> int:
         return high
     share = max(kb // 1024 // 8, 1)
     return max(low, min(high, 1 << (share.bit_length() - 1)))
+
+
+class SolverSettings(Protocol):
+    """What :meth:`Solver.from_config` reads of a ``[solver]`` section (0: automatic)."""
+
+    @property
+    def tt_mb(self) -> int: ...
+    @property
+    def use_book(self) -> bool: ...
+    @property
+    def book_path(self) -> os.PathLike[str]: ...
+    @property
+    def threads(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -136,12 +149,11 @@ class Solver:
                 self.book_status = self._book.describe()
 
     @classmethod
-    def from_config(cls, config: Any, *, use_book: bool | None = None,
+    def from_config(cls, section: SolverSettings, *, use_book: bool | None = None,
                     tt_mb: int | None = None) -> Solver:
-        """A solver set up by the ``[solver]`` config section (a ``firmware_py.config.Config``
-        or its ``SolverConfig``: read by its fields, the solver imports nothing of the
-        appliance's config); ``use_book`` and ``tt_mb`` override it (command-line flags)."""
-        section = getattr(config, "solver", config)
+        """A solver set up by a ``[solver]`` config section (read by its fields: the
+        solver imports nothing of the appliance); ``use_book`` and ``tt_mb`` override it
+        (command-line flags)."""
         with_book = section.use_book if use_book is None else use_book
         book = section.book_path if with_book else None
         return cls(tt_mb=tt_mb or section.tt_mb or auto_tt_mb(), book=book,

@@ -55,7 +55,7 @@ SERIAL_READY_S = 2.0  # start waits this long at most for the robot port to open
 def _default_solver(config: Config) -> Solver:
     from cython_solver import Solver
 
-    solver = Solver.from_config(config)
+    solver = Solver.from_config(config.solver)
     log.info("solver ready (tt %d MB); %s", solver.tt_mb, solver.book_status)
     return solver
 

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except ValueError as error:
         print(f"c4pi play: {error}", file=sys.stderr)
         return 2
-    solver = Solver.from_config(config)
+    solver = Solver.from_config(config.solver)
     rng = random.Random(args.seed)
     while True:
         session = PlaySession(chosen, "Y" if args.yellow else "R", solver.analyze, rng,

@@ -149,7 +149,7 @@ def _make_solver(config: Config) -> tuple[Solver, random.Random | None]:
     """The solver (with the book when configured and present) and the tie-break rng."""
     from cython_solver import Solver
 
-    solver = Solver.from_config(config)
+    solver = Solver.from_config(config.solver)
     log.info("solver ready (tt %d MB); %s", solver.tt_mb, solver.book_status)
     rng = random.Random() if config.solver.tie_break == "random" else None
     return solver, rng

@@ -34,7 +34,7 @@ def solver_from_flags(args: argparse.Namespace, config: Config) -> Solver:
     except ImportError as error:
         raise SolverError(f"the solver is not built ({error}); run ./setup.sh") from None
 
-    return Solver.from_config(config, use_book=False if args.no_book else None,
+    return Solver.from_config(config.solver, use_book=False if args.no_book else None,
                               tt_mb=args.tt_mb)
 
 

@@ -35,7 +35,7 @@ def make_solver(config: Config) -> Solver:
     """A :class:`cython_solver.Solver` with the opening book when configured and present."""
     from cython_solver import Solver
 
-    solver = Solver.from_config(config)
+    solver = Solver.from_config(config.solver)
     if config.solver.use_book and not solver.has_book:
         log.warning("%s: early positions are slow to solve", solver.book_status)
     log.info("solver: %s", solver.book_status)

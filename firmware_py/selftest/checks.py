@@ -39,7 +39,7 @@ def load_vectors() -> list[tuple[str, int, str]]:
 def check_solver(config: Config, options: SelftestOptions) -> str:
     from cython_solver import Solver
 
-    solver = Solver.from_config(config)
+    solver = Solver.from_config(config.solver)
     vectors = [v for v in load_vectors() if solver.has_book or not v[2].startswith("begin-")]
     started = time.perf_counter()
     wrong = []

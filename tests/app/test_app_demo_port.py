@@ -56,5 +56,5 @@ def test_the_first_query_sent_as_soon_as_the_port_is_named_is_answered(tmp_path,
     finally:
         process.terminate()
         process.wait(timeout=20)
-    expected = Solver.from_config(load_config(None)).best("4453").serial
+    expected = Solver.from_config(load_config(None).solver).best("4453").serial
     assert answer == b"!" + expected.encode()

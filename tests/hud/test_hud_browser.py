@@ -69,7 +69,7 @@ def expected_headline(grid: str) -> tuple[str, str]:
     The demo runs under ``[game] first = "either"``: on the empty board nobody has
     started, so no colour is named (SPEC §1)."""
     board = Board.from_grid(grid.split("/"), "either")
-    answer = Solver.from_config(load_config(None)).best(board)
+    answer = Solver.from_config(load_config(None).solver).best(board)
     unstarted = board.n_discs == 0
     if answer.score == 0:
         verdict = f"Draw in {answer.plies}"

@@ -15,7 +15,7 @@ from firmware_py.hud.game import BEST, GameLog, review
 
 @pytest.fixture(scope="module")
 def score_of():
-    solver = Solver.from_config(load_config(None))
+    solver = Solver.from_config(load_config(None).solver)
     return lambda board: solver.best(board).score
 
 

@@ -19,7 +19,7 @@ from firmware_py.hud.server import HudServer
 
 @pytest.fixture(scope="module")
 def solver() -> Solver:
-    return Solver.from_config(load_config(None))
+    return Solver.from_config(load_config(None).solver)
 
 
 @pytest.fixture

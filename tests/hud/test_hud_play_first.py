@@ -24,7 +24,7 @@ from tests.hud.test_hud_play import post
 
 @pytest.fixture(scope="module")
 def solver() -> Solver:
-    return Solver.from_config(load_config(None))
+    return Solver.from_config(load_config(None).solver)
 
 
 def games(solver: Solver, rule: str = "either") -> PlayGames:

@@ -79,7 +79,7 @@ def test_a_finished_game_is_told_as_the_speaker_tells_it(person, moves, said) ->
 def test_the_distance_is_said_one_way_on_the_screen_in_watch_and_for_the_robot() -> None:
     """The empty board, from the solver: the same words on the screen, in ``watch``, in
     ``c4pi client``'s explanation of ``4+40`` and in the README beside ``4+40``."""
-    answer = Solver.from_config(load_config(None)).best(Board())
+    answer = Solver.from_config(load_config(None).solver).best(Board())
     assert (answer.column, answer.score, answer.plies) == (4, 1, 41)  # SPEC §2, §3
     said = "Red wins in 41"
     hub = HudHub()

@@ -18,7 +18,7 @@ from tests.emulation import EMULATED, fewer
 
 @pytest.fixture(scope="module")
 def solver() -> Solver:
-    return Solver.from_config(load_config(None))
+    return Solver.from_config(load_config(None).solver)
 
 
 def sync_thinker(solver: Solver):

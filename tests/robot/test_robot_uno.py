@@ -62,7 +62,7 @@ def firmware(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def solver() -> Solver:
-    return Solver.from_config(load_config(None))
+    return Solver.from_config(load_config(None).solver)
 
 
 class Uno:

@@ -32,10 +32,10 @@ def _positions(count: int, seed: int) -> list[str]:
 
 
 def test_a_weak_level_answers_its_own_column_with_that_column_s_exact_outcome() -> None:
-    solver = Solver.from_config(load_config(None))
+    solver = Solver.from_config(load_config(None).solver)
     if not solver.has_book:
         pytest.skip("no opening book (./setup.sh builds it)")
-    reference = Solver.from_config(load_config(None))
+    reference = Solver.from_config(load_config(None).solver)
     worker = SolverWorker(solver).start()
     port = MemoryPort("robot")
     service = SerialService(lambda: port, worker, level=level(1),

@@ -38,6 +38,6 @@ def test_no_meminfo_gives_the_largest_table(tmp_path) -> None:
 def test_the_default_config_sizes_the_table_from_memory() -> None:
     config = load_config(None)
     assert config.solver.tt_mb == 0
-    solver = Solver.from_config(config, use_book=False)
+    solver = Solver.from_config(config.solver, use_book=False)
     assert solver.tt_mb == auto_tt_mb()
-    assert Solver.from_config(config, use_book=False, tt_mb=16).tt_mb == 16
+    assert Solver.from_config(config.solver, use_book=False, tt_mb=16).tt_mb == 16

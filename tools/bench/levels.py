@@ -107,7 +107,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    solver = Solver.from_config(load_config(None))
+    solver = Solver.from_config(load_config(None).solver)
     scorer = Scorer(solver)
     players = [RANDOM] + [str(n) for n in sorted(LEVELS)]
     rng = random.Random(args.seed)
