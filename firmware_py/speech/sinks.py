@@ -384,7 +384,7 @@ class PyAudioSink(AudioSink):
             except Exception as error:   # a vanished device fails to close too
                 log.debug("closing audio output: %s", error)
 
-    def _callback(self, in_data: bytes | None, frame_count: int, time_info: Any,
+    def _callback(self, in_data: bytes | None, frame_count: int, time_info: object,
                   status: int) -> tuple[bytes, int]:
         self._last_callback = time.monotonic()
         assert self._source is not None
