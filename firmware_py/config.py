@@ -36,6 +36,7 @@ SYSTEM_CONFIG = Path("/etc/c4pi/config.toml")
 # a larger one is refused unread, as is anything that is not a regular file (a
 # FIFO would wait for a writer, /dev/zero would fill the memory).
 MAX_CONFIG_BYTES = 1 << 20
+BOARD_FINDERS = ("auto", "markers", "holes")  # [vision] board: how the board is found
 FOCAL_MIN_PX = 10.0  # [camera] fx, fy: 0 (unknown) or at least this
 
 
@@ -123,7 +124,7 @@ class CameraConfig:
 @dataclass(frozen=True)
 class VisionConfig:
     model: str = _opt("")
-    board: str = _opt("auto", choices=("auto", "markers", "holes"))
+    board: str = _opt("auto", choices=BOARD_FINDERS)
     marker_size_pitch: float = _opt(0.8, lo=0.2, hi=0.99)
     # (dx, dy) of the four warp corners in hole pitches (vision/geometry.py);
     # real ones are ~0.1: more than a whole pitch would move a corner onto the

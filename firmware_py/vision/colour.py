@@ -108,7 +108,6 @@ def colour_reference(frame: np.ndarray, fit: BoardFit,
         return None
 
 
-
 # A board found without markers has no white and black of its own: the camera's
 # exposure and white balance are trusted as they are (levels mapped to themselves).
 # Measured against stretching the grid area's own levels: docs/vision.md.

@@ -50,6 +50,7 @@ FACE_PARTS = (  # inside, top, bottom, left and right edges
 class _Kept:
     lattice: Lattice
     face: np.ndarray  # (N, 3) colours at FACE_POINTS when it was found
+    fit: BoardFit  # the lattice as the reader's board fit (the same every frame)
 
 
 class HoleLocator:
@@ -60,7 +61,6 @@ class HoleLocator:
                  refind_frames: int = REFIND_FRAMES) -> None:
         self.find = find
         self.refind_frames = refind_frames
-        self.finds = 0  # fresh finds made (for the benchmark)
         self._kept: _Kept | None = None
         self._age = 0  # frames since the last find
         self._failed = False  # the last find found no sure lattice
@@ -77,22 +77,17 @@ class HoleLocator:
             found = self._refind(frame)
             if found is not None:
                 kept, same = found, True
-        if kept is None or not same:
-            why = (self._why if due else f"{self._why} (looked for every {RETRY_FRAMES} "
-                   f"frames)") if kept is None else (
-                "the view changed since the holes were found (a hand over the board, or "
-                "the camera moved): finding them again")
-            return BoardFit(False, why, found_by="holes")
-        return as_board_fit(kept.lattice, (frame.shape[1], frame.shape[0]))
-
-    def forget(self) -> None:
-        """Drop the kept lattice (the next frame finds it afresh)."""
-        self._kept = None
-        self._failed = False
+        if kept is not None and same:
+            return kept.fit
+        if kept is not None:
+            return BoardFit(False, "the view changed since the holes were found (a hand over "
+                            "the board, or the camera moved): finding them again",
+                            found_by="holes")
+        why = self._why if due else f"{self._why} (looked for every {RETRY_FRAMES} frames)"
+        return BoardFit(False, why, found_by="holes")
 
     def _refind(self, frame: np.ndarray) -> _Kept | None:
         """A fresh find: kept when it is sure (None when it is not)."""
-        self.finds += 1
         self._age = 0
         lattice = self.find(frame)
         self._failed = not lattice.ok
@@ -102,7 +97,8 @@ class HoleLocator:
         kept = self._kept
         if kept is not None and _moved_pitch(kept.lattice, lattice) <= STILL_PITCH:
             lattice = kept.lattice  # the same lattice: the holes' looks stay where they were
-        self._kept = _Kept(lattice, face_colours(frame, lattice))
+        self._kept = _Kept(lattice, face_colours(frame, lattice),
+                           as_board_fit(lattice, (frame.shape[1], frame.shape[0])))
         return self._kept
 
 

@@ -30,7 +30,7 @@ Coordinates: lattice (i, j) = (column - 1, 6 - row) of the found board, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -91,8 +91,7 @@ def find_lattice(frame: np.ndarray) -> Lattice:
     if lattice.lattice_to_image is None:
         return lattice
     to_frame = np.diag([1.0 / scale, 1.0 / scale, 1.0])
-    return Lattice(lattice.ok, lattice.reason, to_frame @ lattice.lattice_to_image,
-                   lattice.holes, lattice.runner_up, lattice.residual_pitch)
+    return replace(lattice, lattice_to_image=to_frame @ lattice.lattice_to_image)
 
 
 def lattice_in(points: np.ndarray) -> Lattice:
@@ -108,16 +107,21 @@ def lattice_in(points: np.ndarray) -> Lattice:
     if refit is None or abs(np.linalg.det(refit)) < 1e-9:
         return Lattice(False, "the holes fit no flat lattice")
     residual = _residual_pitch(refit, lattice_points - origin, points[block])
-    others = points[~block]
-    second = fit_lattice(others) if len(others) >= MIN_HOLES else None
-    second_holes = best_window(second[1][second[2]])[1] if second is not None else 0
     lattice = Lattice(True, "", refit, holes, runner_up, residual)
-    problem = lattice_problem(lattice, coords[on], origin, second_holes)
-    return Lattice(False, problem, refit, holes, runner_up, residual) if problem else lattice
+    problem = (lattice_problem(lattice, coords[on], origin)
+               or second_lattice_problem(points[~block]))
+    return replace(lattice, ok=False, reason=problem) if problem else lattice
 
 
-def lattice_problem(lattice: Lattice, coords: np.ndarray, origin: np.ndarray,
-                    second_holes: int) -> str:
+def second_lattice_problem(others: np.ndarray) -> str:
+    """Why the round things outside the block refuse it: a second lattice as large."""
+    second = fit_lattice(others) if len(others) >= MIN_HOLES else None
+    if second is not None and best_window(second[1][second[2]])[1] >= MIN_HOLES:
+        return "two lattices of holes in view (a second board?)"
+    return ""
+
+
+def lattice_problem(lattice: Lattice, coords: np.ndarray, origin: np.ndarray) -> str:
     """Why a found lattice is not sure enough to read ("" when it is)."""
     if lattice.holes < MIN_HOLES:
         return f"only {lattice.holes} of 42 holes found (need {MIN_HOLES})"
@@ -129,8 +133,6 @@ def lattice_problem(lattice: Lattice, coords: np.ndarray, origin: np.ndarray,
     edge = _edge_count(coords, origin)
     if edge > EDGE_MAX:
         return f"round things go on past the 7 x 6 grid ({edge} on one line beyond an edge)"
-    if second_holes >= MIN_HOLES:
-        return "two lattices of holes in view (a second board?)"
     return ""
 
 

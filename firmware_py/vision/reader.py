@@ -34,7 +34,7 @@ import numpy as np
 
 from c4game.board import WIDTH
 from c4game.exc import VisionError
-from firmware_py.config import CameraConfig, VisionConfig, resolve_path
+from firmware_py.config import BOARD_FINDERS, CameraConfig, VisionConfig, resolve_path
 from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
@@ -51,7 +51,6 @@ from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
-BOARD_FINDERS = ("auto", "markers", "holes")  # [vision] board
 REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
 WALL_CNN_CONFIDENCE = 0.95
 WALL_IMBALANCE = 3

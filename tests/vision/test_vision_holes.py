@@ -18,6 +18,7 @@ from firmware_py.vision.holes import (
     fit_lattice,
     lattice_in,
 )
+from tools.bench.holes import hole_error_pitch
 from tools.shared_data import missing_reason, shared_dir
 
 RAW = shared_dir() / "data" / "real-dev-raw"
@@ -116,18 +117,10 @@ def found_on_raw() -> list[tuple[dict, Lattice]]:
     return [(row, find_lattice(cv2.imread(str(RAW / row["file"])))) for row in photos]
 
 
-def hole_error_pitch(row: dict, lattice: Lattice) -> float:
-    """The farthest found hole centre from the hand-fitted one, in lattice pitches."""
-    truth = cv2.getPerspectiveTransform(np.float32([[0, 0], [6, 0], [6, 5], [0, 5]]),
-                                        np.float32(row["hole_corners"]))
-    back = project(np.linalg.inv(truth), lattice.hole_centres())
-    return float(np.linalg.norm(back - LATTICE, axis=1).max())
-
-
 def test_every_lattice_found_on_the_real_photos_is_right(found_on_raw) -> None:
     for row, lattice in found_on_raw:
         if lattice.ok:
-            assert hole_error_pitch(row, lattice) < TOLERANCE_PITCH, row["file"]
+            assert hole_error_pitch(row["hole_corners"], lattice) < TOLERANCE_PITCH, row["file"]
 
 
 def test_most_real_photos_have_their_lattice_found(found_on_raw) -> None:
