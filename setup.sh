@@ -353,7 +353,7 @@ install_system() {
 kiosk_user() {
   if [ -n "$KIOSK_USER" ]; then echo "$KIOSK_USER"; return; fi
   if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then echo "$SUDO_USER"; return; fi
-  getent passwd 1000 | cut -d: -f1
+  getent passwd 1000 | cut -d: -f1 || true  # none: the caller says so (set -e, pipefail)
 }
 
 # Append LINE to FILE (owned by USER) unless a line with "c4pi-kiosk" is there.

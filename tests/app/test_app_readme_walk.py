@@ -35,7 +35,7 @@ LONG_RUNNING = {"run", "demo", "serve", "watch", "calibrate-camera"}  # alive af
 EXAMPLES = {"MOVES": "4453", "FILE.png": "sheet.png", "OUT.png": "out.png",
             "IMAGE": "shot.png", "SOURCE": "sim", "N": "3"}
 NO_HARDWARE = ("no such file", "cannot open", "not found", "no camera", "could not open",
-               "no serial", "not a tty", "no usb", "nothing answers")
+               "no serial", "not a tty", "no usb", "nothing answers", "no desktop user")
 
 
 def free_port() -> int:
