@@ -70,7 +70,7 @@ def annotated_board(data: Path) -> np.ndarray:
     photo = cv2.imread(str(data / "real-dev" / "frames" / "zam_133303.jpg"))
     frame = crop(photo, (0.10, 0.18, 0.90, 0.545))
     config = load_config(None)
-    reader = make_reader(config, None, stored_empty_board=False)
+    reader = make_reader(config, None, stored_looks=False)
     analysis = reader.analyse(frame)
     reading = analysis.reading
     print(f"picture 1 reads: {reading.status}, {reading.markers} marker(s), "

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the parts, imported where they are made
     from firmware_py.serial_link.service import SerialService
     from firmware_py.serial_link.transport import PortOpener
     from firmware_py.speech.announcer import Announcer, MutedAnnouncer
-    from firmware_py.vision.board_looks import BoardLooks
+    from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reader import BoardReader
     from firmware_py.vision.reading import Reading
     from firmware_py.worker import SolverWorker
@@ -357,7 +357,7 @@ class Appliance:
         if not self.stopping.is_set():
             log.warning("camera source %r ended", self.config.camera.source)
 
-    def _on_looks_learnt(self, looks: BoardLooks) -> None:
+    def _on_looks_learnt(self, looks: HoleLooks) -> None:
         if self.hub is not None:
             self.hub.set_part("looks", f"board learnt from {looks.boards} positions")
 

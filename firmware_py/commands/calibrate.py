@@ -1,4 +1,4 @@
-"""``c4pi calibrate``: store what the empty board looks like in this room's light."""
+"""``c4pi calibrate``: teach this installation's hole looks the empty board in this room's light."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from firmware_py.config import Config
 if TYPE_CHECKING:
     import numpy as np
 
-    from firmware_py.vision.empty_board import EmptyBoard
+    from firmware_py.vision.hole_looks import HoleLooks
 
 EX_NOINPUT = 66
 MAX_FRAMES = 60  # frames to look at before giving up
@@ -24,12 +24,14 @@ SIM_DISC_MOVES = "34"
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "calibrate", help="learn the empty board of this installation (take the discs out)",
-        description="Read the empty board from the camera over a few frames and store each "
-                    "cell's empty look, the time and where the grid is in the picture "
-                    "([vision] empty_board_file). The reader then knows from the start what "
-                    "an empty hole shows in this room (a red wall, a yellow cushion), and "
+        description="Read the empty board from the camera over a few frames and teach each "
+                    "hole's empty look to this installation's hole looks, with the time and "
+                    "where the grid is in the picture ([vision] empty_board_file). The reader "
+                    "then knows from the start what an empty hole shows in this room (a red "
+                    "wall, a yellow cushion), and "
                     "`c4pi selftest` tells when this was done and whether the camera has "
-                    "moved since. Take every disc out first. Stop the service first if it "
+                    "moved since. What it learnt from games before is kept (--force "
+                    "forgets it). Take every disc out first. Stop the service first if it "
                     "holds the camera: sudo systemctl stop c4pi.")
     parser.add_argument("--source", default=None, metavar="SRC",
                         help="camera, sim, usb:N, a video file or a folder of images "
@@ -43,19 +45,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--force", action="store_true",
                         help="the board is empty: learn what every hole shows even where the "
                              "readers take the room behind the board (a red wall, a yellow "
-                             "cushion) for a disc. Only with every disc out: a disc left in "
-                             "would later be read as an empty hole")
+                             "cushion) for a disc, and forget the looks learnt before. Only "
+                             "with every disc out: a disc left in would later be read as an "
+                             "empty hole")
     parser.set_defaults(func=run, needs=("camera",))
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, ModelError, VisionError
-    from firmware_py.vision.calibrate import LOOKS_FILE_NAME, empty_board_path
+    from firmware_py.vision.calibrate import hole_looks_path
 
-    path = empty_board_path(args.out or config.vision.empty_board_file)
+    path = hole_looks_path(args.out or config.vision.empty_board_file)
     try:
-        board = _calibrate(args.source or config.camera.source, config, args.discs,
-                           force=args.force)
+        before = None if args.force else _learnt_before(path)
+        looks = _calibrate(args.source or config.camera.source, config, args.discs,
+                           force=args.force, looks=before)
     except CameraError as error:
         print(f"c4pi calibrate: {error}", file=sys.stderr)
         return EX_NOINPUT
@@ -64,41 +68,32 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 3
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        board.save(path)
+        looks.save(path)
     except OSError as error:
         print(f"c4pi calibrate: cannot write {path}: {error.strerror} (run it as the service's "
               f"user: sudo -u c4pi c4pi calibrate, or give --out)", file=sys.stderr)
         return 1
-    what = "the empty board and the disc colours" if board.discs else "the empty board"
-    print(f"stored {what} in {path} ({board.calibrated_at})")
-    return _teach_looks(board, path.with_name(LOOKS_FILE_NAME), afresh=args.force)
-
-
-def _teach_looks(board: EmptyBoard, path: Path, *, afresh: bool) -> int:
-    """The calibrated empty board taught to this installation's learnt looks
-    (vision/board_looks.py); ``--force`` forgets what they learnt before."""
-    from c4game.exc import VisionError
-    from firmware_py.vision.board_looks import BoardLooks
-
-    looks = BoardLooks()
-    if not afresh and path.is_file():
-        try:
-            looks = BoardLooks.load(path)
-        except VisionError as error:
-            print(f"c4pi calibrate: {error}: learning them afresh", file=sys.stderr)
-    looks.learn(board.features, ["." * 7] * 6, covered=~board.known,
-                grid_corners=board.grid_corners, when=board.calibrated_at)
-    try:
-        looks.save(path)
-    except OSError as error:
-        print(f"c4pi calibrate: cannot write {path}: {error.strerror}", file=sys.stderr)
-        return 1
-    forgot = "; those learnt before forgotten" if afresh else ""
-    print(f"taught the board's looks in {path}{forgot}")
+    what = "the empty board and the disc colours" if looks.discs else "the empty board"
+    kept = "; the looks learnt before forgotten" if args.force else ""
+    print(f"taught {what} to the hole looks in {path} ({looks.calibrated_at}){kept}")
     return 0
 
 
-def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -> EmptyBoard:
+def _learnt_before(path: Path) -> HoleLooks | None:
+    """The hole looks stored at ``path`` (or an earlier version's files), None if none;
+    a bad file is said and learnt afresh."""
+    from c4game.exc import VisionError
+    from firmware_py.vision.hole_looks import load_hole_looks
+
+    try:
+        return load_hole_looks(path)
+    except VisionError as error:
+        print(f"c4pi calibrate: {error}: learning them afresh", file=sys.stderr)
+        return None
+
+
+def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False,
+               looks: HoleLooks | None = None) -> HoleLooks:
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
     from firmware_py.vision.calibrate import calibrate_discs, calibrate_empty_board
@@ -108,7 +103,7 @@ def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -
                          moves=SIM_DISC_MOVES if discs else "")
     source.open()
     try:
-        reader = make_reader(config, source, stored_empty_board=False)
+        reader = make_reader(config, source, stored_looks=False)
 
         def frames(count: int) -> Iterator[np.ndarray]:
             for _ in range(count):
@@ -117,11 +112,12 @@ def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False) -
                     return
                 yield frame.image
 
-        board = calibrate_empty_board(reader, frames(MAX_FRAMES), owner_says_empty=force)
+        looks = calibrate_empty_board(reader, frames(MAX_FRAMES), owner_says_empty=force,
+                                      looks=looks)
         if discs:
             max_frames = int(DISC_WAIT_S * max(config.camera.fps, 1))
-            calibrate_discs(reader, frames(max_frames), board,
+            calibrate_discs(reader, frames(max_frames), looks,
                             lambda text: print(f"now {text}", flush=True))
-        return board
+        return looks
     finally:
         source.close()

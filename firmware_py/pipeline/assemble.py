@@ -6,8 +6,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
 from firmware_py.pipeline.reducer import PipelineParams
@@ -17,11 +16,8 @@ if TYPE_CHECKING:  # the wiring's parts, imported where they are made
     from cython_solver import Solver
     from firmware_py.frames import FrameSource
     from firmware_py.pipeline.teach import LookTeacher
-    from firmware_py.vision.board_looks import BoardLooks
-    from firmware_py.vision.empty_board import EmptyBoard
+    from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reader import BoardReader
-
-Stored = TypeVar("Stored")
 
 log = logging.getLogger(__name__)
 
@@ -60,16 +56,15 @@ def make_port(config: Config, solver: Solver, *, live: bool) -> SyncPort | Worke
 
 
 def make_reader(config: Config, source: FrameSource, *,
-                stored_empty_board: bool = True) -> BoardReader:
+                stored_looks: bool = True) -> BoardReader:
     """A :class:`BoardReader`; a source's own intrinsics fill in unset ``[camera]`` ones.
 
     With ``[vision] remember_empty_board`` the reader gets this installation's
-    learnt looks (:mod:`~firmware_py.vision.board_looks`), and with
-    ``stored_empty_board`` too the empty board ``c4pi calibrate`` stored and the
-    looks learnt before are loaded; a bad file is reported in the log and the
-    reader starts without it.
+    hole looks (:mod:`~firmware_py.vision.hole_looks`): with ``stored_looks``
+    those stored before (``c4pi calibrate``, the games followed), else new
+    ones; a bad file is reported in the log and the reader starts without it.
     """
-    from firmware_py.vision.board_looks import BoardLooks
+    from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reader import BoardReader
 
     camera = config.camera
@@ -78,25 +73,26 @@ def make_reader(config: Config, source: FrameSource, *,
         camera = replace(camera, fx=own.fx, fy=own.fy, cx=own.cx, cy=own.cy,
                          distortion=list(own.distortion))
     reader = BoardReader.from_config(config.vision, camera, first=config.game.first)
-    if stored_empty_board and config.vision.remember_empty_board:
-        stored = load_empty_board(config)
-        if stored is not None:
-            reader.empty_board = stored
     if config.vision.remember_empty_board:
-        learnt = load_board_looks(config) if stored_empty_board else None
-        reader.board_looks = learnt or BoardLooks()
+        stored = load_looks(config) if stored_looks else None
+        reader.hole_looks = stored or HoleLooks()
     return reader
 
 
-def load_board_looks(config: Config) -> BoardLooks | None:
-    """The looks this installation learnt before, or None (absent, or bad: logged)."""
-    from firmware_py.vision.board_looks import BoardLooks
-    from firmware_py.vision.calibrate import board_looks_path
+def load_looks(config: Config) -> HoleLooks | None:
+    """The hole looks stored before, or None (absent, or bad: logged)."""
+    from c4game.exc import VisionError
+    from firmware_py.vision.calibrate import hole_looks_path
+    from firmware_py.vision.hole_looks import load_hole_looks
 
-    looks = _load_stored(board_looks_path(config.vision.empty_board_file), BoardLooks.load,
-                         "learning them again")
+    path = hole_looks_path(config.vision.empty_board_file)
+    try:
+        looks = load_hole_looks(path)
+    except VisionError as error:
+        log.error("%s: learning them again (run c4pi calibrate again)", error)
+        return None
     if looks is not None:
-        log.info("learnt board looks: %s", looks.summary())
+        log.info("hole looks %s: %s", path, looks.summary())
     return looks
 
 
@@ -107,51 +103,20 @@ def teaches_this_board(source: FrameSource) -> bool:
 
 
 def make_teacher(config: Config, reader: BoardReader, *, store: bool,
-                 on_learnt: Callable[[BoardLooks], None] | None = None) -> LookTeacher | None:
-    """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s empty board and
-    learnt looks (None when it has neither); with ``store``, the looks it learns are
-    written beside the empty board (live cameras only: a film of another board must
-    not teach this one)."""
+                 on_learnt: Callable[[HoleLooks], None] | None = None) -> LookTeacher | None:
+    """A :class:`~firmware_py.pipeline.teach.LookTeacher` for ``reader``'s hole looks
+    (None when it has none); with ``store``, what it learns is written to the hole
+    looks file (live cameras only: a film of another board must not teach this one)."""
     from firmware_py.pipeline.teach import LookTeacher
-    from firmware_py.vision.calibrate import board_looks_path
+    from firmware_py.vision.calibrate import hole_looks_path
 
-    looks = getattr(reader, "board_looks", None)
-    empty_board = getattr(reader, "empty_board", None)
-    if looks is None and empty_board is None:
+    looks = getattr(reader, "hole_looks", None)
+    if looks is None:
         return None
-    path = board_looks_path(config.vision.empty_board_file)
+    path = hole_looks_path(config.vision.empty_board_file)
 
-    def write(learnt: BoardLooks) -> None:
+    def write(learnt: HoleLooks) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         learnt.save(path)
 
-    return LookTeacher(looks, empty_board=empty_board, store=write if store else None,
-                       on_learnt=on_learnt)
-
-
-def load_empty_board(config: Config) -> EmptyBoard | None:
-    """The empty board ``c4pi calibrate`` stored, or None (absent, or bad: logged)."""
-    from firmware_py.vision.calibrate import empty_board_path
-    from firmware_py.vision.empty_board import EmptyBoard
-
-    board = _load_stored(empty_board_path(config.vision.empty_board_file), EmptyBoard.load,
-                         "starting without it (run c4pi calibrate again)")
-    if board is not None:
-        log.info("empty board calibrated %s", board.calibrated_at or "-")
-    return board
-
-
-def _load_stored(path: Path, load: Callable[[Path], Stored], otherwise: str) -> Stored | None:
-    """``load(path)``, or None when the file is absent or bad (a bad one logged, with
-    what happens ``otherwise``)."""
-    from c4game.exc import VisionError
-
-    if not path.is_file():
-        return None
-    try:
-        stored = load(path)
-    except VisionError as error:
-        log.error("%s: %s", error, otherwise)
-        return None
-    log.info("read %s", path)
-    return stored
+    return LookTeacher(looks, store=write if store else None, on_learnt=on_learnt)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
+from firmware_py.vision.look_evidence import familiar
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
 ROOM_DOUBT = 1e-3  # a held hole's doubt about being empty
@@ -54,11 +55,11 @@ class RoomLooks:
         learnt[new] = looks[new]
         return RoomLooks(learnt)
 
-    def still_room(self, looks: np.ndarray, distance: float) -> np.ndarray:
-        """(42,) True where a hole looks as it did when it was proven empty."""
+    def still_room(self, looks: np.ndarray) -> np.ndarray:
+        """(42,) True where a hole looks as it did when it was proven empty
+        (:func:`~firmware_py.vision.look_evidence.familiar`)."""
         known = ~np.isnan(self.looks[:, 0])
-        gaps = np.linalg.norm(np.nan_to_num(self.looks) - looks, axis=1)
-        return known & (gaps < distance)
+        return known & familiar(looks, np.nan_to_num(self.looks))
 
 
 def hold_room(log_probs: np.ndarray, room: np.ndarray) -> np.ndarray:

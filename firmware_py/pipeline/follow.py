@@ -4,7 +4,7 @@ Once a board is committed, the next position is that board plus one disc, at
 the lowest free hole of one of at most seven columns, in the colour of the
 side to move. So per frame the question is which of these holes now holds a
 disc, answered by comparing each hole with its own recent appearance (its
-*look*, :func:`~firmware_py.vision.empty_board.cell_features`) together with
+*look*, :func:`~firmware_py.vision.cells.cell_features`) together with
 the calibrated readers (``Reading.cell_log_probs``).
 
 A pure function, :func:`follow`, takes the follower's immutable state, the
@@ -65,6 +65,7 @@ from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from firmware_py.pipeline.first_sight import RoomLooks, hold_room
 from firmware_py.succession import next_boards
 from firmware_py.vision.decide import DEFAULT_MARGIN, decide, legal_boards
+from firmware_py.vision.look_evidence import familiar
 from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
 
 Grid = tuple[str, ...]
@@ -76,7 +77,6 @@ CONFIRMED = "confirmed"
 SOMETHING_ELSE = "something-else"
 READING = "reading"
 
-CHANGE_DISTANCE = 14.0  # Lab units (12 ring means): a hole that moved this far changed
 DISC_MARGIN = 1.0  # nats: the readers' disc of the side to move over empty and the other
 SETTLE_S = 1.0  # an unexplained change that lasts this long is read again
 REBASE_S = 5.0  # a change the frame's reading says is no change, this long: new looks
@@ -92,7 +92,6 @@ EMPTY_GRID: Grid = ("." * WIDTH,) * HEIGHT
 class FollowParams:
     """The follower's numbers (see the module constants)."""
 
-    change_distance: float = CHANGE_DISTANCE
     disc_margin: float = DISC_MARGIN
     settle_s: float = SETTLE_S
     rebase_s: float = REBASE_S
@@ -138,9 +137,10 @@ def lowest_free_holes(board: Board) -> dict[int, int]:
     return holes
 
 
-def changed_cells(baseline: np.ndarray, looks: np.ndarray, distance: float) -> np.ndarray:
-    """(42,) True where a hole's look moved at least ``distance`` from the baseline."""
-    return np.linalg.norm(looks - baseline, axis=1) >= distance
+def changed_cells(baseline: np.ndarray, looks: np.ndarray) -> np.ndarray:
+    """(42,) True where a hole no longer looks as in the baseline (the one rule of
+    :func:`~firmware_py.vision.look_evidence.familiar`: about 13 Lab units)."""
+    return ~familiar(looks, baseline)
 
 
 def follow(state: FollowState, reference: Board | None, reading: Reading, now: float,
@@ -158,10 +158,10 @@ def follow(state: FollowState, reference: Board | None, reading: Reading, now: f
                                                      confidence=reading.confidence)
     if reference is None or state.baseline is None:
         room = (state.room or RoomLooks.empty()).learn(looks, log_probs)
-        held = hold_room(log_probs, room.still_room(looks, params.change_distance))
+        held = hold_room(log_probs, room.still_room(looks))
         return (FollowState(state.baseline, room=room),
                 _start(replace(reading, cell_log_probs=held), params))
-    changed = changed_cells(state.baseline, looks, params.change_distance)
+    changed = changed_cells(state.baseline, looks)
     cells = tuple(int(index) for index in np.flatnonzero(changed))
     if not cells:
         return _unchanged(state, reference, looks, params)

@@ -4,18 +4,12 @@ While a board is committed, the latest frame the follower found
 ``unchanged`` (:mod:`.follow`: every hole looks as it did at the commit)
 holds that board's looks. When the next board committed is that board plus
 one disc, the game went on from it: the board is **confirmed**, and its 42
-holes are learnt (:meth:`~firmware_py.vision.board_looks.BoardLooks.learn`;
-holes a hand covered in that frame teach nothing). A board left any other way
-(cleared, a cheat, read again, the board taken away for good) is never
-learnt, and neither is a single frame's reading: a wrong board, even one
-shown for a moment, cannot teach a wrong look.
-
-The empty board a game is followed from teaches this installation's empty
-holes (``empty_board``, :class:`~firmware_py.vision.empty_board.EmptyBoard`,
-the reader's, as ``c4pi calibrate`` would have taught them): the frame that
-committed it, only its holes the readers favour empty (the prior of a game's
-start may have read the board empty over them: a pale disc's look must never
-be learnt as the empty hole's, step 10 of ``docs/vision.md``).
+holes are learnt (:meth:`~firmware_py.vision.hole_looks.HoleLooks.learn`;
+holes a hand covered in that frame teach nothing). The empty board a game
+starts from is confirmed so by its first disc, like any other. A board left
+any other way (cleared, a cheat, read again, the board taken away for good)
+is never learnt, and neither is a single frame's reading: a wrong board,
+even one shown for a moment, cannot teach a wrong look.
 
 ``on_learnt`` hears of each board learnt (the screen's status line). The
 looks are stored (``store``) every :data:`STORE_EVERY` boards learnt and
@@ -34,8 +28,7 @@ import numpy as np
 from c4game.board import Board
 from firmware_py.pipeline.follow import UNCHANGED
 from firmware_py.succession import is_next
-from firmware_py.vision.board_looks import BoardLooks
-from firmware_py.vision.empty_board import EmptyBoard
+from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.reading import Reading
 
 log = logging.getLogger(__name__)
@@ -59,15 +52,13 @@ def utc_now() -> str:
 
 
 class LookTeacher:
-    """Feeds confirmed boards to a :class:`BoardLooks`, and a followed empty board to an
-    :class:`EmptyBoard` (see the module docstring; either may be None)."""
+    """Feeds confirmed boards to a :class:`HoleLooks` (see the module docstring)."""
 
-    def __init__(self, looks: BoardLooks | None, *, empty_board: EmptyBoard | None = None,
-                 store: Callable[[BoardLooks], None] | None = None,
-                 on_learnt: Callable[[BoardLooks], None] | None = None,
+    def __init__(self, looks: HoleLooks, *,
+                 store: Callable[[HoleLooks], None] | None = None,
+                 on_learnt: Callable[[HoleLooks], None] | None = None,
                  clock: Callable[[], str] = utc_now) -> None:
         self.looks = looks
-        self.empty_board = empty_board
         self.store = store
         self.on_learnt = on_learnt
         self.clock = clock
@@ -81,12 +72,9 @@ class LookTeacher:
         learnt = False
         if committed is not self._committed:
             seen = self._seen
-            if (seen is not None and committed is not None and self.looks is not None
-                    and is_next(seen.board, committed)):
+            if seen is not None and committed is not None and is_next(seen.board, committed):
                 self._learn(seen)
                 learnt = True
-            if committed is not None and committed.n_discs == 0:
-                self._learn_empty(reading)
             self._committed, self._seen = committed, None
         if (committed is not None and followed == UNCHANGED
                 and reading.cell_looks is not None):
@@ -99,14 +87,7 @@ class LookTeacher:
         if self._unstored:
             self._store()
 
-    def _learn_empty(self, reading: Reading) -> None:
-        log_probs = reading.cell_log_probs
-        if self.empty_board is None or reading.cell_looks is None or log_probs is None:
-            return
-        self.empty_board.learn(reading.cell_looks, np.argmax(log_probs, axis=1) == 0)
-
     def _learn(self, seen: _Seen) -> None:
-        assert self.looks is not None
         self.looks.learn(seen.looks, seen.board.grid_lines(), covered=seen.covered,
                          grid_corners=seen.grid_corners, when=self.clock())
         self._unstored += 1
@@ -117,9 +98,9 @@ class LookTeacher:
 
     def _store(self) -> None:
         self._unstored = 0
-        if self.store is None or self.looks is None:
+        if self.store is None:
             return
         try:
             self.store(self.looks)
         except OSError as error:  # a full or read-only disk: keep learning in memory
-            log.warning("cannot store the learnt board looks: %s", error)
+            log.warning("cannot store the hole looks: %s", error)

@@ -10,12 +10,16 @@ from __future__ import annotations
 import time
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config, resolve_path
 from firmware_py.leds import is_raspberry_pi
 from firmware_py.parts import PARTS, install_hint, missing
 from firmware_py.selftest import system
 from firmware_py.selftest.core import Check, Fail, SelftestOptions, Skip
+
+if TYPE_CHECKING:
+    from firmware_py.vision.hole_looks import HoleLooks
 
 SOLVER_BUDGET_S = 30.0
 
@@ -136,7 +140,7 @@ def check_board(config: Config, options: SelftestOptions) -> str:
     fit = None
     try:
         source.open()
-        reader = make_reader(config, source, stored_empty_board=False)
+        reader = make_reader(config, source, stored_looks=False)
         for _ in range(options.frames):
             frame = source.read()
             if frame is None:
@@ -155,39 +159,34 @@ def check_board(config: Config, options: SelftestOptions) -> str:
 
 
 def check_calibration(config: Config, options: SelftestOptions) -> str:
-    """When ``c4pi calibrate`` stored the empty board, and whether the view has moved."""
-    from c4game.exc import CameraError, VisionError
+    """When ``c4pi calibrate`` taught the empty board, and whether the view has moved
+    since the hole looks were learnt."""
+    from c4game.exc import CameraError
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
-    from firmware_py.vision.board_looks import MOVED_PX
-    from firmware_py.vision.calibrate import camera_shift_px, empty_board_path
-    from firmware_py.vision.empty_board import EmptyBoard
+    from firmware_py.vision.calibrate import camera_shift_px
+    from firmware_py.vision.hole_looks import MOVED_PX
 
-    if not config.vision.remember_empty_board:
-        raise Skip("remember_empty_board = false in [vision]")
-    path = empty_board_path(config.vision.empty_board_file)
-    if not path.is_file():
-        raise Skip(f"never calibrated ({path} absent): the empty board is learnt at each "
-                   f"new game; c4pi calibrate stores it")
-    try:
-        board = EmptyBoard.load(path)
-    except VisionError as error:
-        raise Fail(str(error)) from None
-    done = f"calibrated {board.calibrated_at or 'at an unknown time'}"
-    if board.discs:
+    looks = _stored_looks(config)
+    if looks is None or not (looks.calibrated_at or looks.knows_anything):
+        raise Skip("never calibrated: the empty board is learnt from the games followed; "
+                   "c4pi calibrate teaches it at once")
+    done = (f"calibrated {looks.calibrated_at}" if looks.calibrated_at
+            else "never calibrated, looks learnt from games")
+    if looks.discs:
         done += " (with the disc colours)"
     if not config.camera.enabled:
         return f"{done}; camera disabled, view not compared"
     source = open_source(config.camera.source, config.camera, wait=lambda seconds: True)
     try:
         source.open()
-        reader = make_reader(config, source, stored_empty_board=False)
+        reader = make_reader(config, source, stored_looks=False)
         shift = None
         for _ in range(options.frames):
             frame = source.read()
             if frame is None:
                 break
-            shift = camera_shift_px(board, reader.analyse(frame.image).fit)
+            shift = camera_shift_px(looks, reader.analyse(frame.image).fit)
             if shift is not None:
                 break
     except CameraError as error:
@@ -197,24 +196,30 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
     if shift is None:
         return f"{done}; the board is not in view now, view not compared"
     if shift > MOVED_PX:
-        raise Fail(f"{done}, but the grid has moved {shift:.0f} px in the picture since: "
-                   f"run c4pi calibrate again")
+        raise Fail(f"{done}, but the grid has moved {shift:.0f} px in the picture since the "
+                   f"looks were learnt: run c4pi calibrate again")
     return f"{done}; the camera sees the board as then (grid within {shift:.1f} px)"
 
 
 def check_learnt_looks(config: Config, options: SelftestOptions) -> str:
-    """What this installation learnt of its board's looks, and when (vision/board_looks.py)."""
+    """What this installation learnt of its holes' looks, and when (vision/hole_looks.py)."""
+    looks = _stored_looks(config)
+    if looks is None:
+        raise Skip("nothing learnt yet: each followed game teaches it")
+    return looks.summary()
+
+
+def _stored_looks(config: Config) -> HoleLooks | None:
+    """The stored hole looks (None: none yet); a bad file fails the check."""
     from c4game.exc import VisionError
-    from firmware_py.vision.board_looks import BoardLooks
-    from firmware_py.vision.calibrate import board_looks_path
+    from firmware_py.vision.calibrate import hole_looks_path
+    from firmware_py.vision.hole_looks import load_hole_looks
 
     if not config.vision.remember_empty_board:
         raise Skip("remember_empty_board = false in [vision]")
-    path = board_looks_path(config.vision.empty_board_file)
-    if not path.is_file():
-        raise Skip(f"no board learnt yet ({path} absent): each followed game teaches it")
+    path = hole_looks_path(config.vision.empty_board_file)
     try:
-        return BoardLooks.load(path).summary()
+        return load_hole_looks(path)
     except VisionError as error:
         raise Fail(f"{error} (c4pi calibrate --force starts it afresh)") from None
 

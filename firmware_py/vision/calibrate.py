@@ -1,21 +1,22 @@
-"""``c4pi calibrate``: learn this installation's empty board on demand, and check it later.
+"""``c4pi calibrate``: teach this installation's hole looks the empty board on demand.
 
-The reader keeps each cell's empty look (:mod:`.empty_board`), learnt at
-every new game. Calibrating takes it on purpose, in the room's light: the
-board is read over several frames; a frame counts when the board is read
-empty, when the room shows one disc colour through the holes (no
-game looks like that, :func:`~.reader.shows_a_coloured_wall`), or when the
-board stands empty by gravity (:func:`~.reader.stands_empty`) and every
-hole is seen (a hand over a hole would be learnt as its look). Where the
-room shows disc colours through holes of the bottom row, nothing in one
-frame tells a red cushion from a red disc; then the owner's word decides
-(``c4pi calibrate --force``, ``owner_says_empty``): every frame in which
-every hole is seen counts. The looks of
-:data:`FRAMES_NEEDED` such frames are averaged and stored with the time and
-where the grid's corners were in the frame, so that ``c4pi selftest`` can
-tell when it was done and whether the camera has moved since. Optionally
-(:func:`calibrate_discs`) one red and one yellow disc dropped into it give
-this set's disc colours (:mod:`.disc_colours`).
+The one model of how each hole looks (:mod:`.hole_looks`) learns from every
+board the game confirmed. Calibrating teaches it the empty board on purpose,
+in the room's light, before any game: the board is read over several
+frames; a frame counts when the board is read empty, when the room shows one
+disc colour through the holes (no game looks like that,
+:func:`shows_a_coloured_wall`), or when the board stands empty by gravity
+(:func:`stands_empty`) and every hole is seen (a hand over a hole would be
+learnt as its look). Where the room shows disc colours through holes of the
+bottom row, nothing in one frame tells a red cushion from a red disc; then
+the owner's word decides (``c4pi calibrate --force``, ``owner_says_empty``):
+every frame in which every hole is seen counts. Each of :data:`FRAMES_NEEDED`
+such frames is taught (so the model learns how much a look strays between
+frames), with the time and where the grid's corners were in the frame, so
+that ``c4pi selftest`` can tell when it was done and whether the camera has
+moved since. Optionally (:func:`calibrate_discs`) one red and one yellow
+disc dropped into it give this set's disc colours (:mod:`.disc_colours`)
+and their looks at those holes.
 """
 
 from __future__ import annotations
@@ -30,27 +31,31 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
 from c4game.exc import VisionError
-from firmware_py.vision.cells import cell_crops
-from firmware_py.vision.colour_reader import CHANGED_DISTANCE
+from firmware_py.vision.cells import cell_crops, cell_features
+from firmware_py.vision.decide import floating_discs, grid_of
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
-from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS
-from firmware_py.vision.reader import BoardReader, shows_a_coloured_wall, stands_empty
+from firmware_py.vision.hole_looks import CELLS, KIND_OF, HoleLooks
+from firmware_py.vision.look_evidence import CHANGED_DISTANCE
+from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import OK
 
 FRAMES_NEEDED = 5
 STEADY_FRAMES = 3  # frames a dropped calibration disc must stand alone, unchanged
 DOMINANCE = 1.5  # its hole changed this many times more than any other (a hand: many holes)
+SURE_EMPTY = 0.9  # both readers this sure a bottom-row hole is empty: the board stands empty
+WALL_CNN_CONFIDENCE = 0.95  # the CNN this sure every hole is empty: a floating disc is the room
+WALL_IMBALANCE = 3  # discs of one colour the colour reader sees, none of the other: a wall
 STATE_DIR = Path("/var/lib/c4pi")
-FILE_NAME = "empty-board.json"
-LOOKS_FILE_NAME = "board-looks.json"  # vision/board_looks.py, beside the empty board
+FILE_NAME = "hole-looks.json"
 FORCE_HINT = ("; if every disc is out and what looks like one is the room behind the board "
               "(a red or yellow wall, a cushion), run it again with --force")
 
 
-def empty_board_path(setting: str) -> Path:
-    """Where the empty board lives: ``setting`` if given, else the state directory."""
+def hole_looks_path(setting: str) -> Path:
+    """Where the hole looks live: ``setting`` (``[vision] empty_board_file``) if given,
+    else the state directory."""
     if setting:
         return Path(setting).expanduser()
     if os.environ.get("STATE_DIRECTORY"):
@@ -61,48 +66,44 @@ def empty_board_path(setting: str) -> Path:
     return Path(state_home) / "c4pi" / FILE_NAME
 
 
-def board_looks_path(setting: str) -> Path:
-    """Where the learnt board looks live: beside the empty board (``[vision] empty_board_file``)."""
-    return empty_board_path(setting).with_name(LOOKS_FILE_NAME)
-
-
 def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
-                          now: dt.datetime | None = None, *,
-                          owner_says_empty: bool = False) -> EmptyBoard:
-    """The empty board learnt from ``frames`` (VisionError when too few show it).
+                          now: dt.datetime | None = None, *, owner_says_empty: bool = False,
+                          looks: HoleLooks | None = None) -> HoleLooks:
+    """``looks`` (default: a new model) taught the empty board of ``frames``
+    (VisionError when too few show it; then ``looks`` is left as it was).
 
     With ``owner_says_empty`` the readers are not asked whether the board is
     empty, only whether every hole is seen: the owner has taken every disc out.
     """
-    looks, corners, last_reason, hint, seen = [], [], "no frame", "", 0
+    taken, corners, last_reason, hint, seen = [], [], "no frame", "", 0
     counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
-    with _without_empty_board(reader):
+    with _without_looks(reader):
         for frame in frames:
             seen += 1
             analysis = reader.analyse(frame)
             if counts(analysis):
-                looks.append(cell_features(cell_crops(analysis.grid_image)))
+                taken.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
-                if len(looks) == FRAMES_NEEDED:
+                if len(taken) == FRAMES_NEEDED:
                     break
             else:
                 last_reason = _why_not(analysis)
                 hint = FORCE_HINT if _every_hole_seen(analysis) else ""
-    if len(looks) < FRAMES_NEEDED:
-        raise VisionError(f"the empty board was seen in {len(looks)} of {seen} frames, need "
+    if len(taken) < FRAMES_NEEDED:
+        raise VisionError(f"the empty board was seen in {len(taken)} of {seen} frames, need "
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
                           f"(c4pi snapshot --annotate); last frame: {last_reason}{hint}")
-    board = EmptyBoard()
-    board.learn(np.mean(looks, axis=0))
-    board.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(
-        timespec="seconds")
-    board.grid_corners = np.mean(corners, axis=0)
-    return board
+    looks = looks if looks is not None else HoleLooks()
+    for features, grid_corners in zip(taken, corners, strict=True):
+        looks.teach(features, np.zeros(CELLS, int), np.ones(CELLS, bool), grid_corners)
+    looks.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
+    return looks
 
 
-def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], board: EmptyBoard,
-                    prompt: Callable[[str], None] = print) -> EmptyBoard:
-    """``board`` with its disc colours (:mod:`.disc_colours`) measured from ``frames``.
+def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], looks: HoleLooks,
+                    prompt: Callable[[str], None] = print) -> HoleLooks:
+    """``looks`` with this set's disc colours (:mod:`.disc_colours`) measured from
+    ``frames``, and each disc's look at the hole it was dropped in.
 
     ``prompt`` asks for one red disc, then one yellow disc; each counts once
     the lowest cell of a column has changed from its empty look, far more
@@ -113,50 +114,58 @@ def calibrate_discs(reader: BoardReader, frames: Iterable[np.ndarray], board: Em
     frames = iter(frames)
     taken: list[int] = []
     measured: dict[str, DiscColour] = {}
+    seen: list[tuple[np.ndarray, int, str]] = []
     for key, name in (("R", "red"), ("Y", "yellow")):
         prompt(f"drop one {name} disc into any column")
-        cell, crop, why = _steady_new_disc(reader, frames, board, taken)
-        if crop is None:
+        cell, crops, why = _steady_new_disc(reader, frames, looks, taken)
+        if crops is None:
             raise VisionError(f"no {name} disc was seen standing alone in a column: drop one "
                               f"and keep hands off the board ({why})")
         taken.append(cell)
-        measured[key] = measure_disc(crop)
+        measured[key] = measure_disc(crops[cell])
+        seen.append((cell_features(crops), cell, key))
     check_pair(measured["R"], measured["Y"])
-    board.discs = measured
-    return board
+    looks.discs = measured
+    for features, cell, key in seen:
+        kinds, cells = np.zeros(CELLS, int), np.zeros(CELLS, bool)
+        kinds[cell], cells[cell] = KIND_OF[key], True
+        looks.teach(features, kinds, cells)
+    return looks
 
 
-def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], board: EmptyBoard,
+def _steady_new_disc(reader: BoardReader, frames: Iterator[np.ndarray], looks: HoleLooks,
                      taken: list[int]) -> tuple[int, np.ndarray | None, str]:
-    """(cell, its crop, "") of the new disc steady for STEADY_FRAMES frames, or
-    (-1, None, why not) when the frames ran out."""
+    """(cell, the frame's crops, "") of the new disc steady for STEADY_FRAMES frames,
+    or (-1, None, why not) when the frames ran out."""
     last, steady, why = None, 0, "no frame"
-    with _without_empty_board(reader):
+    empty_looks = looks.empty_looks()
+    with _without_looks(reader):
         for frame in frames:
             analysis = reader.analyse(frame)
             if analysis.grid_image is None:
                 last, steady, why = None, 0, analysis.reading.reason or analysis.reading.status
                 continue
             crops = cell_crops(analysis.grid_image)
-            cell, why = _new_disc(board.distances(cell_features(crops)), taken)
+            distances = np.linalg.norm(cell_features(crops) - empty_looks, axis=1)
+            cell, why = _new_disc(distances, taken)
             if cell is None:
                 last, steady = None, 0
                 continue
             steady = steady + 1 if cell == last else 1
             last = cell
             if steady >= STEADY_FRAMES:
-                return cell, crops[cell], ""
+                return cell, crops, ""
     return -1, None, why
 
 
 @contextlib.contextmanager
-def _without_empty_board(reader: BoardReader) -> Iterator[None]:
-    """Read frames as they are, neither using nor teaching the reader's empty board."""
-    saved, reader.empty_board = reader.empty_board, None
+def _without_looks(reader: BoardReader) -> Iterator[None]:
+    """Read frames as they are, without the reader's hole looks."""
+    saved, reader.hole_looks = reader.hole_looks, None
     try:
         yield
     finally:
-        reader.empty_board = saved
+        reader.hole_looks = saved
 
 
 def _new_disc(distances: np.ndarray, taken: list[int]) -> tuple[int | None, str]:
@@ -205,8 +214,46 @@ def _why_not(analysis) -> str:  # noqa: ANN001
     return f"{reading.status}: {reading.reason}" if reading.reason else reading.status
 
 
-def camera_shift_px(board: EmptyBoard, fit: BoardFit) -> float | None:
-    """How far (px) the grid's corners moved since calibration; None if unknown."""
-    if board.grid_corners is None or not fit.ok:
-        return None
-    return float(np.linalg.norm(fit.project(GRID_CORNERS) - board.grid_corners, axis=1).max())
+def camera_shift_px(looks: HoleLooks, fit: BoardFit) -> float | None:
+    """How far (px) the grid's corners moved since the looks were learnt; None if unknown."""
+    return looks.shift_px(fit.project(GRID_CORNERS)) if fit.ok else None
+
+
+def both_see_a_disc(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """(42,) True where both readers' most probable class is the same disc colour."""
+    cnn_labels = cnn.argmax(axis=1)
+    return (cnn_labels > 0) & (cnn_labels == colour.argmax(axis=1))
+
+
+def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:
+    """The empty board, by gravity: both readers are sure (:data:`SURE_EMPTY`) that
+    every hole of the bottom row is empty, and no cell is a disc to both.
+
+    No disc can stand above an empty bottom row, so whatever one reader takes
+    for a disc higher up is the room behind the board (a red wall, a yellow
+    cushion). A misplaced grid over a game would show discs both readers
+    agree on, and does not count.
+    """
+    return (bool(np.all(cnn[-WIDTH:, 0] >= SURE_EMPTY))  # cells run top row first
+            and bool(np.all(colour[-WIDTH:, 0] >= SURE_EMPTY))
+            and not both_see_a_disc(cnn, colour).any())
+
+
+def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
+    """An empty board with the room showing a disc colour through its holes.
+
+    Either the colour reader sees :data:`WALL_IMBALANCE` or more discs of one
+    colour and none of the other, and the CNN no disc of that other colour
+    (no game, even an illegal one, looks like that: it is a red or yellow
+    wall, where a flat red wall may fool the CNN too); or the CNN reads every
+    cell empty with at least :data:`WALL_CNN_CONFIDENCE` while a disc of the
+    colour reader floats. A board of discs one reader missed looks like a
+    position of both colours to the other, and does not count.
+    """
+    colour_labels, cnn_labels = colour.argmax(axis=1), cnn.argmax(axis=1)
+    reds, yellows = int(np.sum(colour_labels == 1)), int(np.sum(colour_labels == 2))
+    for seen, other, other_class in ((reds, yellows, 2), (yellows, reds, 1)):
+        if seen >= WALL_IMBALANCE and other == 0 and not np.any(cnn_labels == other_class):
+            return True
+    return (cnn[:, 0].min() >= WALL_CNN_CONFIDENCE
+            and bool(floating_discs(grid_of(colour_labels))))

@@ -9,6 +9,10 @@ The reader warps at half that resolution (``step=2``: 280 x 240 px, one
 pixel sampled at the centre of each 2 x 2 block of the plane), so its crops
 are 32 x 32 (:data:`CROP_SIDE` of the classifier).
 
+A hole's *look* (:func:`cell_features`, compared by
+:mod:`~firmware_py.vision.look_evidence`): the mean CIE Lab colour of four
+concentric rings of its colour-normalised crop, 12 numbers.
+
 Model input: the colour-normalised crops in HSV as OpenCV computes it for
 8-bit images (H 0-179, S and V 0-255) with the hue rotated by 90
 (H' = (H + 90) mod 180), so that red, which straddles H = 0, becomes one
@@ -119,3 +123,34 @@ def blur_measure(grid: np.ndarray) -> float:
     grey = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY) if grid.ndim == 3 else grid
     _, std = cv2.meanStdDev(cv2.Laplacian(grey, cv2.CV_16S))
     return float(std[0, 0]) ** 2
+
+
+FEATURE_SIDE = 32  # px: crops are compared at this size
+RING_EDGES = (5.0, 9.0, 13.0)  # ring radii in px of the 32 x 32 crop
+
+
+@functools.cache
+def _ring_weights() -> np.ndarray:
+    """(S*S, 4) weights: column r averages the pixels of ring r."""
+    centre = (FEATURE_SIDE - 1) / 2
+    yy, xx = np.mgrid[0:FEATURE_SIDE, 0:FEATURE_SIDE]
+    radius = np.hypot(yy - centre, xx - centre).ravel()
+    edges = (0.0, *RING_EDGES, np.inf)
+    rings = np.stack([(radius >= lo) & (radius < hi)
+                      for lo, hi in zip(edges, edges[1:], strict=False)], axis=1)
+    return (rings / rings.sum(axis=0)).astype(np.float32)
+
+
+def cell_features(crops: np.ndarray) -> np.ndarray:
+    """(N, 12) mean Lab colour of four rings of each BGR crop (N, S, S, 3) uint8."""
+    crops = np.asarray(crops)
+    if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
+        raise ValueError(f"expected (N, S, S, 3) uint8 crops, got {crops.shape} {crops.dtype}")
+    if crops.shape[1:3] != (FEATURE_SIDE, FEATURE_SIDE):
+        crops = np.array([cv2.resize(crop, (FEATURE_SIDE, FEATURE_SIDE),
+                                     interpolation=cv2.INTER_AREA) for crop in crops])
+    count = len(crops)
+    lab = cv2.cvtColor(crops.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)
+    channels = lab.reshape(count, FEATURE_SIDE * FEATURE_SIDE, 3).transpose(0, 2, 1)
+    rings = channels.reshape(count * 3, -1).astype(np.float32) @ _ring_weights()
+    return rings.reshape(count, 3, -1).transpose(0, 2, 1).reshape(count, -1)

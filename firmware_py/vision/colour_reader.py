@@ -23,14 +23,16 @@ differ in chromaticity from the board's plastic â€” the median over all cells â€
 by more than :data:`COVERED_CHROMA` is covered (a hand, a sleeve): the
 reader is unsure of it, whatever shows in the hole.
 
-With an :class:`~firmware_py.vision.empty_board.EmptyBoard` of this
-installation, a cell that still looks as it looked empty is read empty
-whatever its colour (a red wall seen through the hole); a cell that no
-longer does (by :data:`CHANGED_DISTANCE`) holds something, and is read as a
-disc when a disc hue fills :data:`CHANGED_DISC_SHARE` of its probe at the
-lower saturation :data:`CHANGED_MIN_SATURATION` and value
-:data:`CHANGED_MIN_VALUE` (a pale, washed-out, shaded or dimly lit disc
-that colour alone would call empty).
+Given this installation's empty looks
+(:meth:`~firmware_py.vision.hole_looks.HoleLooks.empty_looks`), a cell that no
+longer looks as it looked empty (by :data:`CHANGED_DISTANCE`) holds
+something, and is read as a disc when a disc hue fills
+:data:`CHANGED_DISC_SHARE` of its probe at the lower saturation
+:data:`CHANGED_MIN_SATURATION` and value :data:`CHANGED_MIN_VALUE` (a pale,
+washed-out, shaded or dimly lit disc that colour alone would call empty). A
+cell that still looks as it looked empty is the memory's to read
+(:mod:`~firmware_py.vision.hole_looks`), not this reader's: it does not count
+the empty look a second time.
 
 Its mistakes are not the CNN's: it knows nothing of shapes, textures or the
 renderer's style, and the CNN knows nothing of hue thresholds. The reader
@@ -44,6 +46,7 @@ import functools
 import cv2
 import numpy as np
 
+from firmware_py.vision.cells import cell_features
 from firmware_py.vision.disc_colours import (
     RED_HUES,
     VALUE_FLOOR,
@@ -52,7 +55,7 @@ from firmware_py.vision.disc_colours import (
     disc_masks,
     in_hue_ranges,
 )
-from firmware_py.vision.empty_board import EmptyBoard, cell_features
+from firmware_py.vision.look_evidence import CHANGED_DISTANCE
 
 MIN_SATURATION = 0.55  # real discs, normalised: >= 0.7; beige and wood walls: less
 MIN_VALUE = VALUE_FLOOR  # 0.22: darker pixels carry no hue
@@ -62,7 +65,6 @@ DISC_SHARE = 0.8
 EMPTY_SHARE = 0.6
 SOFTNESS = 0.04
 COVERED_CHROMA = 25.0  # Lab a*b* distance: real boards <= 15, hands 25-70
-CHANGED_DISTANCE = 24.0  # Lab units from the cell's empty look (EmptyBoard): something is there
 CHANGED_MIN_SATURATION = 0.25  # a disc seen where the hole has changed may be this pale
 CHANGED_MIN_VALUE = 0.1  # ... or this dark (a dim room: the disc's body near the floor)
 CHANGED_DISC_SHARE = 0.45  # ... and fill only this much of the probe (dark rims, highlights)
@@ -140,32 +142,33 @@ def shares_to_probabilities(shares: np.ndarray) -> np.ndarray:
 class ColourCellReader:
     """Cell probabilities from colour alone (see the module docstring)."""
 
-    def probabilities(self, crops: np.ndarray, empty_board: EmptyBoard | None = None,
-                      features: np.ndarray | None = None,
-                      covered: np.ndarray | None = None) -> np.ndarray:
+    def probabilities(self, crops: np.ndarray, covered: np.ndarray | None = None, *,
+                      discs: dict[str, DiscColour] | None = None,
+                      empty_looks: np.ndarray | None = None,
+                      features: np.ndarray | None = None) -> np.ndarray:
         """(42, 3) probabilities of normalised BGR crops (42, S, S, 3) uint8.
 
-        ``features`` are the crops' :func:`~firmware_py.vision.empty_board.cell_features`
-        (computed when ``empty_board`` is given and they are not). ``covered`` is the
-        explicit mask of the cells the reader has no opinion on
+        ``covered`` is the explicit mask of the cells the reader has no opinion on
         (:func:`covered_cells`, computed when not given): they get :data:`UNSURE`.
+        ``discs``: this set's calibrated disc colours; ``empty_looks`` (42, 12, NaN
+        where unknown): each hole's empty look, with the crops'
+        :func:`~firmware_py.vision.cells.cell_features` (``features``,
+        computed when not given).
         """
-        discs = empty_board.discs if empty_board is not None else None
         probabilities = shares_to_probabilities(colour_shares(crops, discs=discs))
         covered = covered_cells(crops) if covered is None else np.asarray(covered, bool)
         probabilities[covered] = UNSURE
-        if empty_board is None or not empty_board.known.any():
+        if empty_looks is None or not np.isfinite(empty_looks[:, 0]).any():
             return probabilities
         if features is None:
             features = cell_features(crops)
-        distance = empty_board.distances(features)
-        changed = np.isfinite(distance) & (distance >= CHANGED_DISTANCE) & ~covered
+        known = np.isfinite(empty_looks[:, 0])
+        distance = np.linalg.norm(features - np.nan_to_num(empty_looks), axis=1)
+        changed = known & (distance >= CHANGED_DISTANCE) & ~covered
         if changed.any():
             probabilities[changed] = _changed_cell_probabilities(
-                crops[changed], probabilities[changed], empty_board.features[changed], discs)
-        adjusted = empty_board.adjust(probabilities, features)
-        adjusted[covered] = UNSURE  # no opinion stays no opinion
-        return adjusted
+                crops[changed], probabilities[changed], empty_looks[changed], discs)
+        return probabilities
 
 
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
@@ -189,7 +192,7 @@ def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
 
 
 def _pale_disc_hues(empty_looks: np.ndarray) -> np.ndarray:
-    """(N, 2) whether each cell's empty look (EmptyBoard features) is red-ish, yellow-ish
+    """(N, 2) whether each cell's empty look (its 12 features) is red-ish, yellow-ish
     at :data:`CHANGED_MIN_SATURATION` (the mean colour of its two inner rings)."""
     lab = empty_looks.reshape(len(empty_looks), -1, 3)[:, :2].mean(axis=1)
     bgr = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None], cv2.COLOR_LAB2BGR)

@@ -11,7 +11,7 @@ saturation in this room's light, normalised like every crop.
 The colour reader then also counts as that colour a pixel whose hue lies
 within :data:`HUE_MARGIN` of the disc's (never past half-way to the other
 disc's hue) at no less than :data:`SATURATION_SHARE` of the disc's own low
-saturation. The bands are kept with the empty board (:mod:`.empty_board`).
+saturation. The bands are kept with the hole looks (:mod:`.hole_looks`).
 """
 
 from __future__ import annotations

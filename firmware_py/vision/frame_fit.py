@@ -5,7 +5,7 @@ Within one frame the 42 holes fall into three kinds, and the rules of the
 game say which arrangements are possible, so a person meeting an unfamiliar
 board reads it from the board itself: "those are the discs, these the holes".
 This module does the same with an EM loop over the cells' looks
-(:func:`~firmware_py.vision.empty_board.cell_features`, 12 numbers a cell):
+(:func:`~firmware_py.vision.cells.cell_features`, 12 numbers a cell):
 
 1. **E**: each cell's probability of each kind over the *legal* boards
    (:func:`legal_marginals`: gravity and the disc counts, summed over every

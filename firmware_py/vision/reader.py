@@ -10,17 +10,20 @@ One straight line of named stages (see ``docs/vision.md``):
 4. **warp**: the disc plane top-down at half resolution, **normalised** by
    the reference, cut into 42 **crops**;
 5. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
-   colour reader (:mod:`.colour_reader`, with this installation's
-   :class:`~.empty_board.EmptyBoard`);
+   colour reader (:mod:`.colour_reader`, told which holes no longer look as
+   they did empty);
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell;
-7. **learnt looks** (:mod:`.board_looks`, when given): this installation's
-   look of each hole empty, with a red and with a yellow disc, learnt from
-   the boards it followed, added as evidence; (the **frame fit**,
-   :mod:`.frame_fit`, this frame's own looks, only when asked: off live);
+7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
+   of how each hole looks empty, with a red and with a yellow disc; a hole
+   that looks as a known look is read as that, the others as the readers
+   read them; (the **frame fit**, :mod:`.frame_fit`, this frame's own looks,
+   only when asked: off live);
 8. **decide** (:mod:`.decide`): the most probable legal position, read only
-   as it is seen and when it is far enough ahead of its runner-up;
-9. **remember**: an ``ok`` reading teaches the empty board its empty cells;
-   an empty board the readers dispute higher up is learnt by gravity.
+   as it is seen and when it is far enough ahead of its runner-up.
+
+The reader learns nothing from its own readings: the model of looks is
+taught only boards known for sure (``c4pi calibrate``, boards the game
+confirmed: :mod:`firmware_py.pipeline.teach`).
 """
 
 from __future__ import annotations
@@ -32,28 +35,29 @@ from functools import partial
 import cv2
 import numpy as np
 
-from c4game.board import WIDTH
 from c4game.exc import VisionError
 from firmware_py.config import BOARD_FINDERS, CameraConfig, VisionConfig, resolve_path
-from firmware_py.vision.board_looks import BoardLooks
-from firmware_py.vision.cells import blur_measure, cell_crops, to_model_input, warp_grid
+from firmware_py.vision.cells import (
+    blur_measure,
+    cell_crops,
+    cell_features,
+    to_model_input,
+    warp_grid,
+)
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
 from firmware_py.vision.colour import CAMERA_AS_IS, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader, covered_cells
 from firmware_py.vision.combine import combine, readers_differ
-from firmware_py.vision.decide import DEFAULT_MARGIN, Decision, decide, floating_discs, grid_of
+from firmware_py.vision.decide import DEFAULT_MARGIN, Decision, decide
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
-from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.hole_locator import HoleLocator
+from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.markers import Marker, MarkerDetector
-from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
+from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
 
-REMEMBER_CONFIDENCE = 0.9  # an empty cell read at least this sure refreshes the empty board
-WALL_CNN_CONFIDENCE = 0.95
-WALL_IMBALANCE = 3
 # pitches: common boards hold their discs 0.3-0.4 P behind the face ([vision] disc_depth_pitch)
 DEFAULT_DISC_DEPTH: float = VisionConfig.disc_depth_pitch
 DEPTH_NOTES = {
@@ -97,40 +101,29 @@ def intrinsics_from_config(camera: CameraConfig | None,
 class BoardReader:
     """Turns BGR frames into readings (not thread-safe: one TFLite interpreter).
 
-    ``empty_board`` (None: nothing remembered) is updated by every ``ok``
-    reading: of a board read empty, the holes the CNN is sure
-    (:data:`REMEMBER_CONFIDENCE`) are empty, whatever colour the room shows
-    through them; of later boards, the holes read empty that both readers are
-    that sure of. Not the board's confidence: a hole the decision read empty
-    against a reader's doubt may hold a pale disc, whose look must not be
-    learnt as the empty hole's. An empty board the
-    readers cannot agree on because the room shows disc colours through some
-    holes is learnt too (:func:`shows_a_coloured_wall`, :func:`stands_empty`:
-    every cell but those the colour reader cannot see and the known holes
-    both readers see a disc in, :func:`dropped_discs`), so that the next
-    frames agree.
+    ``hole_looks`` (None: no memory) is this installation's model of its holes'
+    looks, consulted each frame and taught elsewhere (never by the reader).
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
                  locator: BoardLocator | None = None,
                  colour_reader: ColourCellReader | None = None,
-                 empty_board: EmptyBoard | None = None,
+                 hole_looks: HoleLooks | None = None,
                  marker_size_pitch: float = VisionConfig.marker_size_pitch,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = False, board_looks: BoardLooks | None = None,
+                 frame_fit: bool = False,
                  first: str = "either", board: str = "auto",
                  hole_locator: HoleLocator | None = None) -> None:
         self.classifier = classifier
         self.detector = detector or MarkerDetector(marker_size_pitch=marker_size_pitch)
         self.locator = locator or BoardLocator(marker_size_pitch=marker_size_pitch)
         self.colour_reader = colour_reader or ColourCellReader()
-        self.empty_board = empty_board
+        self.hole_looks = hole_looks
         self.marker_size_pitch = marker_size_pitch
         self.margin = margin
         self.disc_depth_pitch = disc_depth_pitch
         self.frame_fit = frame_fit
-        self.board_looks = board_looks
         self.first = first  # who may start ([game] first, SPEC §1)
         if board not in BOARD_FINDERS:
             raise ValueError(f"board {board!r} is not one of {BOARD_FINDERS}")
@@ -150,7 +143,7 @@ class BoardReader:
                                max_reprojection_px=vision.max_reprojection_px,
                                intrinsics=intrinsics_from_config(camera))
         return cls(TFLiteCellClassifier(model, num_threads=num_threads), locator=locator,
-                   empty_board=EmptyBoard() if vision.remember_empty_board else None,
+                   hole_looks=HoleLooks() if vision.remember_empty_board else None,
                    marker_size_pitch=vision.marker_size_pitch,
                    margin=vision.accept_margin,
                    disc_depth_pitch=vision.disc_depth_pitch, first=first,
@@ -183,15 +176,16 @@ class BoardReader:
         crops = cell_crops(grid_image)
         features = cell_features(crops)
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
-        if self.empty_board is not None and self.empty_board.known.any():
-            cnn = self.empty_board.adjust(cnn, features)
         covered = covered_cells(crops)  # the holes a hand (or the like) hides: no opinion
-        colour = self.colour_reader.probabilities(crops, self.empty_board, features, covered)
-        log_probs = combine(cnn, colour)
         grid_corners = fit.project(GRID_CORNERS)
-        if self.board_looks is not None:
-            log_probs = _normalised(log_probs + self.board_looks.evidence(
-                features, covered=covered, grid_corners=grid_corners))
+        looks = self.hole_looks
+        colour = self.colour_reader.probabilities(
+            crops, covered, discs=looks.discs if looks else None, features=features,
+            empty_looks=looks.empty_looks(grid_corners) if looks else None)
+        log_probs = combine(cnn, colour)
+        if looks is not None:
+            log_probs = looks.recall(log_probs, features, covered=covered,
+                                     grid_corners=grid_corners)
         if self.frame_fit:
             log_probs = _normalised(log_probs + frame_evidence(log_probs, features,
                                                                covered=covered))
@@ -205,8 +199,6 @@ class BoardReader:
                           cell_log_probs=log_probs, cell_looks=features,
                           cell_covered=covered, grid_corners=grid_corners,
                           found_by=fit.found_by)
-        if self.empty_board is not None:
-            remember(self.empty_board, reading, features, cnn, colour, covered)
         return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
                              decision, markers)
 
@@ -236,78 +228,6 @@ class BoardReader:
 def _normalised(log_probs: np.ndarray) -> np.ndarray:
     """Each cell's log-probabilities summing to 1."""
     return log_probs - np.logaddexp.reduce(log_probs, axis=1, keepdims=True)
-
-
-def remember(empty_board: EmptyBoard, reading: Reading, features: np.ndarray,
-             cnn: np.ndarray, colour: np.ndarray, covered: np.ndarray) -> None:
-    """Teach ``empty_board`` from one reading (see :class:`BoardReader`); ``covered``:
-    the holes nothing may be learnt from."""
-    if reading.status != OK:
-        if shows_a_coloured_wall(cnn, colour) or stands_empty(cnn, colour):
-            seen = ~covered & ~dropped_discs(empty_board, cnn, colour)
-            empty_board.learn(features, seen)
-        return
-    empty = np.array([cell == "." for line in reading.grid or () for cell in line])
-    if empty.all():  # a new game: what the CNN is sure is an empty hole, whatever colour
-        empty_board.learn(features, cnn[:, 0] >= REMEMBER_CONFIDENCE)  # the room shows
-        return
-    empty_board.refresh(features, empty & both_see_empty(cnn, colour))
-
-
-def both_see_empty(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """(42,) True where both readers are :data:`REMEMBER_CONFIDENCE` sure a hole is empty."""
-    return (cnn[:, 0] >= REMEMBER_CONFIDENCE) & (colour[:, 0] >= REMEMBER_CONFIDENCE)
-
-
-def dropped_discs(empty_board: EmptyBoard, cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """(42,) True where a hole the empty board knows holds a disc to both readers.
-
-    Such a hole no longer looks as it did empty (else both would read it
-    empty): a disc was dropped there, and a board that looks like a wall of
-    one colour around it (the first red disc beside a red wall glimpsed in
-    two holes) must not teach its look as the empty one.
-    """
-    return empty_board.known & both_see_a_disc(cnn, colour)
-
-
-def both_see_a_disc(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """(42,) True where both readers' most probable class is the same disc colour."""
-    cnn_labels = cnn.argmax(axis=1)
-    return (cnn_labels > 0) & (cnn_labels == colour.argmax(axis=1))
-
-
-def stands_empty(cnn: np.ndarray, colour: np.ndarray) -> bool:
-    """The empty board, by gravity: both readers are sure (:data:`REMEMBER_CONFIDENCE`)
-    that every hole of the bottom row is empty, and no cell is a disc to both.
-
-    No disc can stand above an empty bottom row, so whatever one reader takes
-    for a disc higher up is the room behind the board (a red wall, a yellow
-    cushion): its look is learnt as that cell's empty look. A misplaced grid
-    over a game would show discs both readers agree on, and is not learnt.
-    """
-    return (bool(np.all(cnn[-WIDTH:, 0] >= REMEMBER_CONFIDENCE))  # cells run top row first
-            and bool(np.all(colour[-WIDTH:, 0] >= REMEMBER_CONFIDENCE))
-            and not both_see_a_disc(cnn, colour).any())
-
-
-def shows_a_coloured_wall(cnn: np.ndarray, colour: np.ndarray) -> bool:
-    """An empty board with the room showing a disc colour through its holes.
-
-    Either the colour reader sees :data:`WALL_IMBALANCE` or more discs of one
-    colour and none of the other, and the CNN no disc of that other colour
-    (no game, even an illegal one, looks like that: it is a red or yellow
-    wall, where a flat red wall may fool the CNN too); or the CNN reads every
-    cell empty with at least :data:`WALL_CNN_CONFIDENCE` while a disc of the
-    colour reader floats. A board of discs one reader missed looks like a
-    position of both colours to the other, and is not learnt.
-    """
-    colour_labels, cnn_labels = colour.argmax(axis=1), cnn.argmax(axis=1)
-    reds, yellows = int(np.sum(colour_labels == 1)), int(np.sum(colour_labels == 2))
-    for seen, other, other_class in ((reds, yellows, 2), (yellows, reds, 1)):
-        if seen >= WALL_IMBALANCE and other == 0 and not np.any(cnn_labels == other_class):
-            return True
-    return (cnn[:, 0].min() >= WALL_CNN_CONFIDENCE
-            and bool(floating_discs(grid_of(colour_labels))))
 
 
 def _check_frame(frame: np.ndarray) -> None:

@@ -31,11 +31,11 @@ class Reading:
     Two per-cell records let the pipeline follow a game (:mod:`firmware_py.pipeline.follow`):
     ``cell_log_probs`` (42 x 3, empty/red/yellow, the readers combined) and
     ``cell_looks`` (42 x 12, each hole's appearance,
-    :func:`~firmware_py.vision.empty_board.cell_features`); ``None`` when the
+    :func:`~firmware_py.vision.cells.cell_features`); ``None`` when the
     reader did not see the cells. ``cell_covered`` (42 bools: something stands
     in front of the hole, a hand) and ``grid_corners`` (4 x 2 frame pixels of
     the grid's corners) let this installation's looks be learnt
-    (:mod:`~firmware_py.vision.board_looks`).
+    (:mod:`~firmware_py.vision.hole_looks`).
     """
 
     status: str

@@ -290,19 +290,13 @@ def test_a_stopped_worker_fails_the_solve_quietly() -> None:
     assert delivered[0].job == 3 and delivered[0].cancelled
 
 
-def test_a_committed_empty_board_teaches_the_installation_its_empty_look():
+def test_a_followed_empty_board_is_learnt_once_the_first_disc_confirms_it():
     from firmware_py.pipeline.fakes import FakeSolver
     from firmware_py.pipeline.reducer import PipelineParams
     from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
     from firmware_py.pipeline.teach import LookTeacher
+    from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reading import OK, Reading
-
-    class EmptyBoardSpy:
-        def __init__(self) -> None:
-            self.taught: list[tuple[np.ndarray, np.ndarray]] = []
-
-        def learn(self, looks: np.ndarray, cells: np.ndarray) -> None:
-            self.taught.append((looks, cells))
 
     def reading(moves: str, doubted: int | None = None) -> Reading:
         board = Board.from_moves(moves)
@@ -315,14 +309,14 @@ def test_a_committed_empty_board_teaches_the_installation_its_empty_look():
                        cell_looks=looks, cell_log_probs=np.log(probs))
 
     pipeline = Pipeline(PipelineParams(), SyncPort(FakeSolver()))
-    spy = EmptyBoardSpy()
-    teacher = LookTeacher(None, empty_board=spy)
+    looks = HoleLooks()
+    teacher = LookTeacher(looks)
     for frame in range(6):
         feed_and_teach(pipeline, reading("", doubted=38), frame / 10, teacher)
     assert pipeline.state.reference.n_discs == 0  # the start prior reads it empty
-    assert len(spy.taught) == 1  # the frame that committed it, once
-    looks, cells = spy.taught[0]
-    assert looks.shape == (42, 12) and cells.sum() == 41 and not cells[38]  # not the doubt
+    assert not looks.knows_anything  # committed, not yet confirmed: nothing learnt
     for frame in range(6, 12):
         feed_and_teach(pipeline, reading("4"), frame / 10, teacher)
-    assert pipeline.state.reference.moves == "4" and len(spy.taught) == 1
+    assert pipeline.state.reference.moves == "4"
+    assert looks.boards == 1 and (looks.counts[:, 0] == 1).all()  # the empty board, whole
+    assert not looks.counts[:, 1:].any()

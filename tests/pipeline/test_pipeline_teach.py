@@ -10,7 +10,7 @@ from firmware_py.pipeline import teach
 from firmware_py.pipeline.follow import MOVING, SUCCESSOR, UNCHANGED
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.succession import is_next
-from firmware_py.vision.board_looks import BoardLooks, kinds_of
+from firmware_py.vision.hole_looks import HoleLooks, kinds_of
 from firmware_py.vision.reading import OK, Reading
 
 
@@ -21,7 +21,7 @@ def frame(board: Board, shade: float = 0.0) -> Reading:
 
 
 def teacher(**options) -> LookTeacher:
-    return LookTeacher(BoardLooks(), clock=lambda: "2026-11-29T10:00:00+00:00", **options)
+    return LookTeacher(HoleLooks(), clock=lambda: "2026-11-29T10:00:00+00:00", **options)
 
 
 def test_a_board_the_next_move_confirms_is_learnt_from_its_latest_unchanged_frame() -> None:
@@ -75,7 +75,7 @@ def test_covered_holes_of_the_confirming_frame_teach_nothing() -> None:
 def test_stored_every_few_boards_and_at_close_and_a_full_disk_loses_nothing(caplog) -> None:
     writes: list[int] = []
 
-    def store(looks: BoardLooks) -> None:
+    def store(looks: HoleLooks) -> None:
         writes.append(looks.boards)
         if len(writes) == 1:
             raise OSError(28, "No space left on device")
@@ -90,7 +90,7 @@ def test_stored_every_few_boards_and_at_close_and_a_full_disk_loses_nothing(capl
         board = board.play(int(column))
         seen.observe(board, SUCCESSOR, frame(board))
     assert writes == [teach.STORE_EVERY]
-    assert "cannot store the learnt board looks" in caplog.text
+    assert "cannot store the hole looks" in caplog.text
     assert heard == list(range(1, len(moves) + 2))
     seen.close()
     assert writes == [teach.STORE_EVERY, len(moves) + 1]

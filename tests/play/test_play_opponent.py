@@ -102,7 +102,7 @@ def test_end_to_end_on_the_simulated_camera_with_a_wrong_disc(solver: Solver) ->
         opponent.on_commit(board, kind, t)
 
     pipeline = Pipeline(params_from_config(config), SyncPort(solver), on_commit=on_commit)
-    FrameLoop(source, make_reader(config, source, stored_empty_board=False),
+    FrameLoop(source, make_reader(config, source, stored_looks=False),
               pipeline).run(fewer(4000, emulated=EMULATED_FRAMES))
     source.close()
     games = [board for board in committed if board.is_finished]

@@ -1,20 +1,17 @@
-"""Colour constancy from the markers, the colour reader, the empty board."""
+"""Colour constancy from the markers, the colour reader, and the hole looks' empty looks."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from c4game.exc import VisionError
 from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
+from firmware_py.vision.cells import cell_features
 from firmware_py.vision.colour import BLACK_LEVEL, WHITE_LEVEL, ColourReference, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader
-from firmware_py.vision.empty_board import EmptyBoard, cell_features
 from firmware_py.vision.fit import BoardFit
+from firmware_py.vision.hole_looks import EMPTY_GRID, HoleLooks
 
 SIDE = 32
 
@@ -77,6 +74,13 @@ def _crops(*cells: np.ndarray) -> np.ndarray:
 RED, YELLOW = (40, 30, 200), (30, 200, 235)
 
 
+def _empty_looks(crops: np.ndarray, unknown: tuple[int, ...] = ()) -> np.ndarray:
+    """(42, 12) the empty looks of ``crops``, NaN at ``unknown`` holes."""
+    looks = cell_features(crops).astype(np.float64)
+    looks[list(unknown)] = np.nan
+    return looks
+
+
 def test_the_colour_reader_reads_discs_and_holes() -> None:
     crops = _crops(_hole((200, 200, 200), RED), _hole((200, 200, 200), YELLOW),
                    _hole((60, 60, 60)), _hole((200, 200, 200), (20, 110, 230)))  # orange-red
@@ -99,16 +103,17 @@ def test_a_disc_shifted_by_its_depth_is_still_read() -> None:
     assert ColourCellReader().probabilities(_crops(shifted))[0, 1] > 0.9
 
 
-def test_the_empty_board_turns_a_red_wall_into_an_empty_hole() -> None:
+def test_the_hole_looks_turn_a_red_wall_into_an_empty_hole() -> None:
     wall = _hole((60, 40, 190))  # a red wall fills the hole
     crops = _crops(wall)
-    reader = ColourCellReader()
-    assert reader.probabilities(crops)[0].argmax() == 1
-    board = EmptyBoard()
-    board.learn(cell_features(crops))
-    assert reader.probabilities(crops, board)[0].argmax() == 0
+    colour = ColourCellReader().probabilities(crops)
+    assert colour[0].argmax() == 1  # colour alone: a red disc
+    looks = HoleLooks()
+    looks.learn(cell_features(crops), EMPTY_GRID)  # the empty board, confirmed
+    assert looks.recall(np.log(colour), cell_features(crops))[0].argmax() == 0
     with_disc = _crops(_hole((60, 40, 190), (20, 20, 150), radius=14.5))
-    assert reader.probabilities(with_disc, board)[0].argmax() == 1
+    colour = ColourCellReader().probabilities(with_disc)
+    assert looks.recall(np.log(colour), cell_features(with_disc))[0].argmax() == 1
 
 
 def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
@@ -118,10 +123,8 @@ def test_a_pale_disc_is_read_where_the_hole_no_longer_looks_empty() -> None:
                  _hole((200, 200, 200), pale_yellow, radius=14.5))
     reader = ColourCellReader()
     assert reader.probabilities(now)[0].argmax() != 2  # too pale for colour alone
-    board = EmptyBoard()
-    board.learn(cell_features(empty))
-    board.known[2] = False  # a cell whose empty look was never seen
-    probabilities = reader.probabilities(now, board)
+    empty_looks = _empty_looks(empty, unknown=(2,))  # a cell whose empty look was never seen
+    probabilities = reader.probabilities(now, empty_looks=empty_looks)
     assert probabilities[0].argmax() == 2 and probabilities[0, 2] > 0.9
     assert probabilities[1].argmax() != 2 and probabilities[1, 1] < 0.5  # changed, not a disc
     assert probabilities[2].argmax() != 2
@@ -135,9 +138,7 @@ def test_a_dark_disc_in_a_dim_room_is_read_where_the_hole_no_longer_looks_empty(
                  _hole((200, 200, 200), dark_red, radius=6.0))  # a glimpse: a third of the probe
     reader = ColourCellReader()
     assert reader.probabilities(now)[0].argmax() == 0  # too dark for colour alone
-    board = EmptyBoard()
-    board.learn(cell_features(empty))
-    probabilities = reader.probabilities(now, board)
+    probabilities = reader.probabilities(now, empty_looks=_empty_looks(empty))
     assert probabilities[0].argmax() == 1 and probabilities[0, 1] > 0.9
     assert probabilities[1, 1] < 0.5 and probabilities[1, 2] < 0.5  # a shadow is no disc
     assert probabilities[2, 1] < 0.5  # too little of the hole
@@ -146,43 +147,13 @@ def test_a_dark_disc_in_a_dim_room_is_read_where_the_hole_no_longer_looks_empty(
 def test_a_wood_wall_seen_anew_is_not_a_pale_disc() -> None:
     # the hole showed a beige wall empty; the camera moved: a warmer wood now fills it
     beige, wood = (150, 190, 215), (90, 160, 200)  # saturation 0.30 and 0.55, hue 37-38
-    board = EmptyBoard()
-    board.learn(cell_features(_crops(_hole(beige))))
+    empty_looks = _empty_looks(_crops(_hole(beige)))
     now = _crops(_hole(wood), _hole((200, 200, 200), (140, 220, 235), radius=14.5))
-    assert np.linalg.norm(cell_features(now)[0] - board.features[0]) >= 24  # changed
-    probabilities = ColourCellReader().probabilities(now, board)
+    assert np.linalg.norm(cell_features(now)[0] - empty_looks[0]) >= 24  # changed
+    probabilities = ColourCellReader().probabilities(now, empty_looks=empty_looks)
     assert probabilities[0, 2] < 0.5  # not a yellow disc: the hole showed that hue empty
     assert probabilities[0, 0] > 0.9  # nor anything else: read as without the empty board
     assert probabilities[1].argmax() == 2  # a pale disc where the hole showed grey is seen
-
-
-def test_the_empty_board_refreshes_only_the_cells_seen_empty() -> None:
-    board = EmptyBoard()
-    first = np.zeros((42, 12))
-    board.refresh(first, np.arange(42) < 10)
-    assert board.known.sum() == 10
-    board.refresh(np.full((42, 12), 10.0), np.arange(42) < 5)
-    assert np.allclose(board.features[:5], 2.0) and np.allclose(board.features[5:10], 0)
-    assert np.isinf(board.distances(first)[10:]).all()
-
-
-def test_the_empty_board_round_trips_and_reports_a_bad_file(tmp_path: Path) -> None:
-    board = EmptyBoard()
-    board.learn(np.random.default_rng(2).uniform(0, 255, (42, 12)))
-    path = tmp_path / "empty.json"
-    board.save(path)
-    loaded = EmptyBoard.load(path)
-    assert np.allclose(loaded.features, board.features, atol=1e-3) and loaded.known.all()
-    data = json.loads(path.read_text())
-    data["features"] = data["features"][:40]
-    path.write_text(json.dumps(data))
-    with pytest.raises(VisionError, match="empty.json"):
-        EmptyBoard.load(path)
-    path.write_text("{not json")
-    with pytest.raises(VisionError, match="empty.json"):
-        EmptyBoard.load(path)
-    with pytest.raises(ValueError, match="shape"):
-        board.learn(np.zeros((41, 12)))
 
 
 def test_a_cell_covered_by_a_hand_is_unsure_for_the_colour_reader() -> None:
@@ -207,17 +178,20 @@ def test_calibrated_disc_bands_never_overlap_and_keep_their_saturation(red: floa
     assert yellow_mask[np.searchsorted(hue, yellow)]
 
 
-def test_a_covered_hole_has_no_opinion_even_where_the_empty_board_has_one() -> None:
-    """"No opinion" is the reader's explicit mask, kept through the empty board's
-    correction (it was a sentinel probability, recognised with isclose, that the
-    correction could overwrite)."""
+def test_a_covered_hole_has_no_opinion_even_where_the_hole_looks_have_one() -> None:
+    """"No opinion" is the reader's explicit mask, kept through the hole looks' recall
+    (it was a sentinel probability, recognised with isclose, that a correction by the
+    empty look could overwrite)."""
     from firmware_py.vision.colour_reader import UNSURE
 
     crops = _crops()
     features = cell_features(crops)
-    board = EmptyBoard()
-    board.learn(features)  # every hole looks as it did empty: the correction says empty
     covered = np.isin(np.arange(42), (3, 17))
-    probabilities = ColourCellReader().probabilities(crops, board, features, covered)
+    probabilities = ColourCellReader().probabilities(crops, covered, features=features,
+                                                     empty_looks=_empty_looks(crops))
     assert np.allclose(probabilities[covered], UNSURE)
-    assert np.allclose(probabilities[~covered][:, 0], 0.96)
+    looks = HoleLooks()
+    looks.learn(features, EMPTY_GRID)  # every hole looks as it did empty
+    recalled = np.exp(looks.recall(np.log(probabilities), features, covered=covered))
+    assert np.allclose(recalled[covered], UNSURE)
+    assert np.all(recalled[~covered][:, 0] > 0.96)

@@ -7,8 +7,8 @@
 Frames of ``render`` (discs 0.2-0.4 P behind the face) or ``scene`` (0.1-0.45
 P) with the view's tilt drawn between ``--low`` and ``--high`` degrees, each
 read by a reader with ``[vision] disc_depth_pitch`` 0 (no correction) and the
-configured depth. With ``--empty-first`` the reader has first seen the same
-view's empty board (as the appliance does at a new game). Reported per depth:
+configured depth. With ``--empty-first`` the reader has first followed a game
+from the same view's empty board (as ``tools.bench.vision``'s ``render+empty``). Reported per depth:
 board-exact and accepted-exact frames, confident wrong boards, frames the CNN
 alone and the colour reader alone read right, and their wrong cells.
 """
@@ -25,9 +25,9 @@ import numpy as np
 
 from firmware_py.config import load_config
 from firmware_py.vision.classifier import CLASSES
-from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
+from tools.bench.vision import learn_in_view
 from tools.train.real_composites import random_board
 
 
@@ -53,11 +53,10 @@ def read_all(reader: BoardReader, frames: list, empty_first: bool) -> collection
     """The counts of the module docstring for one reader."""
     counts: collections.Counter = collections.Counter()
     for grid, frame, empty in frames:
-        reader.empty_board = None
+        reader.hole_looks = None
         if empty_first:
-            reader.empty_board = EmptyBoard()
-            reader.read(empty)
-            counts["empty boards learnt"] += bool(reader.empty_board.known.all())
+            learn_in_view(reader, empty)
+            counts["empty boards learnt"] += bool(reader.hole_looks.counts[:, 0].all())
         analysis = reader.analyse(frame)
         right = list(analysis.reading.grid or ()) == list(grid)
         accepted = analysis.reading.status in (OK, FINISHED)

@@ -69,7 +69,7 @@ def run_loop(config: Any, seconds: float, *, fast: bool, hud: bool, clients: int
     """(frames per second, CPU seconds per second) of the frame loop for ``seconds``."""
     source = open_source("sim", config.camera, fast=fast, seed=seed)
     source.open()
-    reader = make_reader(config, source, stored_empty_board=False)
+    reader = make_reader(config, source, stored_looks=False)
     port = make_port(config, make_solver(config), live=True)
     hub = server = None
     if hud:

@@ -15,7 +15,6 @@ nothing and by the one that followed the game. What a player sees counts:
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
 import sys
@@ -25,7 +24,7 @@ from firmware_py.config import load_config
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.simtable.script import random_moves
-from firmware_py.vision.board_looks import BoardLooks
+from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
 from tools.bench.live_games import run_film, summarise
@@ -86,14 +85,13 @@ def film_of(composer: Composer, source: str, seed: int, args: argparse.Namespace
     return film, game_steps(game, hold_s=args.hold, hand_every=4)
 
 
-def read_settled(reader: BoardReader, frames: list[Any], empty_board: Any,
-                 looks: BoardLooks | None) -> dict[str, int]:
-    """Read each frame alone, the installation as given each time (nothing a frame
-    teaches reaches the next): how many read (accepted, exact), refused and wrong."""
+def read_settled(reader: BoardReader, frames: list[Any],
+                 looks: HoleLooks | None) -> dict[str, int]:
+    """Read each frame alone with the hole looks given: how many read (accepted,
+    exact), refused and wrong."""
     counts = {"frames": 0, "read": 0, "refused": 0, "wrong": 0}
+    reader.hole_looks = looks
     for frame in frames:
-        reader.empty_board = copy.deepcopy(empty_board)
-        reader.board_looks = looks
         reading = reader.read(frame.image)
         exact = reading.grid is not None and tuple(reading.grid) == frame.truth
         accepted = reading.status in ACCEPTED
@@ -107,27 +105,24 @@ def read_settled(reader: BoardReader, frames: list[Any], empty_board: Any,
 def measure_board(composer: Composer, source: str, args: argparse.Namespace,
                   config: Any, appearance: str = "plain") -> dict[str, Any]:
     """Follow one game on ``source``, then read other games' settled frames alone:
-    knowing nothing, with the empty board the game left, and with its looks too."""
+    knowing nothing, and with the hole looks the game taught."""
     params = PipelineParams.from_config(config.vision)
     reader = BoardReader.from_config(config.vision, config.camera)
-    reader.board_looks = BoardLooks()
-    teacher = LookTeacher(reader.board_looks, empty_board=reader.empty_board)
+    reader.hole_looks = looks = HoleLooks()
+    teacher = LookTeacher(looks)
     film, steps = film_of(composer, source, args.seed, args, appearance, None)
     followed = summarise([run_film(film.frames(steps), reader, params, teacher=teacher)])
     look = getattr(film, "look", None)  # the same board and pieces in the other games
-    empty_board, looks = reader.empty_board, reader.board_looks
     settled = []
     for index in range(1, args.films + 1):
         film, steps = film_of(composer, source, args.seed + index, args, appearance, look)
         frames = [frame for frame in film.frames(steps) if frame.settled]
         settled += frames[::args.every]
-    nothing = None if empty_board is None else type(empty_board)()
     return {"followed": {key: followed[key] for key in
                          ("positions", "shown", "frames_showing_wrong")},
             "learnt": looks.summary(),
-            "nothing_learnt": read_settled(reader, settled, nothing, None),
-            "empty_board_only": read_settled(reader, settled, empty_board, None),
-            "with_looks": read_settled(reader, settled, empty_board, looks)}
+            "nothing_learnt": read_settled(reader, settled, None),
+            "with_looks": read_settled(reader, settled, looks)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         for source in args.sources.split(","):
             result = measure_board(composer, source, args, config, appearance)
             wrong += sum(result[key]["wrong"] for key in
-                         ("nothing_learnt", "empty_board_only", "with_looks"))
+                         ("nothing_learnt", "with_looks"))
             print(f"{appearance} {source}: {json.dumps(result)}", flush=True)
     return 1 if wrong else 0
 

@@ -44,7 +44,6 @@ from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.simtable.script import random_moves
-from firmware_py.vision.board_looks import BoardLooks
 from firmware_py.vision.reader import BoardReader
 from tools.bench.real_games import Film, FilmFrame, Step, emptiest, game_steps
 from tools.train.real_composites import Composer, PatchLibrary
@@ -206,9 +205,9 @@ def main(argv: list[str] | None = None) -> int:
             film, steps = film_of_game(composer, source, args.seed + index, args.moves,
                                        args.hold, "Y" if args.yellow_first else "R")
             reader = BoardReader.from_config(config.vision, config.camera)
-            if not args.no_learn:  # as the appliance: the looks of the boards it follows
-                reader.board_looks = BoardLooks()
-            teacher = LookTeacher(reader.board_looks, empty_board=reader.empty_board)
+            if args.no_learn:  # as the appliance learns the looks of the boards it follows
+                reader.hole_looks = None
+            teacher = None if reader.hole_looks is None else LookTeacher(reader.hole_looks)
             films.append(run_film(film.frames(steps), reader,
                                   PipelineParams.from_config(config.vision), teacher=teacher,
                                   first="Y" if args.yellow_first else "R"))

@@ -108,7 +108,7 @@ def make_reader(args: argparse.Namespace, camera: SimulatedCamera) -> Any:
         return None
     from firmware_py.pipeline.assemble import make_reader as from_config
 
-    reader = from_config(load_config(args.config), camera, stored_empty_board=False)
+    reader = from_config(load_config(args.config), camera, stored_looks=False)
     reader.frame_fit = args.frame_fit
     return reader
 
@@ -146,10 +146,11 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
         params, port,
         on_commit=lambda board, kind, t: commits.append((frame_no[0], board)),
         on_show=lambda view, t: _on_show(view, t, shown, solved))
-    teacher = None  # as the appliance, storing nothing; --no-learn: the empty board only
-    if reader is not None:
-        looks = None if args.no_learn else reader.board_looks
-        teacher = LookTeacher(looks, empty_board=reader.empty_board)
+    teacher = None  # as the appliance, storing nothing; --no-learn: no hole looks at all
+    if reader is not None and args.no_learn:
+        reader.hole_looks = None
+    if reader is not None and reader.hole_looks is not None:
+        teacher = LookTeacher(reader.hole_looks)
     for index, scene, image in _frames(camera, actions, args, reader is None):
         frame_no[0] = index
         truths.append(scene.truth)
@@ -184,7 +185,7 @@ def calibrate_in_view(reader: Any, camera: SimulatedCamera) -> None:
     frames = [render_frame("", camera.spec, seed=camera.seed)] * FRAMES_NEEDED
     for force in (False, True):
         try:
-            reader.empty_board = calibrate_empty_board(reader, frames, owner_says_empty=force)
+            reader.hole_looks = calibrate_empty_board(reader, frames, owner_says_empty=force)
             return
         except VisionError:
             continue

@@ -68,8 +68,8 @@ from firmware_py.simtable.render import (
     camera_matrix,
     render_frame,
 )
-from firmware_py.vision.empty_board import EmptyBoard
 from firmware_py.vision.fit import BoardLocator, Intrinsics
+from firmware_py.vision.hole_looks import EMPTY_GRID, HoleLooks
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, INVALID, OK
 from tools.bench.vision_sources import appearance_source, illegal_composite_source
@@ -201,7 +201,7 @@ def bench_source(reader: BoardReader, frames, setup=None) -> dict:  # noqa: ANN0
             origins[origin].add(reading, truth, label_status)
     ms = sorted(t * 1000 for t in times) or [0.0]
     cpu_ms = sorted(t * 1000 for t in cpu_times) or [0.0]
-    reader.empty_board = None
+    reader.hole_looks = None
     return {
         **tally.summary(), "statuses": dict(statuses), "calibrated": calibrated,
         "origins": {name: line.summary() for name, line in sorted(origins.items())},
@@ -261,10 +261,20 @@ class Tally:
 
 
 def learn_in_view(reader: BoardReader, empty: np.ndarray) -> bool:
-    """An installation that has seen this view's empty board at a new game (never
-    calibrated: False)."""
-    reader.empty_board = EmptyBoard()
-    reader.read(empty)
+    """An installation that followed a game from this view's empty board: the empty
+    board taught as the game confirms it, when the follower would have committed it
+    (read empty, or the start prior's lead). True when it was learnt (never
+    calibrated: the bench prints the count as "calibrated" for this setup)."""
+    from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
+
+    reader.hole_looks = HoleLooks()
+    reading = reader.read(empty)
+    committed = (reading.grid == EMPTY_GRID and reading.status == OK) or start_lead(
+        reading, START_PRIOR, START_MARGIN, reader.first) >= START_MARGIN
+    if committed and reading.cell_looks is not None:
+        reader.hole_looks.learn(reading.cell_looks, EMPTY_GRID, covered=reading.cell_covered,
+                                grid_corners=reading.grid_corners)
+        return True
     return False
 
 
@@ -275,10 +285,11 @@ def owner_calibration(reader: BoardReader, empty: np.ndarray) -> bool:
     from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
 
     try:
-        reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED,
-                                                   owner_says_empty=True)
+        reader.hole_looks = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED,
+                                                  owner_says_empty=True)
     except VisionError:
-        return learn_in_view(reader, empty)
+        learn_in_view(reader, empty)
+        return False
     return True
 
 
@@ -290,11 +301,12 @@ def calibrate_in_view(reader: BoardReader, empty: np.ndarray, red: np.ndarray,
     from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_discs, calibrate_empty_board
 
     try:
-        reader.empty_board = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED)
+        reader.hole_looks = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED)
     except VisionError:  # learnt at the new game instead
-        return learn_in_view(reader, empty)
+        learn_in_view(reader, empty)
+        return False
     try:
-        calibrate_discs(reader, [red] * 3 + [both] * 3, reader.empty_board, lambda _: None)
+        calibrate_discs(reader, [red] * 3 + [both] * 3, reader.hole_looks, lambda _: None)
     except VisionError:
         return False
     return True
@@ -356,13 +368,12 @@ def bench_side(reader: BoardReader, count: int, seed_base: int) -> dict:
 
 def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     """Median ms of each stage over ``count`` frames of the render source."""
-    from firmware_py.vision.cells import cell_crops, to_model_input, warp_grid
+    from firmware_py.vision.cells import cell_crops, cell_features, to_model_input, warp_grid
     from firmware_py.vision.classifier import softmax
     from firmware_py.vision.colour import colour_reference
     from firmware_py.vision.colour_reader import covered_cells
     from firmware_py.vision.combine import combine
     from firmware_py.vision.decide import decide
-    from firmware_py.vision.empty_board import cell_features
     from firmware_py.vision.frame_fit import frame_evidence
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
@@ -386,7 +397,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         features = timed("features", lambda c=crops: cell_features(c))
         cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
         colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
-            c, reader.empty_board, fe))
+            c, features=fe))
         combined = timed("combine", lambda a=cnn, b=colour: combine(a, b))
         evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
             lp, fe, covered=covered_cells(c)))

@@ -1,0 +1,319 @@
+"""The one model of how each hole of this installation looks: empty, with a red, with a yellow disc.
+
+The appliance watches one board for years. What it knows of that board's
+looks is held here, and only here, in one model taught only what is known
+for sure:
+
+* ``c4pi calibrate``: the owner's empty board (each frame of it, so the model
+  learns how much a look strays between frames), and with ``--discs`` one
+  red and one yellow disc at the holes they were dropped in (:meth:`teach`);
+* every board the game confirmed (:class:`~firmware_py.pipeline.teach.LookTeacher`:
+  the game went on from it by one legal move), all 42 holes in this room's
+  light, the empty board a game starts from included (:meth:`learn`).
+
+Never a single frame's reading: a wrong board, even one shown for a moment,
+cannot teach a wrong look.
+
+Per hole and kind it keeps the mean look (:func:`~.cells.cell_features`,
+12 numbers) of about the last :data:`MEMORY` times it was taught, and per
+kind how far looks stray from their hole's mean (the *spread*). A kind seen
+at :data:`MIN_HOLES` holes or more but never at this one has the kind's look
+over the board (the mean of its holes' means), its spread widened by how
+much those holes differ. The reader consults it once per frame
+(:meth:`recall`, the rule of :func:`~.look_evidence.recall`): a hole that
+looks as one of its known looks is read as that (a red wall seen through an
+empty hole is empty); a hole unlike them all is left to the generic readers,
+the colour reader told that it no longer looks empty (:meth:`empty_looks`).
+
+It also keeps when ``c4pi calibrate`` ran, where the grid's corners stood in
+the frame when it last learnt (:meth:`moved`: beyond :data:`MOVED_PX` the
+camera or the board moved, and the model forgets everything and gives no
+opinion until it is taught again), and this set's disc colours measured by
+``calibrate --discs`` (:mod:`.disc_colours`). Bounded: 42 x 3 x 12 means and
+3 x 12 spreads whatever the years; learning a board costs microseconds.
+Stored as one JSON file (:meth:`save`, written whole then renamed); the two
+files of earlier versions (the empty board and the learnt looks) are read
+by :func:`load_hole_looks`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from c4game.exc import VisionError
+from firmware_py.json_types import JsonObject
+from firmware_py.vision.disc_colours import COLOURS, DiscColour
+from firmware_py.vision.look_evidence import FEATURES, recall
+
+CELLS = 42
+KINDS = 3  # empty, red, yellow (classifier.CLASSES)
+MEMORY = 8  # teachings: a hole's look follows about its last 8
+MIN_HOLES = 3  # holes a kind must have been seen at to have a look over the board
+FIRST_SPREAD = 25.0  # Lab units squared: the spread before any look was seen twice
+MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
+FORMAT = "c4pi-hole-looks-1"
+EARLIER_EMPTY = ("empty-board.json", "c4pi-empty-board-1")  # file name, format (to 2026-11)
+EARLIER_LOOKS = ("board-looks.json", "c4pi-board-looks-1")
+KIND_OF = {".": 0, "R": 1, "Y": 2}
+EMPTY_GRID = ("." * 7,) * 6
+
+
+class HoleLooks:
+    """This installation's look of each hole and kind (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._reset()
+        self.discs: dict[str, DiscColour] = {}  # "R", "Y": calibrated disc colours, if any
+
+    def _reset(self) -> None:
+        self.means = np.zeros((CELLS, KINDS, FEATURES))
+        self.counts = np.zeros((CELLS, KINDS))  # looks taught, at most MEMORY
+        self.squares = np.zeros((KINDS, FEATURES))  # summed squared strays from hole means
+        self.strays = np.zeros(KINDS)  # how many looks those sums hold
+        self.boards = 0  # confirmed boards learnt
+        self.learnt_at = ""  # ISO 8601 UTC time of the latest, "" if never
+        self.calibrated_at = ""  # ISO 8601 UTC time of `c4pi calibrate`, "" if never
+        self.grid_corners: np.ndarray | None = None  # (4, 2) frame px of the grid then
+
+    # ------------------------------------------------------------------ teaching
+    def learn(self, features: np.ndarray, grid: Sequence[str], *,
+              covered: np.ndarray | None = None, grid_corners: np.ndarray | None = None,
+              when: str = "") -> None:
+        """Learn one confirmed board: ``grid`` (6 lines, top first) and its holes'
+        ``features`` (42, 12); ``covered`` holes (a hand in front) teach nothing."""
+        taught = np.ones(CELLS, bool) if covered is None else ~np.asarray(covered, bool)
+        self.teach(features, kinds_of(grid), taught, grid_corners)
+        self.boards += 1
+        self.learnt_at = when or self.learnt_at
+
+    def teach(self, features: np.ndarray, kinds: np.ndarray, cells: np.ndarray,
+              grid_corners: np.ndarray | None = None) -> None:
+        """Teach the looks ``features`` (42, 12) of ``cells`` (42 bools), holding
+        ``kinds`` (42 ints 0-2). A grid standing elsewhere in the frame than the
+        learnt one's (``grid_corners``) makes it forget first (the camera moved)."""
+        features = _checked(features)
+        if grid_corners is not None and self.moved(grid_corners):
+            self.forget()
+        cells = np.flatnonzero(np.asarray(cells, bool))
+        kind = np.asarray(kinds)[cells]
+        count = self.counts[cells, kind]
+        seen = count > 0
+        stray = features[cells] - self.means[cells, kind]
+        np.add.at(self.squares, kind[seen], stray[seen] ** 2)
+        np.add.at(self.strays, kind[seen], 1.0)
+        rate = 1.0 / np.minimum(count + 1, MEMORY)
+        self.means[cells, kind] += rate[:, None] * stray
+        self.counts[cells, kind] = np.minimum(count + 1, MEMORY)
+        if grid_corners is not None:
+            corners = np.asarray(grid_corners, np.float64).reshape(4, 2)
+            self.grid_corners = corners if self.grid_corners is None else (
+                self.grid_corners + (corners - self.grid_corners) / MEMORY)
+
+    def forget(self) -> None:
+        """Forget every look learnt (``c4pi calibrate --force``, a moved camera); the
+        calibrated disc colours stay (they belong to the discs, not the view)."""
+        self._reset()
+
+    # ------------------------------------------------------------------ consulting
+    @property
+    def knows_anything(self) -> bool:
+        return bool(self.counts.any())
+
+    def moved(self, grid_corners: np.ndarray) -> bool:
+        """True when the grid stands over :data:`MOVED_PX` from where it was learnt."""
+        return (self.shift_px(grid_corners) or 0.0) > MOVED_PX
+
+    def shift_px(self, grid_corners: np.ndarray) -> float | None:
+        """How far (px) the grid's corners stand from where they were learnt; None if
+        unknown."""
+        if self.grid_corners is None:
+            return None
+        corners = np.asarray(grid_corners, np.float64).reshape(4, 2)
+        return float(np.linalg.norm(corners - self.grid_corners, axis=1).max())
+
+    def recall(self, log_probs: np.ndarray, features: np.ndarray, *,
+               covered: np.ndarray | None = None,
+               grid_corners: np.ndarray | None = None) -> np.ndarray:
+        """(42, 3) log-probabilities: the readers' ``log_probs`` where a hole looks
+        unfamiliar, what it held where it looks as a known look
+        (:func:`~.look_evidence.recall`). Unchanged where the model has no opinion:
+        nothing learnt, a covered hole, a moved grid."""
+        features = _checked(features)
+        if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):
+            return np.asarray(log_probs, np.float64)
+        means, variances, known = self._looks()
+        if covered is not None:
+            known = known & ~np.asarray(covered, bool)[:, None]
+        return recall(log_probs, features, means, variances, known)
+
+    def empty_looks(self, grid_corners: np.ndarray | None = None) -> np.ndarray:
+        """(42, 12) each hole's known empty look, NaN where none (or the grid moved)."""
+        looks = np.where(self.counts[:, 0:1] > 0, self.means[:, 0], np.nan)
+        if grid_corners is not None and self.moved(grid_corners):
+            looks[:] = np.nan
+        return looks
+
+    def _looks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per hole and kind: the mean, the variance and whether the look is known."""
+        spread = np.where(self.strays[:, None] > 0,
+                          self.squares / np.maximum(self.strays[:, None], 1.0), FIRST_SPREAD)
+        at_hole = self.counts > 0  # (42, 3)
+        holes = at_hole.sum(axis=0)  # (3,)
+        means = self.means.copy()
+        variances = np.broadcast_to(spread, (CELLS, KINDS, FEATURES)).copy()
+        for kind in np.flatnonzero(holes >= MIN_HOLES):
+            seen = self.means[at_hole[:, kind], kind]
+            board_mean, board_var = seen.mean(axis=0), seen.var(axis=0)
+            unseen = ~at_hole[:, kind]
+            means[unseen, kind] = board_mean
+            variances[unseen, kind] = spread[kind] + board_var
+        known = at_hole | (holes >= MIN_HOLES)[None, :]
+        return means, variances, known
+
+    def summary(self) -> str:
+        """One line for ``c4pi selftest`` and the screen: what was learnt and when."""
+        calibrated = f"calibrated {self.calibrated_at}; " if self.calibrated_at else ""
+        if not self.knows_anything:
+            return f"{calibrated}no board learnt yet"
+        holes = (self.counts > 0).sum(axis=0)
+        return (f"{calibrated}{self.boards} confirmed boards learnt (latest "
+                f"{self.learnt_at or '-'}); holes seen empty {holes[0]}, red {holes[1]}, "
+                f"yellow {holes[2]} of {CELLS}")
+
+    # ------------------------------------------------------------------ storage
+    def save(self, path: str | Path) -> None:
+        """Write the model to ``path`` (JSON, written whole then renamed)."""
+        data = {"format": FORMAT, "boards": self.boards, "learnt_at": self.learnt_at,
+                "calibrated_at": self.calibrated_at,
+                "means": np.round(self.means, 3).tolist(), "counts": self.counts.tolist(),
+                "squares": np.round(self.squares, 3).tolist(), "strays": self.strays.tolist(),
+                "grid_corners": (None if self.grid_corners is None
+                                 else np.round(self.grid_corners, 2).tolist()),
+                "discs": {key: colour.to_dict() for key, colour in self.discs.items()}}
+        path = Path(path)
+        partial = path.with_name(path.name + ".part")
+        partial.write_text(json.dumps(data) + "\n", encoding="utf-8")
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> HoleLooks:
+        """Read a model written by :meth:`save`; :class:`VisionError` names a bad file."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise ValueError(f"format is not {FORMAT!r}")
+            looks = cls()
+            _read_looks(looks, data)
+            looks.calibrated_at = str(data.get("calibrated_at") or "")
+            looks.discs = _discs(data.get("discs") or {})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise VisionError(f"cannot read the hole looks {path}: {error}") from None
+        return looks
+
+
+def _read_looks(looks: HoleLooks, data: JsonObject) -> None:
+    """The learnt looks of ``data`` (this format's, or the earlier learnt looks file's)."""
+    looks.means = _finite(data["means"], (CELLS, KINDS, FEATURES), "means")
+    looks.counts = _finite(data["counts"], (CELLS, KINDS), "counts")
+    looks.squares = _finite(data["squares"], (KINDS, FEATURES), "squares")
+    looks.strays = _finite(data["strays"], (KINDS,), "strays")
+    if (looks.counts < 0).any() or (looks.counts > MEMORY).any() or (
+            looks.strays < 0).any() or (looks.squares < 0).any():
+        raise ValueError("counts, strays and squares must be within their ranges")
+    looks.boards = int(data["boards"])
+    if looks.boards < 0:
+        raise ValueError(f"boards must be >= 0, got {looks.boards}")
+    looks.learnt_at = str(data.get("learnt_at") or "")
+    corners = data.get("grid_corners")
+    if corners is not None:
+        looks.grid_corners = _finite(corners, (4, 2), "grid_corners")
+
+
+def load_hole_looks(path: str | Path) -> HoleLooks | None:
+    """The model stored at ``path``; where there is none, the two files earlier
+    versions kept beside it (the empty board ``c4pi calibrate`` took and the learnt
+    looks) made into one; None when there is neither. :class:`VisionError` names a
+    bad file."""
+    path = Path(path)
+    if path.is_file():
+        if _format(path) != EARLIER_EMPTY[1]:
+            return HoleLooks.load(path)
+        return _from_earlier(path, path.with_name(EARLIER_LOOKS[0]))
+    empty, looks = path.with_name(EARLIER_EMPTY[0]), path.with_name(EARLIER_LOOKS[0])
+    if empty.is_file() or looks.is_file():
+        return _from_earlier(empty, looks)
+    return None
+
+
+def _format(path: Path) -> object:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # HoleLooks.load names what is wrong with it
+    return data.get("format") if isinstance(data, dict) else None
+
+
+def _from_earlier(empty_path: Path, looks_path: Path) -> HoleLooks:
+    """One model from an earlier version's empty board and learnt looks files."""
+    looks = HoleLooks()
+    for path, (_, expected) in ((looks_path, EARLIER_LOOKS), (empty_path, EARLIER_EMPTY)):
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("format") != expected:
+                raise ValueError(f"format is not {expected!r}")
+            if expected == EARLIER_LOOKS[1]:
+                _read_looks(looks, data)
+            else:
+                _read_empty_board(looks, data)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise VisionError(f"cannot read the hole looks {path}: {error}") from None
+    return looks
+
+
+def _read_empty_board(looks: HoleLooks, data: JsonObject) -> None:
+    """An earlier version's empty board: its holes' empty looks where the model has
+    none, when it was calibrated, where the grid stood and the disc colours."""
+    features = _finite(data["features"], (CELLS, FEATURES), "features")
+    known = np.array(data["known"], bool).reshape(CELLS) & (looks.counts[:, 0] == 0)
+    looks.means[known, 0] = features[known]
+    looks.counts[known, 0] = 1
+    looks.calibrated_at = str(data.get("calibrated_at") or "")
+    corners = data.get("grid_corners")
+    if corners is not None and looks.grid_corners is None:
+        looks.grid_corners = _finite(corners, (4, 2), "grid_corners")
+    looks.discs = _discs(data.get("discs") or {})
+
+
+def kinds_of(grid: Sequence[str]) -> np.ndarray:
+    """(42,) kind of each hole of ``grid`` (6 lines of ``.RY``, top first): 0, 1, 2."""
+    cells = "".join(grid)
+    if len(cells) != CELLS or set(cells) - set(KIND_OF):
+        raise ValueError(f"expected 6 lines of 7 of '.RY', got {list(grid)!r}")
+    return np.array([KIND_OF[cell] for cell in cells])
+
+
+def _checked(features: np.ndarray) -> np.ndarray:
+    features = np.asarray(features, np.float64)
+    if features.shape != (CELLS, FEATURES) or not np.isfinite(features).all():
+        raise ValueError(f"expected finite hole looks of shape ({CELLS}, {FEATURES}), "
+                         f"got {features.shape}")
+    return features
+
+
+def _finite(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
+    array = np.array(value, np.float64)
+    if array.shape != shape or not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite numbers of shape {shape}")
+    return array
+
+
+def _discs(data: object) -> dict[str, DiscColour]:
+    if not isinstance(data, dict) or not set(data) <= set(COLOURS):
+        raise ValueError(f"discs must map 'R' and 'Y' to disc colours, got {data!r}")
+    return {key: DiscColour.from_dict(value) for key, value in data.items()}
