@@ -57,7 +57,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     path = hole_looks_path(args.out or config.vision.empty_board_file)
     try:
-        before = None if args.force else _learnt_before(path)
+        before = _learnt_before(path)
+        if before is not None and args.force:
+            before.forget()  # the looks learnt before; this set's disc colours stay
         looks = _calibrate(args.source or config.camera.source, config, args.discs,
                            force=args.force, looks=before)
     except CameraError as error:
@@ -73,7 +75,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi calibrate: cannot write {path}: {error.strerror} (run it as the service's "
               f"user: sudo -u c4pi c4pi calibrate, or give --out)", file=sys.stderr)
         return 1
-    what = "the empty board and the disc colours" if looks.discs else "the empty board"
+    what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""
     print(f"taught {what} to the hole looks in {path} ({looks.calibrated_at}){kept}")
     return 0

@@ -172,11 +172,13 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
         raise Skip("never calibrated: the empty board is learnt from the games followed; "
                    "c4pi calibrate teaches it at once")
     done = (f"calibrated {looks.calibrated_at}" if looks.calibrated_at
-            else "never calibrated, looks learnt from games")
+            else "not calibrated in this view, looks learnt from games")
     if looks.discs:
         done += " (with the disc colours)"
     if not config.camera.enabled:
         return f"{done}; camera disabled, view not compared"
+    if looks.grid_corners is None:
+        return f"{done}; no grid position stored, view not compared"
     source = open_source(config.camera.source, config.camera, wait=lambda seconds: True)
     try:
         source.open()

@@ -70,12 +70,14 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                           now: dt.datetime | None = None, *, owner_says_empty: bool = False,
                           looks: HoleLooks | None = None) -> HoleLooks:
     """``looks`` (default: a new model) taught the empty board of ``frames``
-    (VisionError when too few show it; then ``looks`` is left as it was).
+    (VisionError when too few show it; then ``looks`` is left as it was). The
+    calibration replaces the empty looks learnt before (a new cushion behind the
+    board); the disc looks stay.
 
     With ``owner_says_empty`` the readers are not asked whether the board is
     empty, only whether every hole is seen: the owner has taken every disc out.
     """
-    taken, corners, last_reason, hint, seen = [], [], "no frame", "", 0
+    taken, corners, shown, last_reason, hint, seen = [], [], [], "no frame", "", 0
     counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
     with _without_looks(reader):
         for frame in frames:
@@ -84,6 +86,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
             if counts(analysis):
                 taken.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
+                shown.append(_seen_holes(analysis))
                 if len(taken) == FRAMES_NEEDED:
                     break
             else:
@@ -94,8 +97,9 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
                           f"(c4pi snapshot --annotate); last frame: {last_reason}{hint}")
     looks = looks if looks is not None else HoleLooks()
-    for features, grid_corners in zip(taken, corners, strict=True):
-        looks.teach(features, np.zeros(CELLS, int), np.ones(CELLS, bool), grid_corners)
+    looks.counts[:, 0] = 0  # the empty looks start again from these frames
+    for features, grid_corners, holes in zip(taken, corners, shown, strict=True):
+        looks.teach(features, np.zeros(CELLS, int), holes, grid_corners)
     looks.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
     return looks
 
@@ -194,6 +198,12 @@ def _every_hole_seen(analysis) -> bool:  # noqa: ANN001
     """The grid was found and no hole is covered (by a hand, say)."""
     covered = analysis.reading.cell_covered
     return analysis.grid_image is not None and covered is not None and not covered.any()
+
+
+def _seen_holes(analysis) -> np.ndarray:  # noqa: ANN001
+    """(42,) the holes nothing stands in front of (a hand over one teaches nothing)."""
+    covered = analysis.reading.cell_covered
+    return np.ones(CELLS, bool) if covered is None else ~np.asarray(covered, bool)
 
 
 def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001

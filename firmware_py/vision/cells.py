@@ -42,6 +42,8 @@ from firmware_py.vision.geometry import (
 
 HUE_SHIFT = 90
 MAP_STEP = 8  # distortion maps are computed every MAP_STEP px and interpolated
+FEATURE_SIDE = 32  # px: looks are taken of crops this size
+RING_EDGES = (5.0, 9.0, 13.0)  # ring radii in px of the 32 x 32 crop
 
 
 def warp_grid(frame: np.ndarray, fit: BoardFit, *, step: int = 1) -> np.ndarray:
@@ -123,10 +125,6 @@ def blur_measure(grid: np.ndarray) -> float:
     grey = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY) if grid.ndim == 3 else grid
     _, std = cv2.meanStdDev(cv2.Laplacian(grey, cv2.CV_16S))
     return float(std[0, 0]) ** 2
-
-
-FEATURE_SIDE = 32  # px: crops are compared at this size
-RING_EDGES = (5.0, 9.0, 13.0)  # ring radii in px of the 32 x 32 crop
 
 
 @functools.cache

@@ -1,7 +1,7 @@
 """Two readers' cell probabilities combined into one opinion per cell.
 
 The CNN (shapes and textures, learnt) and the colour reader (hue on the
-normalised image, with this installation's empty board) fail differently, so
+normalised image, told which holes no longer look empty) fail differently, so
 their opinions are combined as independent evidence: per cell, the product
 of the two probabilities, normalised over the three classes (empty, red,
 yellow). A reader that cannot see a cell (a hand: the colour reader

@@ -27,7 +27,7 @@ the colour reader told that it no longer looks empty (:meth:`empty_looks`).
 
 It also keeps when ``c4pi calibrate`` ran, where the grid's corners stood in
 the frame when it last learnt (:meth:`moved`: beyond :data:`MOVED_PX` the
-camera or the board moved, and the model forgets everything and gives no
+camera or the board moved, and the model forgets every look and gives no
 opinion until it is taught again), and this set's disc colours measured by
 ``calibrate --discs`` (:mod:`.disc_colours`). Bounded: 42 x 3 x 12 means and
 3 x 12 spreads whatever the years; learning a board costs microseconds.
@@ -121,6 +121,7 @@ class HoleLooks:
     # ------------------------------------------------------------------ consulting
     @property
     def knows_anything(self) -> bool:
+        """Whether any hole's look of any kind was taught."""
         return bool(self.counts.any())
 
     def moved(self, grid_corners: np.ndarray) -> bool:
@@ -210,7 +211,8 @@ class HoleLooks:
             _read_looks(looks, data)
             looks.calibrated_at = str(data.get("calibrated_at") or "")
             looks.discs = _discs(data.get("discs") or {})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError,
+                OverflowError) as error:
             raise VisionError(f"cannot read the hole looks {path}: {error}") from None
         return looks
 
@@ -271,23 +273,28 @@ def _from_earlier(empty_path: Path, looks_path: Path) -> HoleLooks:
                 _read_looks(looks, data)
             else:
                 _read_empty_board(looks, data)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError,
+                OverflowError) as error:
             raise VisionError(f"cannot read the hole looks {path}: {error}") from None
     return looks
 
 
 def _read_empty_board(looks: HoleLooks, data: JsonObject) -> None:
     """An earlier version's empty board: its holes' empty looks where the model has
-    none, when it was calibrated, where the grid stood and the disc colours."""
+    none (unless taken in another view than the learnt looks'), when it was
+    calibrated, where the grid stood and the disc colours."""
     features = _finite(data["features"], (CELLS, FEATURES), "features")
+    corners = data.get("grid_corners")
+    corners = None if corners is None else _finite(corners, (4, 2), "grid_corners")
+    looks.discs = _discs(data.get("discs") or {})
+    if corners is not None and looks.moved(corners):
+        return  # calibrated in an earlier view: the learnt looks are of this one
     known = np.array(data["known"], bool).reshape(CELLS) & (looks.counts[:, 0] == 0)
     looks.means[known, 0] = features[known]
     looks.counts[known, 0] = 1
     looks.calibrated_at = str(data.get("calibrated_at") or "")
-    corners = data.get("grid_corners")
-    if corners is not None and looks.grid_corners is None:
-        looks.grid_corners = _finite(corners, (4, 2), "grid_corners")
-    looks.discs = _discs(data.get("discs") or {})
+    if looks.grid_corners is None:
+        looks.grid_corners = corners
 
 
 def kinds_of(grid: Sequence[str]) -> np.ndarray:

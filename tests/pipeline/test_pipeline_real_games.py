@@ -46,8 +46,8 @@ def reader(composer: Composer | None = None, source: str = "zam") -> BoardReader
     if composer is not None and source == "res":
         empty = Film(composer, emptiest(composer.library.of_source(source)), seed=99)
         frames = [frame.image for frame in empty.frames([Step(grid(""), 1.5)])]
-        board_reader.empty_board = calibrate_empty_board(board_reader, frames,
-                                                         owner_says_empty=True)
+        board_reader.hole_looks = calibrate_empty_board(board_reader, frames,
+                                                        owner_says_empty=True)
     return board_reader
 
 

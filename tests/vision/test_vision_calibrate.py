@@ -26,6 +26,7 @@ from firmware_py.vision.calibrate import (
     hole_looks_path,
 )
 from firmware_py.vision.colour_reader import UNSURE
+from firmware_py.vision.disc_colours import DiscColour
 from firmware_py.vision.hole_looks import MOVED_PX, HoleLooks
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import INVALID, Reading
@@ -259,10 +260,32 @@ def test_calibrate_force_command_on_the_simulated_camera(tmp_path: Path,
     looks.save(out)
     assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
     assert HoleLooks.load(out).counts[35, 1] == 1  # a plain calibrate keeps what was learnt
+    stored = HoleLooks.load(out)
+    stored.discs = {"R": DiscColour(355.0, 0.8), "Y": DiscColour(50.0, 0.8)}
+    stored.save(out)
     assert main(["calibrate", "--source", "sim", "--force", "--out", str(out)]) == 0
-    assert "the looks learnt before forgotten" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "the looks learnt before forgotten" in said and "disc colours" not in said
     looks = HoleLooks.load(out)
     assert looks.boards == 0 and looks.counts[:, 0].all() and not looks.counts[:, 1:].any()
+    assert looks.discs == stored.discs  # the discs' colours are not the view's: kept
+
+
+def test_calibrating_again_replaces_the_empty_looks_and_keeps_the_disc_looks() -> None:
+    # a new cushion behind the board: the empty looks learnt from games give way
+    reader = _reader()
+    looks = calibrate_empty_board(reader, _room("", FRAMES_NEEDED), now=WHEN)
+    rng = np.random.default_rng(5)
+    for _ in range(10):  # games learnt since, each hole's empty look taught 8 times and more
+        looks.learn(looks.means[:, 0] + rng.normal(0, 1, (42, 12)), ["." * 7] * 5 + ["R" + "." * 6])
+    red = looks.means[35, 1].copy()
+    cushion = replace(ORANGE_SET, background_colour=RED_COLOURS[0])  # the same view
+    calibrate_empty_board(reader, [render_frame("", cushion, seed=42)] * FRAMES_NEEDED,
+                          owner_says_empty=True, looks=looks)
+    analysis = _reader().analyse(render_frame("", cushion, seed=42))
+    assert np.abs(looks.means[:, 0] - analysis.reading.cell_looks).max() < 1e-6
+    assert (looks.counts[:, 0] == FRAMES_NEEDED).all()
+    assert np.array_equal(looks.means[35, 1], red)  # the red disc's look, as learnt
 
 
 def test_calibrate_discs_command_on_the_simulated_camera(tmp_path: Path,

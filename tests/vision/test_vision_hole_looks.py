@@ -225,6 +225,11 @@ def test_an_earlier_versions_two_files_are_read_as_one(tmp_path) -> None:
     assert np.allclose(looks.means[4, 0], empty[4])  # a hole only the empty board knew
     assert np.allclose(looks.means[38, 1], learnt.means[38, 1])  # the red disc learnt
     assert load_hole_looks(tmp_path / "elsewhere" / "hole-looks.json") is None
+    moved = json.loads((tmp_path / "empty-board.json").read_text())
+    moved["grid_corners"] = (CORNERS + MOVED_PX + 5).tolist()  # calibrated in another view
+    (tmp_path / "empty-board.json").write_text(json.dumps(moved))
+    looks = load_hole_looks(tmp_path / "hole-looks.json")
+    assert looks is not None and looks.calibrated_at == "" and not looks.counts[4, 0]
     (tmp_path / "empty-board.json").write_text("{ not json")
     with pytest.raises(VisionError, match="empty-board.json"):
         load_hole_looks(tmp_path / "hole-looks.json")
