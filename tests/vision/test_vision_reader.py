@@ -55,7 +55,7 @@ def test_random_positions_and_poses_read_exactly_and_never_wrong_ok(
 
 def test_after_the_empty_board_positions_are_read_and_never_wrong_ok() -> None:
     """As the appliance reads a game: followed from the same view's empty board."""
-    from tools.bench.vision import learn_in_view
+    from tools.bench.installations import learn_in_view
 
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig())
     rng = np.random.default_rng(SEED_BASE + 150)

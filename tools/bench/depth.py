@@ -27,7 +27,7 @@ from firmware_py.config import load_config
 from firmware_py.vision.classifier import CLASSES
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
-from tools.bench.vision import learn_in_view
+from tools.bench.installations import learn_in_view
 from tools.train.real_composites import random_board
 
 
