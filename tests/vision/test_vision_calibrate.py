@@ -334,6 +334,11 @@ def test_selftest_tells_when_and_whether_the_view_moved(tmp_path: Path) -> None:
     out.write_text(json.dumps(data))
     with pytest.raises(Fail, match="moved 35 px"):
         check_calibration(config, options)
+    looks = HoleLooks.load(out)
+    looks.grid_corners, looks.calibrated_at = None, ""  # learnt from games, in another view
+    looks.save(out)
+    said = check_calibration(config, options)
+    assert "not calibrated in this view" in said and "no grid position stored" in said
     out.write_text("{not json")
     with pytest.raises(Fail, match="cannot read the hole looks"):
         check_calibration(config, options)
