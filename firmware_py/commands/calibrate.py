@@ -58,6 +58,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     path = hole_looks_path(args.out or config.vision.empty_board_file)
     try:
         before = _learnt_before(path)
+        games = before.boards if before is not None and not args.force else 0
         if before is not None and args.force:
             before.forget()  # the looks learnt before; this set's disc colours stay
         looks = _calibrate(args.source or config.camera.source, config, args.discs,
@@ -77,6 +78,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""
+    if games and not looks.boards:  # teach() forgot them: the grid stands elsewhere now
+        kept = (f"; the camera or the board has moved since: the looks learnt from {games} "
+                f"positions are forgotten")
     print(f"taught {what} to the hole looks in {path} ({looks.calibrated_at}){kept}")
     return 0
 

@@ -223,7 +223,7 @@ def _stored_looks(config: Config) -> HoleLooks | None:
     try:
         return load_hole_looks(path)
     except VisionError as error:
-        raise Fail(f"{error} (c4pi calibrate --force starts it afresh)") from None
+        raise Fail(f"{error} (c4pi calibrate replaces it)") from None
 
 
 def check_serial(config: Config, options: SelftestOptions) -> str:

@@ -90,8 +90,11 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                 if len(taken) == FRAMES_NEEDED:
                     break
             else:
-                last_reason = _why_not(analysis)
-                hint = FORCE_HINT if _every_hole_seen(analysis) else ""
+                last_reason = _why_not(analysis, owner_says_empty)
+                hint = FORCE_HINT if _every_hole_seen(analysis) and not owner_says_empty else ""
+    if 0 < len(taken) == seen < FRAMES_NEEDED:  # every frame counted: the source ran out
+        raise VisionError(f"the empty board was seen in all {seen} frames the source gave, "
+                          f"need {FRAMES_NEEDED}: give a longer video or more pictures")
     if len(taken) < FRAMES_NEEDED:
         raise VisionError(f"the empty board was seen in {len(taken)} of {seen} frames, need "
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
@@ -217,8 +220,10 @@ def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001
     return stands_empty(analysis.cnn, analysis.colour) and _every_hole_seen(analysis)
 
 
-def _why_not(analysis) -> str:  # noqa: ANN001
+def _why_not(analysis, owner_says_empty: bool = False) -> str:  # noqa: ANN001
     reading = analysis.reading
+    if owner_says_empty and analysis.grid_image is not None:
+        return "a hole is covered (a hand?) or not in view"
     if reading.status == OK:
         return "discs are on the board"
     return f"{reading.status}: {reading.reason}" if reading.reason else reading.status

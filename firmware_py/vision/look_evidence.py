@@ -15,8 +15,9 @@ independent). Two models use it:
   :func:`recall`: a hole that looks as one of its known looks (within its
   spread, not moved by :data:`CHANGED_DISTANCE`) is what that look was; a
   hole unlike all of them is left to the readers;
-* the frame fit (:mod:`.frame_fit`, off live), by :func:`as_evidence`:
-  capped log-evidence (:data:`CAP`) added to the readers' opinion.
+* where a hole is unfamiliar, and in the frame fit (:mod:`.frame_fit`, off
+  live), by :func:`as_evidence`: capped log-evidence (:data:`CAP`) added to the
+  readers' opinion.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 FEATURES = 12  # a look: 4 rings x Lab (cells.cell_features)
 WEIGHT = 0.25  # a look's log-likelihoods are tempered by this
-CAP = 4.0  # nats: the most the frame fit moves a hole between two kinds
+CAP = 4.0  # nats: the most an unfamiliar look moves a hole between two kinds
 FLOOR_VARIANCE = 9.0  # Lab units squared: no kind's look is sharper than 3 units a feature
 OUTLIER = 0.05  # share of looks that belong to no kind (uniform over the Lab range)
 LAB_RANGE = 256.0
@@ -73,11 +74,13 @@ def recall(log_probs: np.ndarray, features: np.ndarray, means: np.ndarray,
     there: a disc before a wall of its colour, a hand), less :data:`FAMILIAR_DOUBT`
     (a look that tells little, one whose spread is wide, is left to the readers);
     f is the best of the known kinds'. The memory's opinion m is the known kinds'
-    shares among themselves (tempered by :data:`WEIGHT`); the result is
-    (1 - f) readers + f m. So a hole
-    that looks as it did empty is empty whatever colour the room shows through it,
-    and a hole unlike all its known looks (a first disc, a hand, new light) is read
-    by the readers alone: the memory counts once, never on top of the readers.
+    shares among themselves (tempered by :data:`WEIGHT`). An unfamiliar hole keeps
+    the readers' opinion, weighed by how the known kinds' looks compare
+    (:func:`as_evidence`: capped at :data:`CAP`, no opinion between a known and an
+    unknown kind); the result is (1 - f) that + f m. So a hole that looks as it did
+    empty is empty whatever colour the room shows through it, a first disc at a hole
+    only the empty look is known of is read by the readers alone, and a disc of a
+    kind seen elsewhere on the board is told by its look as far as the looks differ.
     """
     known = np.asarray(known, bool)
     result = np.array(log_probs, np.float64, copy=True)
@@ -88,11 +91,12 @@ def recall(log_probs: np.ndarray, features: np.ndarray, means: np.ndarray,
     means, variances = np.asarray(means)[rows], np.asarray(variances)[rows]
     same = gaussian_logs(features, means, variances)
     odds = np.where(known[rows], _familiar_odds(features, means, variances, same), -np.inf)
-    familiarity = _sigmoid(odds.max(axis=1))
+    familiarity = _sigmoid(odds.max(axis=1))[:, None]
     tempered = np.where(known[rows], WEIGHT * same, -np.inf)
     memory = np.exp(tempered - np.logaddexp.reduce(tempered, axis=1, keepdims=True))
-    mixed = (1.0 - familiarity[:, None]) * np.exp(result[rows]) + familiarity[:, None] * memory
-    mixed /= mixed.sum(axis=1, keepdims=True)
+    weighed = np.exp(result[rows] + as_evidence(same, known[rows]))
+    weighed /= weighed.sum(axis=1, keepdims=True)
+    mixed = (1.0 - familiarity) * weighed + familiarity * memory
     result[rows] = np.log((1.0 - FLOOR) * mixed + FLOOR / 3)
     return result
 

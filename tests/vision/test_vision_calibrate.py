@@ -364,3 +364,26 @@ def test_selftest_says_what_was_learnt_of_the_board(tmp_path: Path) -> None:
     off = replace(config, vision=replace(config.vision, remember_empty_board=False))
     with pytest.raises(Skip, match="remember_empty_board = false"):
         check_learnt_looks(off, options)
+
+
+def test_a_source_that_runs_out_is_named_not_the_discs() -> None:
+    frames = _frames("", RenderSpec(disc_depth=0.35), count=FRAMES_NEEDED - 1)
+    with pytest.raises(VisionError, match=f"all {FRAMES_NEEDED - 1} frames the source gave"):
+        calibrate_empty_board(_reader(), frames)
+    hand = replace(ORANGE_SET, hand=Hand(0.3, 0.75, 20.0, 0.14))  # over the lower left holes
+    with pytest.raises(VisionError, match="last frame: a hole is covered"):
+        calibrate_empty_board(_reader(), [render_frame("", hand, seed=42)] * 6,
+                              owner_says_empty=True)
+
+
+def test_calibrate_says_when_a_moved_camera_made_it_forget(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "looks.json"
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    looks = HoleLooks.load(out)
+    looks.learn(looks.means[:, 0], ["." * 7] * 6)  # a game learnt since
+    looks.grid_corners = looks.grid_corners + 30.0  # in a view 30 px away
+    looks.save(out)
+    capsys.readouterr()
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
+    assert "moved since: the looks learnt from 1 positions are forgotten" in capsys.readouterr().out
