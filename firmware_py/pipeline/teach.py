@@ -5,11 +5,18 @@ While a board is committed, the latest frame the follower found
 holds that board's looks. When the next board committed is that board plus
 one disc, the game went on from it: the board is **confirmed**, and its 42
 holes are learnt (:meth:`~firmware_py.vision.hole_looks.HoleLooks.learn`;
-holes a hand covered in that frame teach nothing). The empty board a game
-starts from is confirmed so by its first disc, like any other. A board left
-any other way (cleared, a cheat, read again, the board taken away for good)
-is never learnt, and neither is a single frame's reading: a wrong board,
-even one shown for a moment, cannot teach a wrong look.
+holes a hand covered in that frame teach nothing). A board left any other
+way (cleared, a cheat, read again, the board taken away for good) is never
+learnt, and neither is a single frame's reading: a wrong board, even one
+shown for a moment, cannot teach a wrong look.
+
+One lesson comes before confirmation: the empty board a game starts from
+teaches its empty holes when it is committed (:meth:`LookTeacher._start`),
+because the first disc is seen by how its hole changed from the empty look
+(a pale pink disc the generic readers call empty). Only the holes the
+readers favour empty in the committing frame: the start prior may have read
+the board empty over a disc, whose look must never be learnt as the empty
+hole's. The first disc then confirms the whole board, as any other.
 
 ``on_learnt`` hears of each board learnt (the screen's status line). The
 looks are stored (``store``) every :data:`STORE_EVERY` boards learnt and
@@ -75,6 +82,8 @@ class LookTeacher:
             if seen is not None and committed is not None and is_next(seen.board, committed):
                 self._learn(seen)
                 learnt = True
+            if committed is not None and committed.n_discs == 0:
+                self._start(reading)
             self._committed, self._seen = committed, None
         if (committed is not None and followed == UNCHANGED
                 and reading.cell_looks is not None):
@@ -86,6 +95,18 @@ class LookTeacher:
         """Store what was learnt since the last write."""
         if self._unstored:
             self._store()
+
+    def _start(self, reading: Reading) -> None:
+        """The empty board a game starts from, committed: its holes the readers favour
+        empty (nothing covered) taught as empty (see the module docstring)."""
+        log_probs = reading.cell_log_probs
+        if reading.cell_looks is None or log_probs is None:
+            return
+        empty = np.argmax(log_probs, axis=1) == 0
+        if reading.cell_covered is not None:
+            empty &= ~np.asarray(reading.cell_covered, bool)
+        self.looks.teach(reading.cell_looks, np.zeros(len(empty), int), empty,
+                         reading.grid_corners)
 
     def _learn(self, seen: _Seen) -> None:
         self.looks.learn(seen.looks, seen.board.grid_lines(), covered=seen.covered,

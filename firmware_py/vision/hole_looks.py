@@ -9,7 +9,9 @@ for sure:
   red and one yellow disc at the holes they were dropped in (:meth:`teach`);
 * every board the game confirmed (:class:`~firmware_py.pipeline.teach.LookTeacher`:
   the game went on from it by one legal move), all 42 holes in this room's
-  light, the empty board a game starts from included (:meth:`learn`).
+  light (:meth:`learn`); and the empty board a game starts from, when it is
+  committed, its holes the readers favour empty (the first disc is seen by
+  how its hole changed from the empty look).
 
 Never a single frame's reading: a wrong board, even one shown for a moment,
 cannot teach a wrong look.
@@ -22,8 +24,9 @@ over the board (the mean of its holes' means), its spread widened by how
 much those holes differ. The reader consults it once per frame
 (:meth:`recall`, the rule of :func:`~.look_evidence.recall`): a hole that
 looks as one of its known looks is read as that (a red wall seen through an
-empty hole is empty); a hole unlike them all is left to the generic readers,
-the colour reader told that it no longer looks empty (:meth:`empty_looks`).
+empty hole is empty); a hole unlike them all is read by the generic readers
+(the colour reader told that it no longer looks empty, :meth:`empty_looks`),
+weighed by how its look compares with the known kinds' looks.
 
 It also keeps when ``c4pi calibrate`` ran, where the grid's corners stood in
 the frame when it last learnt (:meth:`moved`: beyond :data:`MOVED_PX` the
@@ -139,9 +142,9 @@ class HoleLooks:
     def recall(self, log_probs: np.ndarray, features: np.ndarray, *,
                covered: np.ndarray | None = None,
                grid_corners: np.ndarray | None = None) -> np.ndarray:
-        """(42, 3) log-probabilities: the readers' ``log_probs`` where a hole looks
-        unfamiliar, what it held where it looks as a known look
-        (:func:`~.look_evidence.recall`). Unchanged where the model has no opinion:
+        """(42, 3) log-probabilities: the readers' ``log_probs`` (weighed by the known
+        looks) where a hole looks unfamiliar, what it held where it looks as a known
+        look (:func:`~.look_evidence.recall`). Unchanged where the model has no opinion:
         nothing learnt, a covered hole, a moved grid."""
         features = _checked(features)
         if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):

@@ -290,7 +290,7 @@ def test_a_stopped_worker_fails_the_solve_quietly() -> None:
     assert delivered[0].job == 3 and delivered[0].cancelled
 
 
-def test_a_followed_empty_board_is_learnt_once_the_first_disc_confirms_it():
+def test_a_followed_empty_board_teaches_its_empty_holes_then_the_first_disc_confirms_it():
     from firmware_py.pipeline.fakes import FakeSolver
     from firmware_py.pipeline.reducer import PipelineParams
     from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
@@ -314,9 +314,11 @@ def test_a_followed_empty_board_is_learnt_once_the_first_disc_confirms_it():
     for frame in range(6):
         feed_and_teach(pipeline, reading("", doubted=38), frame / 10, teacher)
     assert pipeline.state.reference.n_discs == 0  # the start prior reads it empty
-    assert not looks.knows_anything  # committed, not yet confirmed: nothing learnt
+    # committed: its holes the readers favour empty, not the doubt (a pale disc's look
+    # must never be learnt as the empty hole's); no board learnt yet
+    assert looks.boards == 0 and looks.counts[:, 0].sum() == 41 and not looks.counts[38, 0]
     for frame in range(6, 12):
         feed_and_teach(pipeline, reading("4"), frame / 10, teacher)
     assert pipeline.state.reference.moves == "4"
-    assert looks.boards == 1 and (looks.counts[:, 0] == 1).all()  # the empty board, whole
+    assert looks.boards == 1 and looks.counts[38, 0] == 1  # confirmed: the board, whole
     assert not looks.counts[:, 1:].any()
