@@ -100,7 +100,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
                           f"(c4pi snapshot --annotate); last frame: {last_reason}{hint}")
     looks = looks if looks is not None else HoleLooks()
-    looks.counts[:, 0] = 0  # the empty looks start again from these frames
+    looks.forget_empty()  # the empty looks start again from these frames
     for features, grid_corners, holes in zip(taken, corners, shown, strict=True):
         looks.teach(features, np.zeros(CELLS, int), holes, grid_corners)
     looks.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")

@@ -116,6 +116,11 @@ class HoleLooks:
             self.grid_corners = corners if self.grid_corners is None else (
                 self.grid_corners + (corners - self.grid_corners) / MEMORY)
 
+    def forget_empty(self) -> None:
+        """Start each hole's empty look afresh at its next teaching (a calibration
+        replaces the empty looks learnt before; the disc looks stay)."""
+        self.counts[:, 0] = 0
+
     def forget(self) -> None:
         """Forget every look learnt (``c4pi calibrate --force``, a moved camera); the
         calibrated disc colours stay (they belong to the discs, not the view)."""
