@@ -132,15 +132,11 @@ class VisionConfig:
     # stay a convex quadrilateral (the plane is 9 x 7 pitches).
     calibration: list[float] = _opt([0.0] * 8, length=8, elem_lo=-1.0, elem_hi=1.0)
     max_reprojection_px: float = _opt(4.0, lo=0.1, hi=50.0)
-    min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # a cell votes from this sure
+    min_cell_confidence: float = _opt(0.6, lo=0.5, hi=1.0)  # the overlay marks cells below
     accept_margin: float = _opt(2.5, lo=2.0, hi=8.0)  # nats, see vision/decide.py
     remember_empty_board: bool = _opt(True)
     disc_depth_pitch: float = _opt(0.35, lo=0.0, hi=1.0)
     empty_board_file: str = _opt("")
-    confidence_gate: float = _opt(0.6, lo=0.0, hi=1.0)
-    vote_window: int = _opt(5, lo=1, hi=30)
-    vote_agree: int = _opt(4, lo=1, hi=30)
-    debounce_found_ms: int = _opt(160, lo=0, hi=10000)
     debounce_lost_ms: int = _opt(500, lo=0, hi=10000)
 
 
@@ -322,7 +318,8 @@ def _kiosk_port_beside(config: Config, hud: JsonObject) -> Config:
 # Keys of earlier versions that no longer do anything: accepted (a kept
 # /etc/c4pi/config.toml still loads after an upgrade) and reported once.
 RETIRED_KEYS = {"vision": ("flip_votes", "frontier_vote_confidence", "context_check",
-                           "min_frontier_confidence", "illegal_margin")}
+                           "min_frontier_confidence", "illegal_margin", "confidence_gate",
+                           "vote_window", "vote_agree", "debounce_found_ms")}
 
 
 def _parse_section(cls: type, name: str, values: JsonObject, source: str) -> Any:
@@ -411,9 +408,6 @@ def _show(value: object, limit: int = 40) -> str:
 
 
 def _check_cross_fields(config: Config, source: str) -> None:
-    if config.vision.vote_agree > config.vision.vote_window:
-        raise ConfigError(source, "[vision] vote_agree",
-                          f"must not exceed vote_window ({config.vision.vote_window})")
     if config.led.activity == "gpio" and config.led.gpio_pin == 0:
         raise ConfigError(source, "[led] gpio_pin", 'must be set (1-27) when activity = "gpio"')
     if 0 < config.solver.tt_mb < 8:

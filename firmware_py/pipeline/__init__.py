@@ -1,6 +1,7 @@
 """The live pipeline: frames → readings → stable boards → solver answers → speech.
 
-* :mod:`.voter` — stability voting (pure);
+* :mod:`.belief` — the one game filter: which board is on the table (pure);
+* :mod:`.first_sight` — before the first board, the holes gravity proves empty;
 * :mod:`.events` — events, effects and the view (values);
 * :mod:`.reducer` — ``reduce(state, event, now)`` (pure);
 * :mod:`.runtime` — the thin layer that runs effects (solver worker, announcer,

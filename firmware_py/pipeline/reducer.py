@@ -3,18 +3,15 @@
 No I/O, no threads, no clock: the caller passes the time ``now`` (seconds,
 any origin) and executes the returned effects. The rules:
 
-* **presence**, debounced asymmetrically: the board counts as found after
-  readings that saw it for ``found_s`` (0.16 s) without a miss, and as lost
-  once no reading saw it for ``lost_s`` (0.5 s). Losing it clears the voter's
-  recent grids (the reference board stays: it usually comes back);
-* **confidence**: an exponential moving average of the readings' confidence
-  (``alpha`` = 0.25 for the new value, started at the first value); below the
-  ``gate`` (0.6) nothing is solved;
-* **voting** (:mod:`.voter`) decides the reference board (*committed*);
-  cells read with less than ``min_cell_confidence`` do not vote;
+* **belief** (:mod:`.belief`, the one game filter) decides the committed
+  board (the *reference*) and whether it is shown; a frame without a board
+  leaves the belief as it was;
+* **presence**: the board is in view from the first reading that finds it,
+  and lost once no reading found it for ``lost_s`` (0.5 s); losing it forgets
+  the belief's leader (the reference stays: it usually comes back);
 * **solving**: the reference is solved unless its answer is known; otherwise
-  a *plausible* reading (a confident legal unfinished board that may follow
-  the reference) is solved speculatively, so that its answer is ready when it
+  the belief's leading board (unfinished, and one that may follow the
+  reference) is solved speculatively, so that its answer is ready when it
   becomes stable. At most one solve runs; the one in flight is never
   restarted for the same board and is cancelled only for a different one;
   a speculative solve never displaces the reference's;
@@ -33,6 +30,16 @@ from dataclasses import dataclass, field, replace
 
 from c4game.board import Board
 from firmware_py.config import VisionConfig
+from firmware_py.pipeline.belief import (
+    AWAY,
+    COMMIT_FIRST,
+    COMMIT_NEXT,
+    BeliefParams,
+    BeliefState,
+    Verdict,
+    believe,
+    commit_kind,
+)
 from firmware_py.pipeline.events import (
     FINISHED,
     SCANNING,
@@ -55,51 +62,25 @@ from firmware_py.pipeline.events import (
     Tick,
     View,
 )
-from firmware_py.pipeline.follow import (
-    SUCCESSOR,
-    Followed,
-    FollowParams,
-    FollowState,
-    follow,
-    rebase,
-)
-from firmware_py.pipeline.voter import (
-    VoterParams,
-    VoterState,
-    check_successor,
-    grid_of,
-    masked_grid,
-    vote,
-)
-from firmware_py.vision.reading import OK, Reading
+from firmware_py.vision.reading import Reading
 
 EPSILON = 1e-9
 
 
 @dataclass(frozen=True)
 class PipelineParams:
-    """The reducer's tunables (from ``[vision]``: :meth:`from_config`)."""
+    """The reducer's tunables (from ``[vision]`` and ``[game]``: :meth:`from_config`)."""
 
-    voter: VoterParams = field(default_factory=VoterParams)
-    found_s: float = VisionConfig.debounce_found_ms / 1000.0  # every default is [vision]'s
-    lost_s: float = VisionConfig.debounce_lost_ms / 1000.0
-    alpha: float = 0.25
-    gate: float = VisionConfig.confidence_gate
-    min_cell_confidence: float = VisionConfig.min_cell_confidence
+    belief: BeliefParams = field(default_factory=BeliefParams)
+    lost_s: float = VisionConfig.debounce_lost_ms / 1000.0  # every default is [vision]'s
     speculate: bool = True
-    follow: FollowParams = field(default_factory=FollowParams)
 
     @classmethod
     def from_config(cls, vision: VisionConfig, speculate: bool = True,
                     first: str = "either") -> PipelineParams:
         """Build from the ``[vision]`` config and ``[game] first``."""
-        return cls(voter=VoterParams(window=vision.vote_window, agree=vision.vote_agree,
-                                     first=first),
-                   found_s=vision.debounce_found_ms / 1000.0,
-                   lost_s=vision.debounce_lost_ms / 1000.0,
-                   gate=vision.confidence_gate,
-                   min_cell_confidence=vision.min_cell_confidence, speculate=speculate,
-                   follow=FollowParams(accept_margin=vision.accept_margin, first=first))
+        return cls(belief=BeliefParams(margin=vision.accept_margin, first=first),
+                   lost_s=vision.debounce_lost_ms / 1000.0, speculate=speculate)
 
 
 @dataclass(frozen=True)
@@ -123,13 +104,10 @@ class Cached:
 class PipelineState:
     """Everything the reducer remembers between events."""
 
-    voter: VoterState = field(default_factory=VoterState)
-    follow: FollowState = field(default_factory=FollowState)
-    followed: str = ""  # the kind of the latest frame (:mod:`.follow`)
+    belief: BeliefState = field(default_factory=BeliefState)
+    followed: str = ""  # the kind of the latest frame (:mod:`.belief`)
     present: bool = False
-    found_since: float | None = None
     last_found: float | None = None
-    ema: float | None = None
     stable: bool = False
     result: SolveResult | None = None
     candidate: Board | None = None
@@ -143,7 +121,7 @@ class PipelineState:
     @property
     def reference(self) -> Board | None:
         """The last committed board."""
-        return self.voter.reference
+        return self.belief.committed
 
 
 def reduce(state: PipelineState, event: Event, now: float,
@@ -157,7 +135,7 @@ def reduce(state: PipelineState, event: Event, now: float,
     elif isinstance(event, SolveFailed):
         state = _on_failed(state, event, effects)
     elif isinstance(event, Tick):
-        state = _on_presence(state, None, now, params)
+        state = _on_presence(state, now, params)
     else:
         raise TypeError(f"not a pipeline event: {event!r}")
     state = _schedule(state, params, effects)
@@ -170,42 +148,27 @@ def reduce(state: PipelineState, event: Event, now: float,
 
 def _on_reading(state: PipelineState, reading: Reading, now: float, params: PipelineParams,
                 effects: list[Effect]) -> PipelineState:
-    full_grid = None
-    if reading.found and reading.grid is not None:
-        full_grid = masked_grid(reading.grid, reading.cell_confidence,
-                                params.min_cell_confidence)
-    follow_state, followed = follow(state.follow, state.reference, reading, now,
-                                    params.follow, full_grid)
-    state = _on_presence(state, reading, now, params, followed.confidence)
-    voter, verdict = vote(state.voter, followed.grid, params.voter)
-    state = replace(state, voter=voter, stable=verdict.stable, follow=follow_state,
-                    followed=followed.kind)
+    belief, verdict = believe(state.belief, reading, now, params.belief)
+    stable = state.stable if verdict.kind == AWAY else verdict.shown
+    state = replace(state, belief=belief, stable=stable, followed=verdict.kind)
+    if reading.found:
+        state = replace(state, present=True, last_found=now)
+    state = _on_presence(state, now, params)
     if verdict.committed and verdict.board is not None:
         effects.append(Committed(verdict.board, verdict.committed))
         cache = state.cache
-        known = cache.result if cache is not None and cache.grid == verdict.consensus else None
-        state = replace(state, result=known, failed=None, follow=rebase(follow_state, reading))
-    return replace(state, candidate=_plausible(state, reading, followed, params))
+        grid = grid_of(verdict.board)
+        known = cache.result if cache is not None and cache.grid == grid else None
+        state = replace(state, result=known, failed=None)
+    return replace(state, candidate=_plausible(state, verdict, params))
 
 
-def _on_presence(state: PipelineState, reading: Reading | None, now: float,
-                 params: PipelineParams, confidence: float | None = None) -> PipelineState:
-    """Debounce found/lost and keep the average of ``confidence`` (the frame's verdict's,
-    by default the reading's)."""
-    if reading is not None and reading.found:
-        since = state.found_since if state.found_since is not None else now
-        value = reading.confidence if confidence is None else confidence
-        ema = value if state.ema is None else params.alpha * value + (1 - params.alpha) * state.ema
-        state = replace(state, found_since=since, last_found=now, ema=ema)
-    elif reading is not None:
-        state = replace(state, found_since=None)
-    if (not state.present and state.found_since is not None
-            and now - state.found_since >= params.found_s - EPSILON):
-        return replace(state, present=True)
+def _on_presence(state: PipelineState, now: float, params: PipelineParams) -> PipelineState:
+    """The board is lost once no reading found it for ``lost_s``."""
     if state.present and (state.last_found is None
                           or now - state.last_found >= params.lost_s - EPSILON):
-        return replace(state, present=False, found_since=None, ema=None, stable=False,
-                       candidate=None, voter=state.voter.cleared())
+        return replace(state, present=False, stable=False, candidate=None,
+                       belief=replace(state.belief, leader=None, unsure_since=None))
     return state
 
 
@@ -232,27 +195,26 @@ def _on_failed(state: PipelineState, event: SolveFailed,
 # --------------------------------------------------------------------- rules
 
 
-def _plausible(state: PipelineState, reading: Reading, followed: Followed,
-               params: PipelineParams) -> Board | None:
-    """The followed next board, or the reading's, when worth solving before it is stable."""
-    if followed.kind == SUCCESSOR:  # a winning or filling disc has nothing to solve
-        board = followed.board
-        return board if params.speculate and board and not board.is_finished else None
-    board = reading.board
-    if (not params.speculate or reading.status != OK or board is None
-            or reading.confidence < params.min_cell_confidence - EPSILON):
-        return None
+def grid_of(board: Board) -> Grid:
+    """``board``'s grid lines as a tuple."""
+    return tuple(board.grid_lines())
+
+
+def _plausible(state: PipelineState, verdict: Verdict, params: PipelineParams) -> Board | None:
+    """The leading board, when it is not the reference and worth solving before it is
+    committed (a winning or filling disc has nothing to solve)."""
+    board = verdict.leader
     reference = state.reference
+    if not params.speculate or board is None or board.is_finished or verdict.committed:
+        return None
     if reference is not None and grid_of(board) == grid_of(reference):
         return None
-    if check_successor(reference, board, params.voter):
-        return None
-    return board
+    return board if commit_kind(reference, board) in (COMMIT_FIRST, COMMIT_NEXT) else None
 
 
-def _wanted(state: PipelineState, params: PipelineParams) -> tuple[Board, bool] | None:
+def _wanted(state: PipelineState) -> tuple[Board, bool] | None:
     """The board that should be solving now, and whether it is speculative."""
-    if not state.present or state.ema is None or state.ema < params.gate - EPSILON:
+    if not state.present:
         return None
     reference = state.reference
     if (reference is not None and state.result is None and not reference.is_finished
@@ -269,7 +231,7 @@ def _wanted(state: PipelineState, params: PipelineParams) -> tuple[Board, bool] 
 
 def _schedule(state: PipelineState, params: PipelineParams,
               effects: list[Effect]) -> PipelineState:
-    wanted = _wanted(state, params)
+    wanted = _wanted(state)
     if wanted is None:
         return state
     board, speculative = wanted
@@ -306,7 +268,7 @@ def view_of(state: PipelineState, rule: str = "red") -> View:
 
 def _render(state: PipelineState, params: PipelineParams,
             effects: list[Effect]) -> PipelineState:
-    view = view_of(state, params.voter.first)
+    view = view_of(state, params.belief.first)
     if view != state.view:
         effects.append(Show(view))
     reference = state.reference

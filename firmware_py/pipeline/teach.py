@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from c4game.board import Board
-from firmware_py.pipeline.follow import UNCHANGED
+from firmware_py.pipeline.belief import UNCHANGED
 from firmware_py.succession import is_next
 from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.reading import Reading

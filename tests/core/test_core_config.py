@@ -69,7 +69,6 @@ def test_int_accepted_for_float(tmp_path: Path) -> None:
         ("[camera]\ndistortion = 0.1\n", "[camera] distortion", "expected a list of float"),
         ("[camera]\ndistortion = [0.1, 'x']\n", "[camera] distortion", "expected a number"),
         ("[vision]\ncalibration = [0.0]\n", "[vision] calibration", "expected 8 values"),
-        ("[vision]\nvote_agree = 6\n", "[vision] vote_agree", "must not exceed vote_window"),
         ("[vision]\nmin_cell_confidence = 0.4\n", "[vision] min_cell_confidence",
          "from 0.5 to 1.0, got 0.4"),
         ("[led]\nactivity = 'gpio'\n", "[led] gpio_pin", "must be set"),
@@ -157,12 +156,16 @@ def test_cli_config_prints_effective_values(tmp_path: Path) -> None:
 def test_retired_vision_keys_load_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     # a config kept in /etc/c4pi from an earlier version must still start the service
     loaded = parse_config({"vision": {"flip_votes": True, "context_check": False,
-                                      "illegal_margin": 3.0,
+                                      "illegal_margin": 3.0, "vote_window": 5,
+                                      "confidence_gate": 0.6,
                                       "min_cell_confidence": 0.7}}, "old.toml")
     assert loaded.vision.min_cell_confidence == 0.7
     assert "old.toml: [vision] flip_votes is no longer used" in caplog.text
     # a board is read only as it is seen: no margin lets an illegal grid be corrected
     assert "old.toml: [vision] illegal_margin is no longer used" in caplog.text
+    # the one game filter replaced the voter and the confidence gate
+    assert "old.toml: [vision] vote_window is no longer used" in caplog.text
+    assert "old.toml: [vision] confidence_gate is no longer used" in caplog.text
     with pytest.raises(ConfigError, match="flip_vote"):
         parse_config({"vision": {"flip_vote": True}}, "typo.toml")
 

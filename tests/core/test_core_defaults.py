@@ -5,14 +5,14 @@ from __future__ import annotations
 import inspect
 
 from firmware_py.config import VisionConfig
-from firmware_py.pipeline.follow import FollowParams
+from firmware_py.pipeline.belief import BeliefParams
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.vision.reader import BoardReader
 
 
 def test_the_pipelines_defaults_are_the_configs() -> None:
     assert PipelineParams() == PipelineParams.from_config(VisionConfig())
-    assert FollowParams().accept_margin == VisionConfig().accept_margin
+    assert BeliefParams().margin == VisionConfig().accept_margin
 
 
 def test_the_readers_defaults_are_the_configs() -> None:

@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from c4game.board import Board
+from firmware_py.pipeline.belief import BeliefParams
 from firmware_py.pipeline.events import Announce, SolveResult
 from firmware_py.pipeline.fakes import FakeSolver, RecordingAnnouncer
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import Pipeline, SyncPort, speak
-from firmware_py.pipeline.voter import VoterParams
 from firmware_py.vision.reading import OK, Reading
 
 
@@ -22,7 +22,7 @@ def ok(board: Board) -> Reading:
 
 def announced(rule: str, *boards: Board) -> list[tuple]:
     """The announcer calls for ``boards`` each seen for 0.6 s under ``[game] first = rule``."""
-    params = replace(PipelineParams(), voter=replace(VoterParams(), first=rule))
+    params = replace(PipelineParams(), belief=replace(BeliefParams(), first=rule))
     announcer = RecordingAnnouncer()
     pipeline = Pipeline(params, SyncPort(FakeSolver()), announcer=announcer)
     t = 0.0

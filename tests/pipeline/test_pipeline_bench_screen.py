@@ -14,9 +14,9 @@ def _view(moves: str, state: str = SOLVED) -> View:
 
 def test_a_board_shown_after_it_left_the_table_is_counted_wrong() -> None:
     params = PipelineParams()
-    window = params.voter.window
+    window = bp.SHOWN_LATE_FRAMES
     truths = [Board.from_moves("")] * 10 + [Board.from_moves("4")] * (window + 5)
-    lag = window - 1  # the empty board shown while the voter still sees it: not wrong
+    lag = window - 1  # the empty board shown just after it left: not wrong
     views = [_view("")] * (10 + lag) + [_view("", TRANSITIONAL)] + [_view("")] * 2 \
         + [_view("4")] * (len(truths) - 13 - lag)
     stats = bp.GameStats()

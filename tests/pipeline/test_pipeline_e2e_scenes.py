@@ -29,6 +29,7 @@ from firmware_py.simtable.script import (
     game_script,
     random_moves,
 )
+from tools.bench.pipeline import SHOWN_LATE_FRAMES
 
 FPS = 10.0
 P = PipelineParams()
@@ -68,7 +69,7 @@ def grid(board: Board) -> tuple[str, ...]:
 
 
 def assert_no_wrong_commit(run: Run) -> None:
-    window = P.voter.window
+    window = SHOWN_LATE_FRAMES
     for frame, board, kind in run.commits:
         recent = {grid(t) for t in run.truths[max(0, frame - window + 1):frame + 1]}
         assert grid(board) in recent, f"frame {frame}: committed {board.grid_lines()} ({kind})"
@@ -131,7 +132,7 @@ def test_every_move_is_announced_once_in_a_quiet_game():
 def test_board_lost_and_back_is_not_solved_again():
     run = play([Wait(1.0), Drop(4), Wait(1.0), Away(2.0), Wait(1.5)])
     states = [view.state for _, view in run.shows]
-    assert states[-3:] == ["scanning", "transitional", "solved"]
+    assert states[-2:] == ["scanning", "solved"]  # the board back: shown at once
     assert ("lost",) in run.announcer.calls
     assert run.announcer.calls[-1] == ("recommend", "Y", 4, "=", 41)  # said again on return
     solved_boards = [b.grid_lines() for b in run.solver.boards]

@@ -24,7 +24,7 @@ import pytest
 
 from c4game.board import Board
 from firmware_py.config import CameraConfig, VisionConfig
-from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
+from firmware_py.pipeline.belief import BeliefParams, starts_empty
 from firmware_py.vision.calibrate import calibrate_empty_board
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import INVALID
@@ -152,7 +152,7 @@ def test_a_cheat_that_makes_the_board_illegal_stays_invalid(composer):
 
 def test_the_start_prior_reads_every_empty_real_photo_empty_and_no_other(shared):
     """The 33 labelled photographs (real-dev, real-dev2): the empty board's prior at a
-    game's start (``follow.start_lead``) takes each empty board and no board with discs,
+    game's start (``belief.starts_empty``) takes each empty board and no board with discs,
     legal or not. (The prior and margin were chosen with these photos in view: this
     guards them; the films above are the measurement.)"""
     board_reader = BoardReader.from_config(VisionConfig(remember_empty_board=False),
@@ -164,7 +164,7 @@ def test_the_start_prior_reads_every_empty_real_photo_empty_and_no_other(shared)
             label = json.loads(line)
             reading = board_reader.read(cv2.imread(str(folder / label["file"])))
             empty = all(set(row) == {"."} for row in label["grid"])
-            verdicts[label["file"]] = (empty, start_lead(reading, START_PRIOR) >= START_MARGIN)
+            verdicts[label["file"]] = (empty, starts_empty(reading, BeliefParams(first="red")))
     assert len(verdicts) == 33
     assert {file: v for file, v in verdicts.items() if v[0] != v[1]} == {}
 

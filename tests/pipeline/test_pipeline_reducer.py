@@ -8,6 +8,7 @@ import pytest
 
 from c4game.board import Board
 from firmware_py.config import VisionConfig
+from firmware_py.pipeline.belief import BeliefParams, BeliefState
 from firmware_py.pipeline.events import (
     FINISHED,
     SCANNING,
@@ -35,7 +36,6 @@ from firmware_py.pipeline.reducer import (
     reduce,
     view_of,
 )
-from firmware_py.pipeline.voter import VoterParams, VoterState
 from firmware_py.vision.reading import FINISHED as READ_FINISHED
 from firmware_py.vision.reading import INVALID, NO_BOARD, OK, Reading
 
@@ -75,8 +75,8 @@ def solved_at(moves: str, result: SolveResult, t: float = 1.0) -> PipelineState:
     """A state that shows ``moves`` solved, present and stable, last seen at ``t``."""
     board = Board.from_moves(moves)
     return PipelineState(
-        voter=VoterState(recent=(g(moves),) * 5, reference=board), present=True,
-        found_since=0.0, last_found=t, ema=0.9, stable=True, result=result,
+        belief=BeliefState(committed=board), present=True, last_found=t, stable=True,
+        result=result,
         cache=Cached(g(moves), result), next_job=5,
         view=View(SOLVED, g(moves), result.column, result.score, result.plies),
         announced=g(moves))
@@ -85,34 +85,19 @@ def solved_at(moves: str, result: SolveResult, t: float = 1.0) -> PipelineState:
 # ------------------------------------------------------------------ presence
 
 
-def test_board_found_after_the_found_debounce():
-    state, steps = run(PipelineState(), [seen("")] * 3)
-    assert steps[:2] == [[], []]  # 0.0 and 0.1 s: not yet 160 ms
-    assert steps[2] == [StartSolve(1, Board.from_moves(""), True), Show(View(TRANSITIONAL))]
-    assert state.present and state.found_since == 0.0
-
-
-def test_found_debounce_restarts_after_a_miss():
-    state, steps = run(PipelineState(), [seen(""), NOTHING, seen(""), seen(""), seen("")])
-    assert [bool(step) for step in steps] == [False, False, False, False, True]
-    assert state.found_since == pytest.approx(0.2)
-
-
-def test_zero_found_debounce_is_immediate():
-    params = replace(P, found_s=0.0)
-    state, steps = run(PipelineState(), [seen("")], params=params)
-    assert state.present and Show(View(TRANSITIONAL)) in steps[0]
+def test_board_found_at_once_and_its_leading_board_speculated():
+    state, steps = run(PipelineState(), [seen("")])
+    assert steps[0] == [StartSolve(1, Board.from_moves(""), True), Show(View(TRANSITIONAL))]
+    assert state.present and state.last_found == 0.0
 
 
 def test_board_lost_after_the_lost_debounce():
     state = solved_at("", R_EMPTY, t=1.0)
     state, steps = run(state, [NOTHING] * 5, t0=1.1)  # 1.1 .. 1.5
-    assert steps[:4] == [[], [Show(View(TRANSITIONAL))], [], []]  # 3 of 5 votes: unstable
-    assert state.announced is None
+    assert steps[:4] == [[], [], [], []]  # a frame without the board changes no belief
     assert steps[4] == [Show(View(SCANNING)), Silence(lost=True)]
-    assert not state.present and state.announced is None and state.ema is None
-    assert state.voter.recent == (None,)  # cleared, then this frame's miss
-    assert state.voter.reference == Board.from_moves("")
+    assert not state.present and state.announced is None and not state.stable
+    assert state.reference == Board.from_moves("")
     assert state.result == R_EMPTY  # the board's answer survives its absence
 
 
@@ -129,33 +114,27 @@ def test_tick_on_a_quiet_state_does_nothing():
     assert (state, effects) == (PipelineState(), [])
 
 
-def test_back_after_loss_needs_the_found_debounce_and_votes_again():
+def test_back_after_loss_the_board_is_shown_at_once():
     state = solved_at("", R_EMPTY, t=1.0)
     state, _ = run(state, [NOTHING] * 5, t0=1.1)
-    state, steps = run(state, [seen("")] * 4, t0=2.0)
-    assert steps[0] == steps[1] == []
-    assert steps[2] == [Show(View(TRANSITIONAL))]  # present again, 3 of 4 votes
-    assert steps[3] == [Show(View(SOLVED, g(""), 4, 1, 41)),
+    state, steps = run(state, [seen("")] * 2, t0=2.0)
+    assert steps[0] == [Show(View(SOLVED, g(""), 4, 1, 41)),
                         Announce(Board.from_moves(""), R_EMPTY, unstarted=True)]
-
-
-# ------------------------------------------------------------------ confidence
-
-
-def test_confidence_is_an_exponential_average():
-    state, _ = run(PipelineState(), [seen("", 1.0), seen("", 0.2), NOTHING, seen("", 0.6)])
-    assert state.ema == pytest.approx(0.25 * 0.6 + 0.75 * (0.25 * 0.2 + 0.75 * 1.0))
-
-
-def test_nothing_is_solved_below_the_gate():
-    state, steps = run(PipelineState(), [seen("", 0.5)] * 6)
-    assert not any(isinstance(e, StartSolve) for step in steps for e in step)
-    assert steps[3] == [Committed(Board.from_moves(""), "first"),
-                        Show(View(TRANSITIONAL, g("")))]  # stable, not solved
-    state, steps = run(state, [seen("", 1.0)] * 2, t0=0.6)
-    # 0.25 + 0.75 * 0.5 = 0.625 >= 0.6: the stable board is solved now
-    assert steps[0] == [StartSolve(1, Board.from_moves(""), False)]
     assert steps[1] == []
+
+
+# ------------------------------------------------------------------ evidence
+
+
+def test_a_board_read_without_confidence_is_neither_committed_nor_solved():
+    state, steps = run(PipelineState(), [seen("", 0.3)] * 6)
+    assert steps == [[Show(View(TRANSITIONAL))]] + [[]] * 5  # found, nothing read of it
+    assert state.reference is None
+    state, steps = run(state, [seen("", 0.9)] * 4, t0=0.6)
+    assert steps[0] == [StartSolve(1, Board.from_moves(""), True)]
+    assert steps[3] == [Committed(Board.from_moves(""), "first"),
+                        Show(View(TRANSITIONAL, g("")))]  # the solve in flight, promoted
+    assert state.solving == Solving(1, g(""), False)
 
 
 # ------------------------------------------------------------------ solving
@@ -175,14 +154,13 @@ def test_committed_board_solved_and_shown():
 
 def test_speculative_result_is_used_instantly_on_commit():
     state = solved_at("", R_EMPTY)
-    state, effects = reduce(state, seen("4"), 1.1, P)
-    assert effects == [StartSolve(5, Board.from_moves("4"), True)]
+    state, effects = reduce(state, seen("4"), 1.1, P)  # the next board leads: "" is hidden
+    assert effects == [StartSolve(5, Board.from_moves("4"), True), Show(View(TRANSITIONAL))]
     state, effects = reduce(state, SolveDone(5, g("4"), R_4), 1.15, P)
     assert effects == []  # not stable yet: cached, not shown
-    assert state.cache == Cached(g("4"), R_4) and state.view == View(SOLVED, g(""), 4, 1, 41)
+    assert state.cache == Cached(g("4"), R_4) and state.view == View(TRANSITIONAL)
     state, steps = run(state, [seen("4")] * 3, t0=1.2)
-    assert steps[0] == [Show(View(TRANSITIONAL))]
-    assert steps[1] == []
+    assert steps[:2] == [[], []]  # led since 1.1: committed at 1.4
     assert steps[2] == [Committed(Board.from_moves("4"), "next"),
                         Show(View(SOLVED, g("4"), 4, -2, 36)),
                         Announce(Board.from_moves("4"), R_4)]
@@ -203,14 +181,15 @@ def test_speculation_never_displaces_the_reference_solve():
     state, _ = run(PipelineState(), [seen("")] * 4, params=params)
     assert state.solving == Solving(1, g(""), False)
     state, steps = run(state, [seen("4")] * 2, t0=0.4)
-    assert steps == [[], [Show(View(TRANSITIONAL))]]
+    assert steps == [[Show(View(TRANSITIONAL))], []]
     assert state.solving == Solving(1, g(""), False) and state.candidate is not None
 
 
 def test_new_reference_cancels_another_solve():
     state = replace(solved_at("", R_EMPTY), solving=Solving(5, g("3"), True), next_job=6)
     state, steps = run(state, [seen("4")] * 4, t0=1.1)
-    assert steps[0] == [CancelSolve(5), StartSolve(6, Board.from_moves("4"), True)]
+    assert steps[0] == [CancelSolve(5), StartSolve(6, Board.from_moves("4"), True),
+                        Show(View(TRANSITIONAL))]
     state = replace(state, solving=Solving(6, g("3"), True))  # pretend another one runs
     state, effects = reduce(state, seen("4"), 1.5, P)
     assert effects == [CancelSolve(6), StartSolve(7, Board.from_moves("4"), False)]
@@ -227,8 +206,7 @@ def test_stale_result_is_cached_not_shown():
 def test_a_newer_candidate_replaces_the_speculative_solve():
     state = solved_at("", R_EMPTY)
     state, steps = run(state, [seen("4"), seen("3")], t0=1.1)
-    assert steps[0] == [StartSolve(5, Board.from_moves("4"), True)]
-    # the two readings differ from the reference in different cells: still 4/5 per cell
+    assert steps[0] == [StartSolve(5, Board.from_moves("4"), True), Show(View(TRANSITIONAL))]
     assert steps[1] == [CancelSolve(5), StartSolve(6, Board.from_moves("3"), True)]
 
 
@@ -237,7 +215,7 @@ def test_implausible_readings_are_not_speculated():
     events = [seen("44"),              # discs removed
               seen("4433" + "1234"),   # four discs added
               seen("4433"),            # the reference itself
-              invalid(g("44335"))]     # not a legal board
+              invalid(("RRRRRRR",) * 6)]  # no board at all
     state, steps = run(state, events, t0=1.1)
     assert not any(isinstance(e, StartSolve) for step in steps for e in step)
 
@@ -287,9 +265,9 @@ def test_a_still_hand_read_without_confidence_never_votes_a_disc_in():
     sure = ReadingSeen(Reading(OK, g("443"), wrong, 0.95, (0.95,) * 42))
     state, steps = run(state, [sure] * 4, t0=2.3)
     assert steps[3][0] == Committed(Board.from_moves("443"), "next")
-    # the confidence average climbs back over the gate on the third confident frame
+    # solved speculatively as soon as it leads
     assert [any(isinstance(e, StartSolve) for e in step) for step in steps] == [
-        False, False, True, False]
+        True, False, False, False]
 
 
 # ------------------------------------------------------------------ view and speech
@@ -299,10 +277,10 @@ def test_a_hand_over_the_board_keeps_the_announcement():
     state = solved_at("44", SolveResult(4, 2, 35))
     hand = invalid(("RRRRRRR",) * 6)
     state, steps = run(state, [hand, hand] + [seen("44")] * 4, t0=1.1)
-    assert steps[0] == []  # 4 of 5 still agree
-    assert steps[1] == [Show(View(TRANSITIONAL))]
-    assert steps[2] == steps[3] == steps[4] == []
-    assert steps[5] == [Show(View(SOLVED, g("44"), 4, 2, 35))]  # no second Announce
+    assert steps[0] == [Show(View(TRANSITIONAL))]  # the hand: not the board
+    assert steps[1] == []
+    assert steps[2] == [Show(View(SOLVED, g("44"), 4, 2, 35))]  # no second Announce
+    assert steps[3] == steps[4] == steps[5] == []
 
 
 def test_new_board_without_answer_silences():
@@ -317,8 +295,8 @@ def test_new_board_without_answer_silences():
 def test_reset_to_an_empty_board_after_a_long_game_is_a_new_game():
     state = solved_at("4444333", SolveResult(3, -1, 30))
     state, steps = run(state, [seen("")] * 4, t0=1.1)
-    # 7 discs gone: no plausible successor (nothing speculated), a new game at once
-    assert steps[:3] == [[], [Show(View(TRANSITIONAL))], []]
+    # 7 discs gone: no next board (nothing speculated), a new game
+    assert steps[:3] == [[Show(View(TRANSITIONAL))], [], []]
     assert steps[3] == [Committed(Board.from_moves(""), "new-game"),
                         StartSolve(5, Board.from_moves(""), False),
                         Show(View(TRANSITIONAL, g(""))), Silence()]
@@ -327,12 +305,12 @@ def test_reset_to_an_empty_board_after_a_long_game_is_a_new_game():
 @pytest.mark.parametrize("state, expected", [
     (PipelineState(), View(SCANNING)),
     (PipelineState(present=True), View(TRANSITIONAL)),
-    (PipelineState(present=True, voter=VoterState(reference=Board.from_moves("4"))),
+    (PipelineState(present=True, belief=BeliefState(committed=Board.from_moves("4"))),
      View(TRANSITIONAL)),
-    (PipelineState(present=True, stable=True, voter=VoterState(reference=Board.from_moves("4"))),
+    (PipelineState(present=True, stable=True, belief=BeliefState(committed=Board.from_moves("4"))),
      View(TRANSITIONAL, g("4"))),
     (PipelineState(present=True, stable=True, result=R_4,
-                   voter=VoterState(reference=Board.from_moves("4"))),
+                   belief=BeliefState(committed=Board.from_moves("4"))),
      View(SOLVED, g("4"), 4, -2, 36)),
 ])
 def test_view_of(state, expected):
@@ -347,10 +325,9 @@ def test_view_json_keys_follow_the_spec():
 
 
 def test_params_from_config():
-    vision = VisionConfig(vote_window=7, vote_agree=5, debounce_found_ms=100,
-                          debounce_lost_ms=900, confidence_gate=0.7)
-    assert PipelineParams.from_config(vision) == PipelineParams(
-        voter=VoterParams(window=7, agree=5), found_s=0.1, lost_s=0.9, gate=0.7)
+    vision = VisionConfig(debounce_lost_ms=900, accept_margin=3.0)
+    assert PipelineParams.from_config(vision, first="red") == PipelineParams(
+        belief=BeliefParams(margin=3.0, first="red"), lost_s=0.9)
 
 
 def test_unknown_event_rejected():

@@ -113,7 +113,7 @@ def test_deferred_port_delivers_after_the_solve_time():
     for index in range(8):
         pipeline.feed(ok(""), index * 0.1)
     # committed at 0.3 s, solved 250 ms later: visible with the first frame from 0.55 s
-    assert shows == [(0.2, "transitional"), (0.3, "transitional"), (0.55, "solved")]
+    assert shows == [(0.0, "transitional"), (0.3, "transitional"), (0.55, "solved")]
 
 
 def replace_params(**changes) -> PipelineParams:

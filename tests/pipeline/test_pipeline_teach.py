@@ -7,7 +7,7 @@ import pytest
 
 from c4game.board import Board
 from firmware_py.pipeline import teach
-from firmware_py.pipeline.follow import MOVING, SUCCESSOR, UNCHANGED
+from firmware_py.pipeline.belief import CHANGED, UNCHANGED
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.succession import is_next
 from firmware_py.vision.hole_looks import HoleLooks, kinds_of
@@ -29,8 +29,8 @@ def test_a_board_the_next_move_confirms_is_learnt_from_its_latest_unchanged_fram
     empty, first = Board.empty(), Board.from_moves("4")
     assert not seen.observe(empty, UNCHANGED, frame(empty, shade=1.0))
     assert not seen.observe(empty, UNCHANGED, frame(empty, shade=2.0))
-    assert not seen.observe(empty, MOVING, frame(first, shade=9.0))  # not unchanged: not kept
-    assert seen.observe(first, SUCCESSOR, frame(first))  # committed: the empty board confirmed
+    assert not seen.observe(empty, CHANGED, frame(first, shade=9.0))  # not unchanged: not kept
+    assert seen.observe(first, CHANGED, frame(first))  # committed: the empty board confirmed
     assert seen.looks.boards == 1 and seen.looks.learnt_at == "2026-11-29T10:00:00+00:00"
     assert np.allclose(seen.looks.means[:, 0], 2.0)  # the latest unchanged frame's looks
     assert not seen.looks.counts[:, 1:].any()  # the empty board taught no disc look
@@ -51,8 +51,8 @@ def test_a_board_left_any_other_way_is_never_learnt(after) -> None:
 def test_no_unchanged_frame_no_lesson_and_a_single_reading_never_teaches() -> None:
     seen = teacher()
     board = Board.from_moves("4")
-    seen.observe(board, MOVING, frame(board))
-    assert not seen.observe(Board.from_moves("44"), SUCCESSOR, frame(Board.from_moves("44")))
+    seen.observe(board, CHANGED, frame(board))
+    assert not seen.observe(Board.from_moves("44"), CHANGED, frame(Board.from_moves("44")))
     seen = teacher()
     for _ in range(20):  # readings with nothing committed
         seen.observe(None, "reading", frame(board))
@@ -68,7 +68,7 @@ def test_covered_holes_of_the_confirming_frame_teach_nothing() -> None:
     seen.observe(board, UNCHANGED, Reading(OK, grid=reading.grid, board=board,
                                            cell_looks=reading.cell_looks,
                                            cell_covered=covered))
-    seen.observe(Board.from_moves("1"), SUCCESSOR, frame(Board.from_moves("1")))
+    seen.observe(Board.from_moves("1"), CHANGED, frame(Board.from_moves("1")))
     assert not seen.looks.counts[:14].any() and seen.looks.counts[14:, 0].all()
 
 
@@ -88,7 +88,7 @@ def test_stored_every_few_boards_and_at_close_and_a_full_disk_loses_nothing(capl
     for column in moves + "3":
         seen.observe(board, UNCHANGED, frame(board))
         board = board.play(int(column))
-        seen.observe(board, SUCCESSOR, frame(board))
+        seen.observe(board, CHANGED, frame(board))
     assert writes == [teach.STORE_EVERY]
     assert "cannot store the hole looks" in caplog.text
     assert heard == list(range(1, len(moves) + 2))
@@ -102,7 +102,7 @@ def test_the_empty_board_of_a_game_yellow_starts_is_learnt_too() -> None:
     seen = teacher()
     empty, first = Board.empty(), Board.from_moves("4", first="Y")
     seen.observe(empty, UNCHANGED, frame(empty))
-    assert seen.observe(first, SUCCESSOR, frame(first))
+    assert seen.observe(first, CHANGED, frame(first))
     assert seen.looks.boards == 1 and seen.looks.counts[:, 0].all()
 
 

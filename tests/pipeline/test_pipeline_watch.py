@@ -64,10 +64,10 @@ def test_folder_json_lines_follow_the_spec(fakes, folder, capsys):
     objects = [json.loads(line) for line in lines]
     assert all(list(o) == ["t", "state", "grid", "best", "score", "plies"] for o in objects)
     states = [(o["t"], o["state"]) for o in objects]
-    # board frames from 0.6 s: found after 160 ms (the 2nd, at 5 fps), stable on the 4th
-    assert states[:2] == [(0.8, "transitional"), (1.2, "solved")]
+    # board frames from 0.6 s: found at once, committed 0.3 s later (the frame at 1.0 s)
+    assert states[:2] == [(0.6, "transitional"), (1.0, "solved")]
     assert {k: objects[1][k] for k in expected_solved("")} == expected_solved("")
-    assert (2.8, "solved") in states and objects[states.index((2.8, "solved"))]["grid"] == \
+    assert (2.6, "solved") in states and objects[states.index((2.6, "solved"))]["grid"] == \
         Board.from_moves("4").grid_lines()
     assert ("scanning" in [s for _, s in states]) and objects[-1] == {
         "t": round(objects[-1]["t"], 3), **expected_solved("43")}
@@ -85,7 +85,7 @@ def test_same_folder_same_output(fakes, folder, capsys):
 
 def test_default_fps_is_ten(fakes, folder, capsys):
     _, lines, _ = watch(capsys, str(folder), "--json")
-    assert json.loads(lines[0])["t"] == 0.5  # board from 0.3 s: found 200 ms later
+    assert json.loads(lines[0])["t"] == 0.3  # board from 0.3 s: found at once
 
 
 def test_video_file_uses_its_own_rate(fakes, tmp_path, capsys):
@@ -95,7 +95,7 @@ def test_video_file_uses_its_own_rate(fakes, tmp_path, capsys):
         writer.write(np.full((48, 64, 3), value, np.uint8))
     writer.release()
     _, lines, _ = watch(capsys, str(path), "--json")
-    assert json.loads(lines[0])["t"] == 1.0  # board from frame 3: found on frame 4, at 4 fps
+    assert json.loads(lines[0])["t"] == 0.75  # board from frame 3 at 4 fps: found at once
 
 
 def test_human_output(fakes, folder, capsys):

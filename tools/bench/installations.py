@@ -14,20 +14,18 @@ import numpy as np
 
 from firmware_py.vision.hole_looks import EMPTY_GRID, HoleLooks
 from firmware_py.vision.reader import BoardReader
-from firmware_py.vision.reading import OK
 
 
 def learn_in_view(reader: BoardReader, empty: np.ndarray) -> bool:
     """An installation that followed a game from this view's empty board: the empty
-    board taught as the game confirms it, when the follower would have committed it
-    (read empty, or the start prior's lead). True when it was learnt (never
+    board taught as the game confirms it, when the game filter would commit it (it
+    leads, :mod:`firmware_py.pipeline.belief`). True when it was learnt (never
     calibrated: the bench prints the count as "calibrated" for this setup)."""
-    from firmware_py.pipeline.follow import START_MARGIN, START_PRIOR, start_lead
+    from firmware_py.pipeline.belief import BeliefParams, starts_empty
 
     reader.hole_looks = HoleLooks()
     reading = reader.read(empty)
-    committed = (reading.grid == EMPTY_GRID and reading.status == OK) or start_lead(
-        reading, START_PRIOR, START_MARGIN, reader.first) >= START_MARGIN
+    committed = starts_empty(reading, BeliefParams(first=reader.first))
     if committed and reading.cell_looks is not None:
         reader.hole_looks.learn(reading.cell_looks, EMPTY_GRID, covered=reading.cell_covered,
                                 grid_corners=reading.grid_corners)

@@ -1,7 +1,7 @@
 """The live pipeline on games filmed from real photographs (needs ../shared/data).
 
 Each film is read frame by frame by the board reader and followed by the
-pipeline (:mod:`firmware_py.pipeline.follow`); the screen it would show is
+pipeline (:mod:`firmware_py.pipeline.belief`); the screen it would show is
 compared with the grid standing on the table in that frame:
 
 * legal positions shown (a position counts once the screen showed it solved
@@ -50,6 +50,7 @@ from tools.train.real_composites import Composer, PatchLibrary
 
 Grid = tuple[str, ...]
 SHOWN = (SOLVED, FINISHED)
+SHOWN_LATE_FRAMES = 5  # a board still shown this many frames after it left is not wrong
 
 
 @dataclass
@@ -102,7 +103,7 @@ def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | 
     landed_at = 0.0
     shown_yet = False
     last_view = View()
-    recent: deque[Grid] = deque(maxlen=(params or PipelineParams()).voter.window)
+    recent: deque[Grid] = deque(maxlen=SHOWN_LATE_FRAMES)
     for frame in frames:
         recent.append(frame.truth)
         reading = reader.read(frame.image)

@@ -52,10 +52,9 @@ from c4game.board import RED, YELLOW, Board
 from firmware_py.config import load_config
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
 from firmware_py.pipeline.fakes import FakeSolver
-from firmware_py.pipeline.reducer import PipelineParams
+from firmware_py.pipeline.reducer import PipelineParams, grid_of
 from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline, feed_and_teach
 from firmware_py.pipeline.teach import LookTeacher
-from firmware_py.pipeline.voter import grid_of
 from firmware_py.simtable.camera import SimulatedCamera, default_spec
 from firmware_py.simtable.render_spec import RenderSpec
 from firmware_py.simtable.scene_reader import SceneReader
@@ -67,6 +66,7 @@ from firmware_py.simtable.script import (
 )
 
 SHOWN_STATES = (SOLVED, FINISHED)
+SHOWN_LATE_FRAMES = 5  # a board still shown this many frames after it left is not wrong
 
 
 @dataclass
@@ -235,8 +235,9 @@ def longest_silence(truths: list[Board], views: list[View]) -> int:
 
 def _on_table(grid: tuple[str, ...], truths: list[Board], frame: int,
               params: PipelineParams) -> bool:
-    """Whether ``grid`` stood on the table in the voting window that ends at ``frame``."""
-    window = truths[max(0, frame - params.voter.window + 1):frame + 1]
+    """Whether ``grid`` stood on the table in the :data:`SHOWN_LATE_FRAMES` frames that
+    end at ``frame``."""
+    window = truths[max(0, frame - SHOWN_LATE_FRAMES + 1):frame + 1]
     return any(grid == grid_of(truth) for truth in window)
 
 

@@ -1,0 +1,362 @@
+"""The one game filter (#53): what is on the table, as one belief.
+
+A person watching a game holds one belief: "the board is R; the next thing
+that can happen is one of the seven next moves, or the board is cleared, or
+something I do not understand". Each frame, :func:`believe` weighs exactly
+those hypotheses with the frame's evidence:
+
+* **R**, the committed board;
+* each board **one disc after R** (:func:`~firmware_py.succession.next_boards`);
+* **the empty board** (a new game; before any board, a game's start);
+* a board **read again** (:attr:`BeliefState.reread`: after "something else"
+  has lasted :data:`SETTLE_S`, the frame's most probable legal board,
+  :func:`~firmware_py.vision.decide.decide`, becomes a hypothesis: two discs at
+  once, a disc taken out, a start mid-game);
+* **something else**: the grid seen, hole by hole, explaining every change
+  (a hand, a falling disc, a cheat), at a cost of :data:`OTHER_COST` nats.
+
+The evidence for a board is the sum over its 42 holes of the readers'
+log-probability of what it says the hole holds (``Reading.cell_log_probs``).
+A hole that still looks as it did when R was committed (its *look*,
+:func:`~firmware_py.vision.look_evidence.familiar`) is held to what R says it
+holds (a red wall behind an empty hole stays empty: :func:`held_log_probs`).
+A hole whose look changed and that the readers do not read as R by
+:data:`CONFIRM_MARGIN` is *unexplained* for every board that says it holds
+what it held: each such hole costs that board :data:`UNEXPLAINED`.
+Before the first board nothing is held: the empty board has
+:data:`START_PRIOR` over any other (a game starts on the empty board), and
+it must still beat what the readers see by the threshold, so a disc they
+favour is never read away (docs/vision.md).
+
+A board is **committed** when its lead over every other hypothesis passes
+the one threshold, the reader's accept margin (``[vision] accept_margin``),
+for :data:`COMMIT_S`; R is **shown** while its own lead passes it.
+
+Each frame's evidence is weighed once, with the committed board as the
+prior's memory, and not multiplied into the last frame's belief: successive
+frames of a still table are one observation seen again, not independent
+ones, and multiplying them would turn one steady misreading into certainty.
+Time enters only through "for :data:`COMMIT_S`" and "for :data:`SETTLE_S`".
+
+The committed board's looks (the *baseline*) are taken at each commit, drift
+towards unchanged frames (:data:`DRIFT_RATE`), and are taken again when the
+readers have confirmed R through changed looks for :data:`REBASE_S` (the
+light changed for good, the camera was nudged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from c4game.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column, game_rule, starter
+from firmware_py.config import VisionConfig
+from firmware_py.succession import next_boards, why_not_after
+from firmware_py.vision.decide import decide
+from firmware_py.vision.look_evidence import familiar
+from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
+
+Grid = tuple[str, ...]
+
+OTHER_COST = 3.0  # nats: "something else" against a board that explains the frame
+START_PRIOR = 3.0  # nats: before any board, the empty board over any other
+UNEXPLAINED = 1.5  # nats: a changed hole a board says holds what it held
+CONFIRM_MARGIN = 1.0  # nats: a changed hole the readers read as before is confirmed
+COMMIT_S = 0.3  # a board leads this long: committed
+SETTLE_S = 1.0  # something else leads this long: the board is read again
+REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
+DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
+HELD_DOUBT = 1e-3  # an unchanged hole's doubt about holding what it held
+MAX_ADDED = 3  # discs a board read again may add at once (moves missed)
+NEW_GAME_REMOVED = 6  # more discs than this gone: a new game
+
+COMMIT_FIRST = "first"
+COMMIT_NEXT = "next"
+COMMIT_NEW_GAME = "new-game"
+COMMIT_OVERRIDE = "override"
+
+UNCHANGED = "unchanged"  # every hole looks as at the commit (the teacher learns these)
+CHANGED = "changed"
+READING = "reading"  # nothing committed, or no looks to compare
+AWAY = "away"  # no board in the frame, or nothing read of it
+
+
+@dataclass(frozen=True)
+class BeliefParams:
+    """The filter's numbers: the threshold and who may start come from config."""
+
+    margin: float = VisionConfig.accept_margin  # nats: the one threshold
+    first: str = "either"  # who may start ([game] first, SPEC §1)
+    commit_s: float = COMMIT_S
+    settle_s: float = SETTLE_S
+
+
+@dataclass(frozen=True)
+class BeliefState:
+    """What the filter remembers between frames."""
+
+    committed: Board | None = None
+    baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
+    reread: Board | None = None  # a board read again, a hypothesis until R is back
+    leader: Grid | None = None  # the board whose lead passes the threshold
+    leader_since: float = 0.0
+    unsure_since: float | None = None  # since when no board passes the threshold
+    confirmed_since: float | None = None  # R confirmed through changed looks since
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One frame's outcome: ``shown`` (R passes the threshold), ``committed`` (the kind
+    of a commit on this frame, else ""), ``leader`` (the leading board and its
+    lead, for speculative solving), ``kind`` of frame, ``reason`` (why nothing
+    leads, for the log)."""
+
+    kind: str
+    shown: bool = False
+    committed: str = ""
+    board: Board | None = None  # the board committed on this frame
+    leader: Board | None = None
+    lead: float = -np.inf  # nats of ``leader`` over the best other hypothesis
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class _Hypothesis:
+    board: Board
+    prior: float
+
+
+def believe(state: BeliefState, reading: Reading, now: float,
+            params: BeliefParams) -> tuple[BeliefState, Verdict]:
+    """Weigh one frame (see the module docstring)."""
+    log_probs = evidence_of(reading)
+    if not reading.found or log_probs is None:  # no evidence: the belief stands
+        return state, Verdict(AWAY, reason=reading.reason)
+    committed, looks = state.committed, reading.cell_looks
+    if committed is None:
+        kind, against = READING, np.zeros(WIDTH * HEIGHT, bool)
+    else:
+        changed = (np.ones(WIDTH * HEIGHT, bool) if looks is None or state.baseline is None
+                   else ~familiar(looks, state.baseline))
+        log_probs = held_log_probs(log_probs, committed, changed)
+        against = changed & (_leads(log_probs, classes_of(committed)) < CONFIRM_MARGIN)
+        kind = UNCHANGED if not changed.any() else CHANGED
+    hypotheses = _hypotheses(state, log_probs, params)
+    boards, leads = _posterior(hypotheses, log_probs, against, committed)
+    top = int(np.argmax(leads))
+    leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
+    state = _after_frame(state, reading, kind, leader, against, now, params)
+    if leader is None:
+        return _unsure(state, log_probs, kind, now, params)
+    if committed is not None and _grid(leader) == _grid(committed):
+        return (replace(state, leader=None, reread=None, unsure_since=None),
+                Verdict(kind, shown=True, leader=leader, lead=float(leads[top])))
+    return _lead(state, leader, float(leads[top]), kind, reading, now, params)
+
+
+def starts_empty(reading: Reading, params: BeliefParams) -> bool:
+    """Whether, with nothing committed, this frame's leading board is the empty board
+    (a game's start)."""
+    _, verdict = believe(BeliefState(), reading, 0.0, params)
+    return verdict.leader is not None and verdict.leader.n_discs == 0
+
+
+def evidence_of(reading: Reading) -> np.ndarray | None:
+    """(42, 3) log-probabilities of each hole's class: the readers' own, or, for a
+    reader that gives only a grid and its confidences, each cell's confidence on its
+    class and the rest shared by the other two (at most 1/3: no evidence; ``None`` when
+    no cell says anything)."""
+    if reading.cell_log_probs is not None:
+        return np.asarray(reading.cell_log_probs, np.float64)
+    if reading.grid is None:
+        return None
+    confidence = np.asarray(reading.cell_confidence or (reading.confidence,) * WIDTH * HEIGHT,
+                            np.float64)
+    if np.all(confidence <= 1 / 3):
+        return None
+    sure = np.clip(confidence, 1 / 3, 1 - HELD_DOUBT)
+    probs = np.repeat(((1 - sure) / 2)[:, None], len(CLASSES), axis=1)
+    probs[np.arange(len(sure)), classes_of(reading.grid)] = sure
+    return np.log(probs)
+
+
+def classes_of(grid: Board | Grid) -> np.ndarray:
+    """(42,) class index (:data:`CLASSES`) of each hole, top row first."""
+    lines = grid.grid_lines() if isinstance(grid, Board) else grid
+    return np.array([CLASSES.index(char) for char in "".join(lines)])
+
+
+def held_log_probs(log_probs: np.ndarray, reference: Board, changed: np.ndarray) -> np.ndarray:
+    """``log_probs`` with a prior on every unchanged hole: its class on ``reference``
+    (1 - 2 :data:`HELD_DOUBT`), the others :data:`HELD_DOUBT` each, so only readers
+    more than 6.9 nats sure of another class overrule what the hole held."""
+    classes = classes_of(reference)
+    prior = np.full((len(classes), len(CLASSES)), np.log(HELD_DOUBT))
+    prior[np.arange(len(classes)), classes] = np.log(1 - 2 * HELD_DOUBT)
+    held = np.array(log_probs, np.float64, copy=True)
+    held[~changed] += prior[~changed]
+    held[~changed] -= np.logaddexp.reduce(held[~changed], axis=1, keepdims=True)
+    return held
+
+
+def _leads(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """(42,) nats of each hole's class in ``classes`` over the other two."""
+    rows = np.arange(len(classes))
+    own = log_probs[rows, classes]
+    rest = log_probs.copy()
+    rest[rows, classes] = -np.inf
+    return own - rest.max(axis=1)
+
+
+def _grid(board: Board) -> Grid:
+    return tuple(board.grid_lines())
+
+
+def _hypotheses(state: BeliefState, log_probs: np.ndarray,
+                params: BeliefParams) -> list[_Hypothesis]:
+    """R, its next boards, the empty board, a board read again; before any board, the
+    empty board and the frame's own legal board (:data:`START_PRIOR` behind)."""
+    committed = state.committed
+    if committed is None:
+        rule = params.first
+        found = [_Hypothesis(Board.empty(starter(0, 0, rule)), 0.0)]
+        decision = decide(log_probs, params.margin, rule=rule)
+        if decision.status in (OK, FINISHED) and decision.board is not None \
+                and decision.board.n_discs:
+            found.append(_Hypothesis(decision.board, -START_PRIOR))
+        return found
+    found = [_Hypothesis(committed, 0.0)]
+    found += [_Hypothesis(board, 0.0) for board in next_boards(committed, params.first)]
+    if committed.n_discs:
+        found.append(_Hypothesis(Board.empty(starter(0, 0, params.first)), 0.0))
+    if state.reread is not None:
+        found.append(_Hypothesis(state.reread, 0.0))
+    unique: dict[Grid, _Hypothesis] = {}
+    for hypothesis in found:
+        unique.setdefault(_grid(hypothesis.board), hypothesis)
+    return list(unique.values())
+
+
+def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, against: np.ndarray,
+               committed: Board | None) -> tuple[list[Board], np.ndarray]:
+    """The boards and each one's lead in nats over the best of the rest (the margin
+    :func:`~firmware_py.vision.decide.decide` uses too); the last entry, when
+    present, is "something else"."""
+    rows = np.arange(len(log_probs))
+    held_classes = classes_of(committed) if committed is not None else None
+    scores = []
+    explains_all = False
+    seen = np.argmax(log_probs, axis=1)
+    for hypothesis in hypotheses:
+        classes = classes_of(hypothesis.board)
+        unexplained = 0
+        if held_classes is not None:
+            unexplained = int(np.count_nonzero(against & (classes == held_classes)))
+        score = float(log_probs[rows, classes].sum()) - UNEXPLAINED * unexplained
+        scores.append(score + hypothesis.prior)
+        explains_all |= unexplained == 0 and bool(np.all(classes == seen))
+    boards = [hypothesis.board for hypothesis in hypotheses]
+    if not explains_all:  # the grid seen is no hypothesis, or leaves a change unexplained
+        scores.append(float(log_probs.max(axis=1).sum()) - OTHER_COST)
+    values = np.array(scores)
+    leads = np.array([value - np.max(np.delete(values, index), initial=-np.inf)
+                     for index, value in enumerate(values)])
+    return boards, leads
+
+
+def _after_frame(state: BeliefState, reading: Reading, kind: str, leader: Board | None,
+                 against: np.ndarray, now: float, params: BeliefParams) -> BeliefState:
+    """The baseline's drift on unchanged frames and its renewal after a lasting change
+    the readers confirm."""
+    committed, looks = state.committed, reading.cell_looks
+    if committed is None or looks is None or state.baseline is None:
+        return state
+    if kind == UNCHANGED:
+        drifted = (1 - DRIFT_RATE) * state.baseline + DRIFT_RATE * looks
+        return replace(state, baseline=drifted.astype(np.float32), confirmed_since=None)
+    if leader is None or _grid(leader) != _grid(committed) or against.any():
+        return replace(state, confirmed_since=None)
+    since = state.confirmed_since if state.confirmed_since is not None else now
+    if now - since >= REBASE_S:  # a lasting change of light, a camera nudged
+        return replace(state, baseline=np.array(looks, np.float32), confirmed_since=None)
+    return replace(state, confirmed_since=since)
+
+
+def _unsure(state: BeliefState, log_probs: np.ndarray, kind: str, now: float,
+            params: BeliefParams) -> tuple[BeliefState, Verdict]:
+    """No board passes the threshold; after :data:`SETTLE_S` the board is read again
+    and its most probable legal board becomes a hypothesis."""
+    since = state.unsure_since if state.unsure_since is not None else now
+    state = replace(state, leader=None, unsure_since=since)
+    committed = state.committed
+    if committed is None or now - since < params.settle_s:
+        return state, Verdict(kind, reason="no board is sure")
+    decision = decide(log_probs, params.margin, rule=game_rule(committed, params.first))
+    if decision.status not in (OK, FINISHED) or decision.board is None:
+        return state, Verdict(kind, reason=decision.reason or "no board is sure")
+    return replace(state, reread=decision.board), Verdict(kind, reason="read again")
+
+
+def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Reading,
+          now: float, params: BeliefParams) -> tuple[BeliefState, Verdict]:
+    """A board other than R leads: committed once it has led for ``commit_s``."""
+    grid = _grid(leader)
+    since = state.leader_since if state.leader == grid else now
+    state = replace(state, leader=grid, leader_since=since, unsure_since=None)
+    why = commit_kind(state.committed, leader)
+    if why.startswith("not a position"):
+        return state, Verdict(kind, reason=why)
+    if now - since < params.commit_s - 1e-9:
+        return state, Verdict(kind, leader=leader, lead=lead)
+    board = with_history(state.committed, leader)
+    looks = reading.cell_looks
+    baseline = None if looks is None else np.array(looks, np.float32)
+    state = BeliefState(committed=board, baseline=baseline)
+    return state, Verdict(kind, shown=True, committed=why, board=board, leader=board, lead=lead)
+
+
+def commit_kind(reference: Board | None, board: Board) -> str:
+    """How ``board`` replaces ``reference``: ``first``, ``next`` (moves added),
+    ``new-game`` (emptied, or more than :data:`NEW_GAME_REMOVED` discs gone),
+    ``override`` (a disc taken out or recoloured), or "not a position: …" when its
+    counts say the other colour started the committed game."""
+    if reference is None:
+        return COMMIT_FIRST
+    if board.n_discs == 0 or removed_discs(reference, board) > NEW_GAME_REMOVED:
+        return COMMIT_NEW_GAME
+    wrong = other_starter(reference, board)
+    if wrong:
+        return f"not a position: {wrong}"
+    return COMMIT_OVERRIDE if why_not_after(reference, board, MAX_ADDED) else COMMIT_NEXT
+
+
+def removed_discs(reference: Board, board: Board) -> int:
+    """How many of the reference's discs are gone from ``board``."""
+    return sum(max(0, len(old) - len(new))
+               for old, new in zip(reference.columns, board.columns, strict=True))
+
+
+def other_starter(reference: Board, board: Board) -> str:
+    """Why ``board`` is no position of the committed game (its counts say the other
+    colour started), "" when it may be one. Only a starter assumed (a game first seen
+    mid-way with equal counts) may turn out to be the other colour."""
+    if not reference.n_discs or board.first == reference.first:
+        return ""
+    if reference.moves is None and reference.red_count == reference.yellow_count:
+        return ""
+    return (f"{COLOUR_NAMES[reference.first]} started this game; this board was started "
+            f"by {COLOUR_NAMES[board.first]}")
+
+
+def with_history(reference: Board | None, board: Board) -> Board:
+    """``board`` with its move sequence when it is known for sure: the empty board, and
+    a board one disc after a reference whose moves are known."""
+    if board.n_discs == 0:
+        return Board.empty(board.first)
+    if reference is None or reference.moves is None:
+        return board
+    column = added_column(reference, board)
+    if column is None or (reference.n_discs and reference.first != board.first):
+        return board
+    return Board(columns=board.columns, moves=reference.moves + str(column), first=board.first)

@@ -1,0 +1,337 @@
+"""The one game filter (:mod:`firmware_py.pipeline.belief`) on constructed readings.
+
+Each reading is built from a grid: every hole's look is a fixed vector per
+class (plus a little noise), and the readers' log-probabilities say the
+class with a chosen confidence, so each part of the model is driven on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from c4game.board import Board
+from firmware_py.pipeline.belief import (
+    AWAY,
+    CHANGED,
+    COMMIT_NEW_GAME,
+    COMMIT_NEXT,
+    COMMIT_OVERRIDE,
+    REBASE_S,
+    UNCHANGED,
+    BeliefParams,
+    BeliefState,
+    believe,
+    commit_kind,
+    evidence_of,
+)
+from firmware_py.vision.hole_looks import EMPTY_GRID
+from firmware_py.vision.reading import NO_BOARD, OK, Reading
+
+LOOKS = {".": np.full(12, 40.0), "R": np.full(12, 140.0), "Y": np.full(12, 220.0)}
+PARAMS = BeliefParams()
+
+
+def reading_of(grid, *, sure: float = 0.95, rng=None, looks_of=None, override=None):
+    """A reading whose looks and readers show ``grid`` (``override``: cell -> probs)."""
+    cells = "".join(grid)
+    rng = rng or np.random.default_rng(0)
+    looks = np.array([(looks_of or LOOKS)[char] for char in cells], np.float32)
+    looks += rng.normal(0, 1.0, looks.shape).astype(np.float32)
+    probs = np.full((42, 3), (1 - sure) / 2)
+    for index, char in enumerate(cells):
+        probs[index, ".RY".index(char)] = sure
+    for index, row in (override or {}).items():
+        probs[index] = row
+    return Reading(OK, grid=tuple(grid), cell_looks=looks, cell_log_probs=np.log(probs))
+
+
+def committed(moves: str):
+    board = Board.from_moves(moves)
+    return board, BeliefState(committed=board,
+                              baseline=reading_of(board.grid_lines()).cell_looks)
+
+
+def lowest_free_hole(board: Board, column: int) -> int:
+    """Cell index (top row first) of ``column``'s lowest free hole."""
+    return (5 - len(board.columns[column - 1])) * 7 + column - 1
+
+
+def grid(board: Board | None):
+    return None if board is None else tuple(board.grid_lines())
+
+
+def run(state, frames, start=0.0, step=0.1):
+    """Feed ``frames`` 0.1 s apart; the last verdict and every committed kind."""
+    kinds = []
+    verdict = None
+    for index, frame in enumerate(frames):
+        state, verdict = believe(state, frame, start + index * step, PARAMS)
+        kinds += [verdict.committed] if verdict.committed else []
+    return state, verdict, kinds
+
+
+def test_before_any_board_a_board_read_in_full_leads():
+    board = Board.from_moves("44")
+    _, verdict = believe(BeliefState(), reading_of(board.grid_lines()), 0.0, PARAMS)
+    assert grid(verdict.leader) == grid(board)
+
+
+def test_a_leading_board_is_committed_after_commit_s_not_before():
+    board = Board.from_moves("44")
+    frames = [reading_of(board.grid_lines())] * 4
+    state, verdict, kinds = run(BeliefState(), frames[:3])
+    assert state.committed is None and not kinds
+    state, verdict, kinds = run(state, frames[3:], start=0.3)
+    assert kinds == ["first"] and grid(state.committed) == grid(board) and verdict.shown
+
+
+def test_a_reader_without_looks_or_log_probs_gives_evidence_from_its_grid():
+    board = Board.from_moves("44")
+    sure = Reading(OK, grid=grid(board), confidence=0.99)
+    _, verdict = believe(BeliefState(), sure, 0.0, PARAMS)
+    assert grid(verdict.leader) == grid(board)
+    unsure = Reading(OK, grid=grid(board), confidence=0.3)  # below 1/3: no evidence at all
+    assert evidence_of(unsure) is None
+    one = Reading(OK, grid=grid(board), cell_confidence=(0.3,) * 41 + (0.9,))
+    np.testing.assert_allclose(np.exp(evidence_of(one))[-1], [0.9, 0.05, 0.05])
+    np.testing.assert_allclose(evidence_of(one)[:-1], np.log(1 / 3))
+
+
+def test_a_frame_without_a_board_leaves_the_belief_as_it_was():
+    board, state = committed("44")
+    after, verdict = believe(state, Reading(NO_BOARD), 0.0, PARAMS)
+    assert after is state and verdict.kind == AWAY and not verdict.shown
+
+
+def test_a_floating_disc_is_never_read_away_at_a_games_start():
+    """Sticker discs the readers call empty, under a disc they see (real-dev2's
+    dro_045136): the disc is not deleted; the empty board does not lead."""
+    seen = ["......."] * 4 + [".R.....", "......."]
+    probs = {7 * 5 + 1: [0.998, 0.001, 0.001], 7 * 4 + 1: [0.1, 0.8, 0.1]}
+    reading = reading_of(seen, sure=0.99, override=probs)
+    state, verdict = believe(BeliefState(), reading, 0.0, PARAMS)
+    state, verdict = believe(state, reading, 0.1, PARAMS)
+    assert verdict.leader is None
+
+
+def test_an_unchanged_board_is_shown_whatever_the_readers_say():
+    board, state = committed("44")
+    doubt = {35: [0.2, 0.7, 0.1]}  # a red disc at column 1, but its hole looks as it did
+    _, verdict = believe(state, reading_of(board.grid_lines(), override=doubt), 0.0, PARAMS)
+    assert verdict.kind == UNCHANGED and verdict.shown and verdict.leader == board
+
+
+@pytest.mark.parametrize("column", range(1, 8))
+def test_one_disc_of_the_side_to_move_at_a_lowest_hole_leads_then_is_committed(column):
+    board, state = committed("4453")
+    after = board.play(column)
+    frames = [reading_of(after.grid_lines())] * 4
+    _, first, _ = run(state, frames[:1])
+    assert first.kind == CHANGED and grid(first.leader) == grid(after) and not first.shown
+    state, _, kinds = run(state, frames)
+    assert kinds == [COMMIT_NEXT] and state.committed.moves == "4453" + str(column)
+
+
+@pytest.mark.parametrize("probs, leads", [([0.4, 0.5, 0.1], False), ([0.2, 0.7, 0.1], True)])
+def test_a_next_disc_leads_once_the_readers_favour_it_by_the_confirm_margin(probs, leads):
+    board, state = committed("44")
+    hole = lowest_free_hole(board, 1)
+    reading = reading_of(board.play(1).grid_lines(), override={hole: probs})
+    _, verdict = believe(state, reading, 0.0, PARAMS)
+    assert (verdict.leader is not None) == leads and not verdict.shown
+
+
+def test_a_disc_of_the_wrong_colour_is_never_committed():
+    board, state = committed("44")  # red to move
+    wrong = list(board.grid_lines())
+    wrong[5] = "Y" + wrong[5][1:]
+    state, verdict, kinds = run(state, [reading_of(wrong)] * 30)
+    assert not kinds and verdict.leader is None and state.committed == board
+
+
+@pytest.mark.parametrize("after, kind", [("445", COMMIT_OVERRIDE), ("445512", COMMIT_NEXT),
+                                         ("", COMMIT_NEW_GAME)])
+def test_a_lasting_change_is_read_again_holding_the_unchanged_holes(after, kind):
+    board, state = committed("4455")
+    # every unchanged hole is read as a doubtful disc: only the changed ones are read again
+    doubt = {index: [0.3, 0.4, 0.3] for index in range(14)}
+    reading = reading_of(Board.from_moves(after).grid_lines(), override=doubt)
+    state, _, kinds = run(state, [reading] * 20)
+    assert kinds == [kind] and grid(state.committed) == grid(Board.from_moves(after))
+
+
+@pytest.mark.parametrize("case", ["two discs", "disc taken out", "disc above the hole"])
+def test_changes_no_next_disc_explains_lead_nowhere_at_once(case):
+    board, state = committed("4455")
+    if case == "two discs":
+        seen = board.play(1).play(2).grid_lines()
+    elif case == "disc taken out":
+        seen = Board.from_moves("445").grid_lines()
+    else:  # a falling disc, one hole above column 1's lowest free hole
+        seen = list(board.grid_lines())
+        seen[4] = "R" + seen[4][1:]
+    _, verdict = believe(state, reading_of(seen), 0.0, PARAMS)
+    assert verdict.leader is None and not verdict.shown
+
+
+def test_a_hand_over_the_next_hole_and_its_neighbours_is_no_move():
+    board, state = committed("44")
+    hand = {lowest_free_hole(board, 1): [0.1, 0.8, 0.1],  # the hand looks like a red disc
+            lowest_free_hole(board, 2): [0.45, 0.1, 0.45],  # and leaves its neighbours
+            lowest_free_hole(board, 3): [0.45, 0.1, 0.45]}  # unsure
+    reading = reading_of(board.play(1).grid_lines(), override=hand)
+    for cell in hand:
+        reading.cell_looks[cell] = 90.0  # every covered hole looks changed
+    _, verdict = believe(state, reading, 0.0, PARAMS)
+    assert verdict.leader is None
+
+
+def test_a_change_that_comes_and_goes_restarts_the_settle_clock():
+    board, state = committed("44")
+    hand = reading_of([".......", ".......", ".......", ".......", "YYY....", "YYY...."])
+    state, _ = believe(state, hand, 0.0, PARAMS)
+    state, back = believe(state, reading_of(board.grid_lines()), 0.3, PARAMS)
+    assert back.shown and state.unsure_since is None
+    state, _ = believe(state, hand, 0.9, PARAMS)
+    assert state.unsure_since == 0.9
+
+
+def test_a_lost_board_does_not_restart_the_settle_clock():
+    board, state = committed("44")
+    hand = reading_of([".......", ".......", ".......", ".......", "YYY....", "YYY...."])
+    state, _ = believe(state, hand, 0.0, PARAMS)
+    state, _ = believe(state, Reading(NO_BOARD), 0.5, PARAMS)
+    assert state.unsure_since == 0.0
+
+
+def test_a_change_the_readers_confirm_keeps_the_board_shown_then_rebases():
+    board, state = committed("44")
+    looks = {key: value + 60 for key, value in LOOKS.items()}  # the light changed for good
+    frame = reading_of(board.grid_lines(), looks_of=looks)
+    state, first = believe(state, frame, 0.0, PARAMS)
+    assert first.kind == CHANGED and first.shown
+    state, later = believe(state, frame, REBASE_S, PARAMS)
+    assert later.kind == CHANGED and later.shown
+    _, after = believe(state, frame, REBASE_S + 0.1, PARAMS)
+    assert after.kind == UNCHANGED and after.shown  # the new looks are the baseline
+
+
+def test_a_doubted_first_disc_is_never_read_away():
+    board, state = committed("")
+    hole = lowest_free_hole(board, 4)
+    reading = reading_of(board.play(4).grid_lines(), override={hole: [0.5, 0.4, 0.1]})
+    state, verdict, kinds = run(state, [reading] * 20)
+    assert not kinds and not verdict.shown  # the empty board is not shown over it
+
+
+def test_readers_very_sure_of_a_disc_overrule_an_unchanged_hole():
+    board, state = committed("4455")
+    seen = Board.from_moves("445512").grid_lines()  # two discs: read again
+    sure_red = {lowest_free_hole(board, 3): [1e-5, 1 - 2e-5, 1e-5]}  # unchanged, 11 nats
+    state, _, kinds = run(state, [reading_of(seen, override=sure_red)] * 20)
+    assert kinds and grid(state.committed)[5][:3] == "RYR"
+
+
+def test_slow_light_drift_is_followed_not_taken_for_a_change():
+    board, state = committed("44")
+    for step in range(1, 300):  # every hole brightens by 0.2 units a frame: 60 in 30 s
+        looks = {key: value + 0.2 * step for key, value in LOOKS.items()}
+        state, verdict = believe(state, reading_of(board.grid_lines(), looks_of=looks),
+                                 step / 10, PARAMS)
+        assert verdict.kind == UNCHANGED and verdict.shown, step
+
+
+def test_a_board_nobody_can_read_is_not_shown():
+    board, state = committed("44")
+    looks = {key: value + 60 for key, value in LOOKS.items()}
+    unsure = {index: [0.34, 0.33, 0.33] for index in range(42)}
+    _, dark = believe(state, reading_of(board.grid_lines(), looks_of=looks, override=unsure),
+                      0.0, PARAMS)
+    assert not dark.shown and dark.leader is None
+
+
+def test_the_next_disc_is_followed_while_a_hand_still_darkens_other_holes():
+    board, state = committed("4453")
+    after = board.play(1)
+    reading = reading_of(after.grid_lines())
+    for cell in (0, 1, 2, 3):  # the top row under the leaving hand, still read empty
+        reading.cell_looks[cell] = LOOKS["."] + 30
+    _, verdict = believe(state, reading, 0.0, PARAMS)
+    assert grid(verdict.leader) == grid(after)
+
+
+def test_a_finished_game_has_no_next_disc():
+    board, state = committed("1212121")
+    assert board.is_finished
+    seen = list(board.grid_lines())
+    seen[5] = seen[5][:2] + "Y" + seen[5][3:]
+    _, verdict = believe(state, reading_of(seen), 0.0, PARAMS)
+    assert verdict.leader is None
+
+
+def test_the_start_prior_reads_an_empty_board_with_one_doubtful_hole():
+    doubt = {40: [0.35, 0.4, 0.25]}  # column 6 row 1: red a little ahead of empty
+    _, verdict = believe(BeliefState(), reading_of(EMPTY_GRID, override=doubt), 0.0, PARAMS)
+    assert grid(verdict.leader) == EMPTY_GRID
+
+
+@pytest.mark.parametrize("sure", [0.9, 0.99])
+def test_the_start_prior_never_hides_a_disc_the_readers_see(sure):
+    seen = Board.from_moves("6").grid_lines()
+    _, verdict = believe(BeliefState(), reading_of(seen, sure=sure), 0.0, PARAMS)
+    assert verdict.leader is None or grid(verdict.leader) == tuple(seen)
+
+
+def test_an_illegal_board_seen_is_never_a_leader_before_any_board():
+    seen = ["......."] * 5 + ["YY....."]  # Yellow twice: no game leaves this
+    _, verdict = believe(BeliefState(), reading_of(seen, sure=0.99), 0.0, PARAMS)
+    assert verdict.leader is None
+
+
+def test_more_than_six_discs_gone_is_a_new_game():
+    board, state = committed("4444333")
+    after = Board.from_moves("4")  # six discs gone, one left
+    state, _, kinds = run(state, [reading_of(after.grid_lines())] * 20)
+    assert kinds == [COMMIT_OVERRIDE] and state.committed.moves is None
+    assert commit_kind(board, Board.from_moves("")) == COMMIT_NEW_GAME
+    assert commit_kind(Board.from_moves("44443331"), Board.from_moves("4")) == COMMIT_NEW_GAME
+
+
+def test_a_board_the_other_colour_started_is_never_committed():
+    board, state = committed("44")  # Red started, followed from the empty board
+    yellow_started = Board.from_grid(["......."] * 4 + ["...R...", "..YY..."], "either")
+    assert yellow_started.first == "Y" and commit_kind(board, yellow_started).startswith(
+        "not a position: Red started this game")
+    state, _, kinds = run(replace(state, reread=yellow_started),
+                          [reading_of(yellow_started.grid_lines())] * 20)
+    assert not kinds and state.committed == board
+
+
+def test_a_committed_board_keeps_its_moves_when_they_are_certain():
+    board, state = committed("4453")
+    state, _, _ = run(state, [reading_of(board.play(2).grid_lines())] * 4)
+    assert state.committed.moves == "44532"
+    _, state = committed("")
+    state, _, kinds = run(state, [reading_of(Board.from_moves("4", "Y").grid_lines())] * 4)
+    assert kinds == [COMMIT_NEXT] and state.committed.moves == "4"
+    assert state.committed.first == "Y"  # the first disc said who started
+
+
+def test_a_followed_winning_disc_is_never_sent_to_the_solver():
+    from firmware_py.pipeline.events import ReadingSeen, StartSolve
+    from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
+
+    params, state, solved = PipelineParams(), PipelineState(), []
+    frames = [Board.from_moves("121212")] * 8 + [Board.from_moves("1212121")] * 8
+    for index, board in enumerate(frames):
+        reading = reading_of(board.grid_lines())
+        reading = Reading(OK, grid=reading.grid, board=board, confidence=0.99,
+                          cell_confidence=(0.99,) * 42, markers=4,
+                          cell_looks=reading.cell_looks, cell_log_probs=reading.cell_log_probs)
+        state, effects = reduce(state, ReadingSeen(reading), index / 10, params)
+        solved += [effect.board for effect in effects if isinstance(effect, StartSolve)]
+    assert state.reference.is_finished
+    assert solved and all(not board.is_finished for board in solved)
