@@ -23,10 +23,9 @@ holds (a red wall behind an empty hole stays empty: :func:`held_log_probs`).
 A hole whose look changed and that the readers do not read as R by
 :data:`CONFIRM_MARGIN` is *unexplained* for every board that says it holds
 what it held: each such hole costs that board :data:`UNEXPLAINED`.
-Before the first board nothing is held: the empty board has
-:data:`START_PRIOR` over any other (a game starts on the empty board), and
-it must still beat what the readers see by the threshold, so a disc they
-favour is never read away (docs/vision.md).
+Before the first board, a hole gravity proved empty that still shows the
+room is held empty (:mod:`.first_sight`), and the empty board has
+:data:`START_PRIOR` over any other (a game starts on the empty board).
 
 A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
@@ -52,6 +51,7 @@ import numpy as np
 
 from c4game.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from firmware_py.config import VisionConfig
+from firmware_py.pipeline.first_sight import RoomLooks, hold_room
 from firmware_py.succession import next_boards, why_not_after
 from firmware_py.vision.decide import decide
 from firmware_py.vision.look_evidence import familiar
@@ -98,6 +98,7 @@ class BeliefState:
 
     committed: Board | None = None
     baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
+    room: RoomLooks | None = None  # before the first board
     reread: Board | None = None  # a board read again, a hypothesis until R is back
     leader: Grid | None = None  # the board whose lead passes the threshold
     leader_since: float = 0.0
@@ -135,6 +136,11 @@ def believe(state: BeliefState, reading: Reading, now: float,
         return state, Verdict(AWAY, reason=reading.reason)
     committed, looks = state.committed, reading.cell_looks
     if committed is None:
+        room = state.room or RoomLooks.empty()
+        if looks is not None:
+            room = room.learn(looks, log_probs)
+            log_probs = hold_room(log_probs, room.still_room(looks))
+        state = replace(state, room=room)
         kind, against = READING, np.zeros(WIDTH * HEIGHT, bool)
     else:
         changed = (np.ones(WIDTH * HEIGHT, bool) if looks is None or state.baseline is None
@@ -156,9 +162,9 @@ def believe(state: BeliefState, reading: Reading, now: float,
 
 
 def starts_empty(reading: Reading, params: BeliefParams) -> bool:
-    """Whether, with nothing committed, this frame's leading board is the empty board
-    (a game's start)."""
-    _, verdict = believe(BeliefState(), reading, 0.0, params)
+    """Whether, with nothing committed, this one frame's leading board is the empty
+    board by the start prior alone (no room held: nothing seen before it)."""
+    _, verdict = believe(BeliefState(), replace(reading, cell_looks=None), 0.0, params)
     return verdict.leader is not None and verdict.leader.n_discs == 0
 
 

@@ -1,20 +1,13 @@
 """Before the first board: what shows through a hole that cannot hold a disc is the room.
 
 Until a board is committed, every frame teaches :class:`RoomLooks` the look of
-the holes that gravity proves empty: each hole above a hole the readers are
-at least :data:`EMPTY_SURE` nats sure is empty (no disc floats), with how
-sure that proof is (the supporting hole's lead). A red wall seen through a
-high hole from the first frame is then known for what it is: when the board
-is read before anything is committed, every hole that still looks as it did
-when it was proven empty gets that proof as evidence for "empty"
+the holes that gravity proves empty: each hole above the lowest one the
+readers are :data:`EMPTY_SURE` nats sure is empty (no disc floats). A red
+wall seen through a high hole from the first frame is then known for what it
+is: when the board is read before anything is committed, every hole that
+still looks as it did when it was proven empty is held empty
 (:func:`hold_room`), even once discs stand below it and the readers, seeing
 red, would make a legal board of it.
-
-The proof is evidence, weighed against the readers', not an override: a
-disc the readers are surer of than of the empty hole below it stays a disc
-(a board of sticker discs the readers call empty with 2 nats, under a disc
-they see with 5, is refused, not read empty: a seen disc is never deleted,
-docs/vision.md).
 """
 
 from __future__ import annotations
@@ -27,44 +20,40 @@ from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.look_evidence import familiar
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
+ROOM_DOUBT = 1e-3  # a held hole's doubt about being empty
 
 
 def proven_empty(log_probs: np.ndarray) -> np.ndarray:
-    """(42,) for each hole, the nats by which gravity proves it empty: the lead of the
-    surest empty hole below it when that is at least :data:`EMPTY_SURE`, else 0."""
+    """(42,) True for each hole above its column's lowest surely empty hole."""
     empty_lead = log_probs[:, 0] - np.maximum(log_probs[:, 1], log_probs[:, 2])
-    proof = np.zeros(WIDTH * HEIGHT)
+    sure = empty_lead >= EMPTY_SURE
+    proven = np.zeros(WIDTH * HEIGHT, bool)
     for column in range(WIDTH):
-        best = 0.0
         for line in range(HEIGHT - 1, -1, -1):  # bottom row first (lines run top first)
-            cell = line * WIDTH + column
-            proof[cell] = best
-            if empty_lead[cell] >= EMPTY_SURE:
-                best = max(best, float(empty_lead[cell]))
-    return proof
+            if sure[line * WIDTH + column]:
+                proven[column:line * WIDTH:WIDTH] = True  # every hole above it
+                break
+    return proven
 
 
 @dataclass(frozen=True)
 class RoomLooks:
-    """The look of each hole when gravity proved it empty (NaN where never) and how
-    sure that proof was (nats)."""
+    """The look of each hole when gravity proved it empty (NaN where never)."""
 
     looks: np.ndarray
-    proof: np.ndarray
 
     @classmethod
     def empty(cls) -> RoomLooks:
-        return cls(np.full((WIDTH * HEIGHT, 12), np.nan, np.float32), np.zeros(WIDTH * HEIGHT))
+        return cls(np.full((WIDTH * HEIGHT, 12), np.nan, np.float32))
 
     def learn(self, looks: np.ndarray, log_probs: np.ndarray) -> RoomLooks:
         """Remember the looks of the holes this frame proves empty, first sight kept."""
-        proof = proven_empty(log_probs)
-        new = (proof > 0) & np.isnan(self.looks[:, 0])
+        new = proven_empty(log_probs) & np.isnan(self.looks[:, 0])
         if not new.any():
             return self
-        learnt, proofs = self.looks.copy(), self.proof.copy()
-        learnt[new], proofs[new] = looks[new], proof[new]
-        return RoomLooks(learnt, proofs)
+        learnt = self.looks.copy()
+        learnt[new] = looks[new]
+        return RoomLooks(learnt)
 
     def still_room(self, looks: np.ndarray) -> np.ndarray:
         """(42,) True where a hole looks as it did when it was proven empty
@@ -73,11 +62,10 @@ class RoomLooks:
         return known & familiar(looks, np.nan_to_num(self.looks))
 
 
-def hold_room(log_probs: np.ndarray, room: RoomLooks, looks: np.ndarray) -> np.ndarray:
-    """``log_probs`` with each hole that still shows the room its proof added to
-    "empty" (:class:`RoomLooks`)."""
+def hold_room(log_probs: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """``log_probs`` with a prior for "empty" (1 - 2 :data:`ROOM_DOUBT`) on ``room`` holes."""
+    prior = np.log(np.array([1 - 2 * ROOM_DOUBT, ROOM_DOUBT, ROOM_DOUBT]))
     held = np.array(log_probs, np.float64, copy=True)
-    still = room.still_room(looks)
-    held[still, 0] += room.proof[still]
-    held[still] -= np.logaddexp.reduce(held[still], axis=1, keepdims=True)
+    held[room] += prior
+    held[room] -= np.logaddexp.reduce(held[room], axis=1, keepdims=True)
     return held

@@ -27,6 +27,7 @@ from firmware_py.pipeline.belief import (
     commit_kind,
     evidence_of,
 )
+from firmware_py.vision.decide import decide
 from firmware_py.vision.hole_looks import EMPTY_GRID
 from firmware_py.vision.reading import NO_BOARD, OK, Reading
 
@@ -106,15 +107,27 @@ def test_a_frame_without_a_board_leaves_the_belief_as_it_was():
     assert after is state and verdict.kind == AWAY and not verdict.shown
 
 
-def test_a_floating_disc_is_never_read_away_at_a_games_start():
-    """Sticker discs the readers call empty, under a disc they see (real-dev2's
-    dro_045136): the disc is not deleted; the empty board does not lead."""
-    seen = ["......."] * 4 + [".R.....", "......."]
-    probs = {7 * 5 + 1: [0.998, 0.001, 0.001], 7 * 4 + 1: [0.1, 0.8, 0.1]}
-    reading = reading_of(seen, sure=0.99, override=probs)
-    state, verdict = believe(BeliefState(), reading, 0.0, PARAMS)
-    state, verdict = believe(state, reading, 0.1, PARAMS)
-    assert verdict.leader is None
+def test_the_room_seen_through_a_hole_before_the_first_board_is_never_a_disc():
+    room = {20: [0.02, 0.96, 0.02]}  # column 7 row 4: a red wall, "red" to both readers
+    first = reading_of(EMPTY_GRID, override=room)  # rows 1-3 empty below it: it floats
+    state, _ = believe(BeliefState(), first, 0.0, PARAMS)
+    later = Board.from_moves("7771")  # rows 1-3 of column 7 now hold R Y R
+    reading = reading_of(later.grid_lines(), override=room)  # the wall: still read red
+    reading.cell_looks[20] = first.cell_looks[20]  # ... and it looks as it did
+    alone = decide(reading.cell_log_probs, 2.5)
+    assert alone.board is not None and alone.board.columns[6] == "RYRR"  # legal, wrong
+    _, verdict = believe(state, reading, 5.0, PARAMS)
+    assert grid(verdict.leader) == grid(later)
+
+
+def test_proven_empty_is_every_hole_above_a_sure_empty_one():
+    from firmware_py.pipeline.first_sight import proven_empty
+
+    probs = np.full((42, 3), 0.01)
+    probs[:, 1] = 0.98  # every hole a red disc ...
+    probs[38, :] = [0.98, 0.01, 0.01]  # ... but column 4 row 1 surely empty
+    proven = proven_empty(np.log(probs))
+    assert set(np.flatnonzero(proven)) == {3, 10, 17, 24, 31}  # column 4, rows 2-6
 
 
 def test_an_unchanged_board_is_shown_whatever_the_readers_say():
