@@ -5,14 +5,13 @@ move lands on top of one of at most seven columns (on an empty board where
 either colour may start, a disc of either colour: the first says who
 started). :func:`next_boards` lists exactly those boards.
 
-The live voter also allows a board a few discs further when moves were missed
+A board read again may also be a few discs further when moves were missed
 (a hand over the board while two discs landed): :func:`why_not_after` says
 why a board cannot follow another that way ("" when it can): every disc still
 there with its colour, at most ``max_added`` new ones.
 
-The follower (``pipeline.follow``), the voter (``pipeline.voter``), the
-reducer's speculative solves and the teacher (``pipeline.teach``) ask these
-two functions and nothing else.
+The game filter (``pipeline.belief``), the reducer's speculative solves and
+the teacher (``pipeline.teach``) ask these two functions and nothing else.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ EX_NOINPUT = 66
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "watch", help="run the live pipeline on a source and print the board and best move",
-        description="Run the live pipeline (board reader, stability voting, solver) on SOURCE: "
+        description="Run the live pipeline (board reader, game filter, solver) on SOURCE: "
                     "'sim' (the simulated camera), 'camera' (the Pi camera), 'usb:N' (a "
                     "webcam), a video file or a folder of images. Files and folders are read "
                     "as fast as possible on their own timeline (t = frame index / fps), "

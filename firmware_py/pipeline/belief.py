@@ -13,19 +13,21 @@ those hypotheses with the frame's evidence:
   :func:`~firmware_py.vision.decide.decide`, becomes a hypothesis: two discs at
   once, a disc taken out, a start mid-game);
 * **something else**: the grid seen, hole by hole, explaining every change
-  (a hand, a falling disc, a cheat), at a cost of :data:`OTHER_COST` nats.
+  (a hand, a falling disc, a cheat), at a cost of :data:`SURPRISE` nats.
 
 The evidence for a board is the sum over its 42 holes of the readers'
 log-probability of what it says the hole holds (``Reading.cell_log_probs``).
 A hole that still looks as it did when R was committed (its *look*,
 :func:`~firmware_py.vision.look_evidence.familiar`) is held to what R says it
-holds (a red wall behind an empty hole stays empty: :func:`held_log_probs`).
+holds (a red wall behind an empty hole stays empty: :func:`held`).
 A hole whose look changed and that the readers do not read as R by
 :data:`CONFIRM_MARGIN` is *unexplained* for every board that says it holds
-what it held: each such hole costs that board :data:`UNEXPLAINED`.
+what it held: each such hole costs that board the threshold less
+:data:`CONFIRM_MARGIN`, so the next disc leads R once the readers favour it
+over the empty hole by :data:`CONFIRM_MARGIN`.
 Before the first board, a hole gravity proved empty that still shows the
 room is held empty (:mod:`.first_sight`), and the empty board has
-:data:`START_PRIOR` over any other (a game starts on the empty board).
+:data:`SURPRISE` over any other (a game starts on the empty board).
 
 A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
@@ -49,9 +51,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from c4game.board import COLOUR_NAMES, HEIGHT, WIDTH, Board, added_column, game_rule, starter
+from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from firmware_py.config import VisionConfig
-from firmware_py.pipeline.first_sight import RoomLooks, hold_room
+from firmware_py.pipeline.first_sight import RoomLooks
 from firmware_py.succession import next_boards, why_not_after
 from firmware_py.vision.decide import decide
 from firmware_py.vision.look_evidence import familiar
@@ -59,15 +61,17 @@ from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
 
 Grid = tuple[str, ...]
 
-OTHER_COST = 3.0  # nats: "something else" against a board that explains the frame
-START_PRIOR = 3.0  # nats: before any board, the empty board over any other
-UNEXPLAINED = 1.5  # nats: a changed hole a board says holds what it held
+# nats: the prior cost of what a watcher does not expect: "something else" against a
+# board that explains the frame, and, before any board, a game begun elsewhere than
+# on the empty board (one number, as the start prior of before was for both)
+SURPRISE = 3.0
 CONFIRM_MARGIN = 1.0  # nats: a changed hole the readers read as before is confirmed
-COMMIT_S = 0.3  # a board leads this long: committed
-SETTLE_S = 1.0  # something else leads this long: the board is read again
+COMMIT_S = 0.3  # a next board leads this long: committed
+COMMIT_FRAMES = 4  # ... and in at least this many frames (a slow camera)
+SETTLE_S = 1.0  # no board leads this long: read again; any other board leads: committed
 REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
-HELD_DOUBT = 1e-3  # an unchanged hole's doubt about holding what it held
+HELD_DOUBT = 1e-3  # a held hole's doubt about the class it is held to
 MAX_ADDED = 3  # discs a board read again may add at once (moves missed)
 NEW_GAME_REMOVED = 6  # more discs than this gone: a new game
 
@@ -102,6 +106,7 @@ class BeliefState:
     reread: Board | None = None  # a board read again, a hypothesis until R is back
     leader: Grid | None = None  # the board whose lead passes the threshold
     leader_since: float = 0.0
+    leader_frames: int = 0
     unsure_since: float | None = None  # since when no board passes the threshold
     confirmed_since: float | None = None  # R confirmed through changed looks since
 
@@ -139,24 +144,28 @@ def believe(state: BeliefState, reading: Reading, now: float,
         room = state.room or RoomLooks.empty()
         if looks is not None:
             room = room.learn(looks, log_probs)
-            log_probs = hold_room(log_probs, room.still_room(looks))
+            log_probs = held(log_probs, np.zeros(WIDTH * HEIGHT, int), room.still_room(looks))
         state = replace(state, room=room)
-        kind, against = READING, np.zeros(WIDTH * HEIGHT, bool)
+        kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
+        against = changed
     else:
-        changed = (np.ones(WIDTH * HEIGHT, bool) if looks is None or state.baseline is None
-                   else ~familiar(looks, state.baseline))
-        log_probs = held_log_probs(log_probs, committed, changed)
+        if looks is None or state.baseline is None:  # no looks: the readers alone
+            changed = np.zeros(WIDTH * HEIGHT, bool)
+            kind = CHANGED
+        else:
+            changed = ~familiar(looks, state.baseline)
+            log_probs = held(log_probs, classes_of(committed), ~changed)
+            kind = UNCHANGED if not changed.any() else CHANGED
         against = changed & (_leads(log_probs, classes_of(committed)) < CONFIRM_MARGIN)
-        kind = UNCHANGED if not changed.any() else CHANGED
     hypotheses = _hypotheses(state, log_probs, params)
-    boards, leads = _posterior(hypotheses, log_probs, against, committed)
+    boards, leads = _posterior(hypotheses, log_probs, changed, params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
     state = _after_frame(state, reading, kind, leader, against, now, params)
     if leader is None:
         return _unsure(state, log_probs, kind, now, params)
     if committed is not None and _grid(leader) == _grid(committed):
-        return (replace(state, leader=None, reread=None, unsure_since=None),
+        return (replace(state, leader=None, leader_frames=0, reread=None, unsure_since=None),
                 Verdict(kind, shown=True, leader=leader, lead=float(leads[top])))
     return _lead(state, leader, float(leads[top]), kind, reading, now, params)
 
@@ -193,17 +202,16 @@ def classes_of(grid: Board | Grid) -> np.ndarray:
     return np.array([CLASSES.index(char) for char in "".join(lines)])
 
 
-def held_log_probs(log_probs: np.ndarray, reference: Board, changed: np.ndarray) -> np.ndarray:
-    """``log_probs`` with a prior on every unchanged hole: its class on ``reference``
-    (1 - 2 :data:`HELD_DOUBT`), the others :data:`HELD_DOUBT` each, so only readers
-    more than 6.9 nats sure of another class overrule what the hole held."""
-    classes = classes_of(reference)
+def held(log_probs: np.ndarray, classes: np.ndarray, holes: np.ndarray) -> np.ndarray:
+    """``log_probs`` with a prior on each of ``holes`` for its class in ``classes``
+    (1 - 2 :data:`HELD_DOUBT`; the others :data:`HELD_DOUBT` each), so only readers
+    more than 6.9 nats sure of another class overrule what the hole is held to."""
     prior = np.full((len(classes), len(CLASSES)), np.log(HELD_DOUBT))
     prior[np.arange(len(classes)), classes] = np.log(1 - 2 * HELD_DOUBT)
-    held = np.array(log_probs, np.float64, copy=True)
-    held[~changed] += prior[~changed]
-    held[~changed] -= np.logaddexp.reduce(held[~changed], axis=1, keepdims=True)
-    return held
+    result = np.array(log_probs, np.float64, copy=True)
+    result[holes] += prior[holes]
+    result[holes] -= np.logaddexp.reduce(result[holes], axis=1, keepdims=True)
+    return result
 
 
 def _leads(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -212,7 +220,8 @@ def _leads(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
     own = log_probs[rows, classes]
     rest = log_probs.copy()
     rest[rows, classes] = -np.inf
-    return own - rest.max(axis=1)
+    leads: np.ndarray = own - rest.max(axis=1)
+    return leads
 
 
 def _grid(board: Board) -> Grid:
@@ -222,7 +231,7 @@ def _grid(board: Board) -> Grid:
 def _hypotheses(state: BeliefState, log_probs: np.ndarray,
                 params: BeliefParams) -> list[_Hypothesis]:
     """R, its next boards, the empty board, a board read again; before any board, the
-    empty board and the frame's own legal board (:data:`START_PRIOR` behind)."""
+    empty board and the frame's own legal board (:data:`SURPRISE` behind)."""
     committed = state.committed
     if committed is None:
         rule = params.first
@@ -230,7 +239,7 @@ def _hypotheses(state: BeliefState, log_probs: np.ndarray,
         decision = decide(log_probs, params.margin, rule=rule)
         if decision.status in (OK, FINISHED) and decision.board is not None \
                 and decision.board.n_discs:
-            found.append(_Hypothesis(decision.board, -START_PRIOR))
+            found.append(_Hypothesis(decision.board, -SURPRISE))
         return found
     found = [_Hypothesis(committed, 0.0)]
     found += [_Hypothesis(board, 0.0) for board in next_boards(committed, params.first)]
@@ -244,27 +253,26 @@ def _hypotheses(state: BeliefState, log_probs: np.ndarray,
     return list(unique.values())
 
 
-def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, against: np.ndarray,
-               committed: Board | None) -> tuple[list[Board], np.ndarray]:
+def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np.ndarray,
+               unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
     """The boards and each one's lead in nats over the best of the rest (the margin
     :func:`~firmware_py.vision.decide.decide` uses too); the last entry, when
-    present, is "something else"."""
+    present, is "something else". A changed hole whose class on a board the readers
+    do not favour by :data:`CONFIRM_MARGIN` is unexplained by that board."""
     rows = np.arange(len(log_probs))
-    held_classes = classes_of(committed) if committed is not None else None
     scores = []
     explains_all = False
     seen = np.argmax(log_probs, axis=1)
     for hypothesis in hypotheses:
         classes = classes_of(hypothesis.board)
-        unexplained = 0
-        if held_classes is not None:
-            unexplained = int(np.count_nonzero(against & (classes == held_classes)))
-        score = float(log_probs[rows, classes].sum()) - UNEXPLAINED * unexplained
+        unexplained = int(np.count_nonzero(changed & (_leads(log_probs, classes)
+                                                      < CONFIRM_MARGIN)))
+        score = float(log_probs[rows, classes].sum()) - unexplained_cost * unexplained
         scores.append(score + hypothesis.prior)
         explains_all |= unexplained == 0 and bool(np.all(classes == seen))
     boards = [hypothesis.board for hypothesis in hypotheses]
     if not explains_all:  # the grid seen is no hypothesis, or leaves a change unexplained
-        scores.append(float(log_probs.max(axis=1).sum()) - OTHER_COST)
+        scores.append(float(log_probs.max(axis=1).sum()) - SURPRISE)
     values = np.array(scores)
     leads = np.array([value - np.max(np.delete(values, index), initial=-np.inf)
                      for index, value in enumerate(values)])
@@ -276,8 +284,11 @@ def _after_frame(state: BeliefState, reading: Reading, kind: str, leader: Board 
     """The baseline's drift on unchanged frames and its renewal after a lasting change
     the readers confirm."""
     committed, looks = state.committed, reading.cell_looks
-    if committed is None or looks is None or state.baseline is None:
+    if committed is None or looks is None:
         return state
+    if state.baseline is None:  # committed on a frame without looks: the first one shown
+        shown = leader is not None and _grid(leader) == _grid(committed)
+        return replace(state, baseline=np.array(looks, np.float32)) if shown else state
     if kind == UNCHANGED:
         drifted = (1 - DRIFT_RATE) * state.baseline + DRIFT_RATE * looks
         return replace(state, baseline=drifted.astype(np.float32), confirmed_since=None)
@@ -306,14 +317,18 @@ def _unsure(state: BeliefState, log_probs: np.ndarray, kind: str, now: float,
 
 def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Reading,
           now: float, params: BeliefParams) -> tuple[BeliefState, Verdict]:
-    """A board other than R leads: committed once it has led for ``commit_s``."""
+    """A board other than R leads: committed once it has led for ``commit_s`` (a next
+    board) or ``settle_s`` (a new game, a disc taken out: a surprise must last), and
+    in :data:`COMMIT_FRAMES` frames."""
     grid = _grid(leader)
-    since = state.leader_since if state.leader == grid else now
-    state = replace(state, leader=grid, leader_since=since, unsure_since=None)
+    same = state.leader == grid
+    since = state.leader_since if same else now
+    frames = state.leader_frames + 1 if same else 1
+    state = replace(state, leader=grid, leader_since=since, leader_frames=frames,
+                    unsure_since=None)
     why = commit_kind(state.committed, leader)
-    if why.startswith("not a position"):
-        return state, Verdict(kind, reason=why)
-    if now - since < params.commit_s - 1e-9:
+    wait = params.commit_s if why in (COMMIT_FIRST, COMMIT_NEXT) else params.settle_s
+    if now - since < wait - 1e-9 or frames < COMMIT_FRAMES:
         return state, Verdict(kind, leader=leader, lead=lead)
     board = with_history(state.committed, leader)
     looks = reading.cell_looks
@@ -324,16 +339,12 @@ def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Re
 
 def commit_kind(reference: Board | None, board: Board) -> str:
     """How ``board`` replaces ``reference``: ``first``, ``next`` (moves added),
-    ``new-game`` (emptied, or more than :data:`NEW_GAME_REMOVED` discs gone),
-    ``override`` (a disc taken out or recoloured), or "not a position: …" when its
-    counts say the other colour started the committed game."""
+    ``new-game`` (emptied, or more than :data:`NEW_GAME_REMOVED` discs gone) or
+    ``override`` (a disc taken out or recoloured)."""
     if reference is None:
         return COMMIT_FIRST
     if board.n_discs == 0 or removed_discs(reference, board) > NEW_GAME_REMOVED:
         return COMMIT_NEW_GAME
-    wrong = other_starter(reference, board)
-    if wrong:
-        return f"not a position: {wrong}"
     return COMMIT_OVERRIDE if why_not_after(reference, board, MAX_ADDED) else COMMIT_NEXT
 
 
@@ -341,18 +352,6 @@ def removed_discs(reference: Board, board: Board) -> int:
     """How many of the reference's discs are gone from ``board``."""
     return sum(max(0, len(old) - len(new))
                for old, new in zip(reference.columns, board.columns, strict=True))
-
-
-def other_starter(reference: Board, board: Board) -> str:
-    """Why ``board`` is no position of the committed game (its counts say the other
-    colour started), "" when it may be one. Only a starter assumed (a game first seen
-    mid-way with equal counts) may turn out to be the other colour."""
-    if not reference.n_discs or board.first == reference.first:
-        return ""
-    if reference.moves is None and reference.red_count == reference.yellow_count:
-        return ""
-    return (f"{COLOUR_NAMES[reference.first]} started this game; this board was started "
-            f"by {COLOUR_NAMES[board.first]}")
 
 
 def with_history(reference: Board | None, board: Board) -> Board:

@@ -168,7 +168,7 @@ class Silence:
 
 @dataclass(frozen=True)
 class Committed:
-    """The voter accepted ``board`` as the table's real position (``kind``: why)."""
+    """The game filter committed ``board`` as the table's real position (``kind``: why)."""
 
     board: Board
     kind: str

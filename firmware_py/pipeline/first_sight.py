@@ -5,8 +5,8 @@ the holes that gravity proves empty: each hole above the lowest one the
 readers are :data:`EMPTY_SURE` nats sure is empty (no disc floats). A red
 wall seen through a high hole from the first frame is then known for what it
 is: when the board is read before anything is committed, every hole that
-still looks as it did when it was proven empty is held empty
-(:func:`hold_room`), even once discs stand below it and the readers, seeing
+still looks as it did when it was proven empty is held empty (by the game
+filter, :mod:`.belief`), even once discs stand below it and the readers, seeing
 red, would make a legal board of it.
 """
 
@@ -20,7 +20,6 @@ from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.look_evidence import familiar
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
-ROOM_DOUBT = 1e-3  # a held hole's doubt about being empty
 
 
 def proven_empty(log_probs: np.ndarray) -> np.ndarray:
@@ -58,14 +57,6 @@ class RoomLooks:
     def still_room(self, looks: np.ndarray) -> np.ndarray:
         """(42,) True where a hole looks as it did when it was proven empty
         (:func:`~firmware_py.vision.look_evidence.familiar`)."""
-        known = ~np.isnan(self.looks[:, 0])
-        return known & familiar(looks, np.nan_to_num(self.looks))
-
-
-def hold_room(log_probs: np.ndarray, room: np.ndarray) -> np.ndarray:
-    """``log_probs`` with a prior for "empty" (1 - 2 :data:`ROOM_DOUBT`) on ``room`` holes."""
-    prior = np.log(np.array([1 - 2 * ROOM_DOUBT, ROOM_DOUBT, ROOM_DOUBT]))
-    held = np.array(log_probs, np.float64, copy=True)
-    held[room] += prior
-    held[room] -= np.logaddexp.reduce(held[room], axis=1, keepdims=True)
-    return held
+        still: np.ndarray = ~np.isnan(self.looks[:, 0]) & familiar(looks,
+                                                                   np.nan_to_num(self.looks))
+        return still

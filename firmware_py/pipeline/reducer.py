@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 from c4game.board import Board
 from firmware_py.config import VisionConfig
 from firmware_py.pipeline.belief import (
-    AWAY,
     COMMIT_FIRST,
     COMMIT_NEXT,
     BeliefParams,
@@ -105,7 +104,7 @@ class PipelineState:
     """Everything the reducer remembers between events."""
 
     belief: BeliefState = field(default_factory=BeliefState)
-    followed: str = ""  # the kind of the latest frame (:mod:`.belief`)
+    frame_kind: str = ""  # the latest frame's kind (:mod:`.belief`: unchanged, changed, ...)
     present: bool = False
     last_found: float | None = None
     stable: bool = False
@@ -149,8 +148,10 @@ def reduce(state: PipelineState, event: Event, now: float,
 def _on_reading(state: PipelineState, reading: Reading, now: float, params: PipelineParams,
                 effects: list[Effect]) -> PipelineState:
     belief, verdict = believe(state.belief, reading, now, params.belief)
-    stable = state.stable if verdict.kind == AWAY else verdict.shown
-    state = replace(state, belief=belief, stable=stable, followed=verdict.kind)
+    # a frame that did not find the board leaves it shown; one that found it and read
+    # nothing of it does not
+    stable = state.stable if not reading.found else verdict.shown
+    state = replace(state, belief=belief, stable=stable, frame_kind=verdict.kind)
     if reading.found:
         state = replace(state, present=True, last_found=now)
     state = _on_presence(state, now, params)
@@ -168,7 +169,8 @@ def _on_presence(state: PipelineState, now: float, params: PipelineParams) -> Pi
     if state.present and (state.last_found is None
                           or now - state.last_found >= params.lost_s - EPSILON):
         return replace(state, present=False, stable=False, candidate=None,
-                       belief=replace(state.belief, leader=None, unsure_since=None))
+                       belief=replace(state.belief, leader=None, leader_frames=0, reread=None,
+                                      unsure_since=None, confirmed_since=None))
     return state
 
 

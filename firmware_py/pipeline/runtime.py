@@ -358,12 +358,12 @@ class FrameLoop:
 def feed_and_teach(pipeline: Pipeline, reading: Reading, now: float,
                    teacher: LookTeacher | None = None) -> None:
     """Feed ``reading`` to ``pipeline``; ``teacher`` sees every frame and learns the
-    empty board a game is followed from and the boards the game confirms (the
-    follower may read a game's empty board where the frame alone was refused: a hole
-    the readers doubt, :mod:`.follow`)."""
+    empty board a game is followed from and the boards the game confirms (the game
+    filter may commit a game's empty board where the frame alone was refused: a hole
+    the readers doubt, :mod:`.belief`)."""
     pipeline.feed(reading, now)
     if teacher is not None:
-        teacher.observe(pipeline.state.reference, pipeline.state.followed, reading)
+        teacher.observe(pipeline.state.reference, pipeline.state.frame_kind, reading)
 
 
 class RebasedSource:

@@ -1,7 +1,7 @@
 """Teach this installation's hole looks from the boards the game confirmed.
 
-While a board is committed, the latest frame the follower found
-``unchanged`` (:mod:`.follow`: every hole looks as it did at the commit)
+While a board is committed, the latest frame the game filter found
+``unchanged`` (:mod:`.belief`: every hole looks as it did at the commit)
 holds that board's looks. When the next board committed is that board plus
 one disc, the game went on from it: the board is **confirmed**, and its 42
 holes are learnt (:meth:`~firmware_py.vision.hole_looks.HoleLooks.learn`;
@@ -73,9 +73,9 @@ class LookTeacher:
         self._seen: _Seen | None = None
         self._unstored = 0
 
-    def observe(self, committed: Board | None, followed: str, reading: Reading) -> bool:
-        """One frame: the committed board after it, the follower's kind of frame and
-        the reading. True when a board was learnt."""
+    def observe(self, committed: Board | None, frame_kind: str, reading: Reading) -> bool:
+        """One frame: the committed board after it, the game filter's kind of frame
+        and the reading. True when a board was learnt."""
         learnt = False
         if committed is not self._committed:
             seen = self._seen
@@ -85,7 +85,7 @@ class LookTeacher:
             if committed is not None and committed.n_discs == 0:
                 self._start(reading)
             self._committed, self._seen = committed, None
-        if (committed is not None and followed == UNCHANGED
+        if (committed is not None and frame_kind == UNCHANGED
                 and reading.cell_looks is not None):
             self._seen = _Seen(committed, reading.cell_looks, reading.cell_covered,
                                reading.grid_corners)

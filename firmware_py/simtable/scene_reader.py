@@ -25,7 +25,7 @@ class SceneReader:
     * board out of view, or a hand near a marker: no board;
     * cells under a hand (palm plus fingers) read at random, confidence 0.4;
     * strong flicker: each disc misread with probability ``flicker_error``,
-      confidence 0.65 (confident mistakes: the voter must outvote them).
+      confidence 0.65 (confident mistakes: the game filter must outlast them).
 
     The board confidence is the lowest cell confidence, as the real reader's.
     """

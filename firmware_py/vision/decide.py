@@ -62,7 +62,7 @@ WINDOW = 10.0  # nats behind a column's best stack that are still considered (> 
 MAX_STACKS = 12  # stacks kept per column
 KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if fours crowd
 MAX_LISTED = 4
-DOUBT = 0.5  # the most a cell in doubt is sure of (the voter's bound is above it)
+DOUBT = 0.5  # the most a cell in doubt is sure of (no evidence either way)
 ILLEGAL_PRIOR = 2.0  # nats: a grid no game leaves is e^2 times less likely a priori
 TIE = 1e-9  # nats: grids this close are equally probable
 
@@ -342,7 +342,7 @@ def _cell_confidence(log_probs: np.ndarray, grid: tuple[str, ...] | list[str],
 def _refused(log_probs: np.ndarray, grid: tuple[str, ...] | list[str], reason: str,
              margin: float, confidence: float, rival: tuple[str, ...] | list[str]) -> Decision:
     """A refusal showing ``grid``; the cells where ``rival`` differs from it are in doubt
-    and at most :data:`DOUBT` sure, so they never vote for a board in the live voter."""
+    and at most :data:`DOUBT` sure, so they give the live game filter no evidence."""
     cells = list(_cell_confidence(log_probs, grid))
     for row in range(HEIGHT):
         for column in range(WIDTH):

@@ -104,7 +104,7 @@ def recall(log_probs: np.ndarray, features: np.ndarray, means: np.ndarray,
 def familiar(features: np.ndarray, looks: np.ndarray) -> np.ndarray:
     """(N,) True where each hole's look (N, 12) is still its earlier look ``looks``
     (N, 12), by :func:`recall`'s familiarity (the spread :data:`FLOOR_VARIANCE`: about
-    13 Lab units or less), as the follower asks of the looks of the board it follows."""
+    13 Lab units or less), as the game filter asks of the looks of the board it follows."""
     features = np.asarray(features, np.float64)
     means = np.asarray(looks, np.float64)[:, None, :]
     variances = np.full_like(means, FLOOR_VARIANCE)

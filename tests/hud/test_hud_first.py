@@ -62,7 +62,7 @@ def test_the_hub_says_a_red_first_game_as_before() -> None:
 
 
 def commit_game(hub: HudHub, moves: str, first: str) -> None:
-    """Commit the boards of a game as the voter does under "either": the empty board
+    """Commit the boards of a game as the game filter does under "either": the empty board
     (Red by default: nobody has started), then each disc with its real starter."""
     hub.on_commit(Board.empty(), "first", 0.0)
     for n in range(1, len(moves) + 1):

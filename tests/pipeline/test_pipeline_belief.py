@@ -7,8 +7,6 @@ class with a chosen confidence, so each part of the model is driven on its own.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
@@ -172,7 +170,7 @@ def test_a_lasting_change_is_read_again_holding_the_unchanged_holes(after, kind)
     # every unchanged hole is read as a doubtful disc: only the changed ones are read again
     doubt = {index: [0.3, 0.4, 0.3] for index in range(14)}
     reading = reading_of(Board.from_moves(after).grid_lines(), override=doubt)
-    state, _, kinds = run(state, [reading] * 20)
+    state, _, kinds = run(state, [reading] * 30)
     assert kinds == [kind] and grid(state.committed) == grid(Board.from_moves(after))
 
 
@@ -304,10 +302,10 @@ def test_an_illegal_board_seen_is_never_a_leader_before_any_board():
     assert verdict.leader is None
 
 
-def test_more_than_six_discs_gone_is_a_new_game():
+def test_a_disc_taken_out_is_an_override_and_more_than_six_gone_a_new_game():
     board, state = committed("4444333")
     after = Board.from_moves("4")  # six discs gone, one left
-    state, _, kinds = run(state, [reading_of(after.grid_lines())] * 20)
+    state, _, kinds = run(state, [reading_of(after.grid_lines())] * 30)
     assert kinds == [COMMIT_OVERRIDE] and state.committed.moves is None
     assert commit_kind(board, Board.from_moves("")) == COMMIT_NEW_GAME
     assert commit_kind(Board.from_moves("44443331"), Board.from_moves("4")) == COMMIT_NEW_GAME
@@ -315,12 +313,44 @@ def test_more_than_six_discs_gone_is_a_new_game():
 
 def test_a_board_the_other_colour_started_is_never_committed():
     board, state = committed("44")  # Red started, followed from the empty board
-    yellow_started = Board.from_grid(["......."] * 4 + ["...R...", "..YY..."], "either")
-    assert yellow_started.first == "Y" and commit_kind(board, yellow_started).startswith(
-        "not a position: Red started this game")
-    state, _, kinds = run(replace(state, reread=yellow_started),
-                          [reading_of(yellow_started.grid_lines())] * 20)
-    assert not kinds and state.committed == board
+    yellow_started = ["......."] * 4 + ["...R...", "..YY..."]
+    state, verdict, kinds = run(state, [reading_of(yellow_started)] * 40)
+    assert not kinds and state.committed == board and verdict.leader is None
+
+
+def test_the_side_to_moves_colour_must_lead_the_other():
+    board, state = committed("44")  # red to move
+    hole = lowest_free_hole(board, 1)
+    yellowish = reading_of(board.play(1).grid_lines(), override={hole: [0.01, 0.40, 0.59]})
+    _, verdict = believe(state, yellowish, 0.0, PARAMS)
+    assert verdict.leader is None and not verdict.shown
+
+
+def test_a_new_game_must_lead_for_settle_s():
+    board, state = committed("4453")
+    frames = [reading_of(EMPTY_GRID)] * 11
+    _, _, kinds = run(state, frames[:10])
+    assert not kinds  # 0.9 s: a hand over the discs, maybe
+    _, _, kinds = run(state, frames)
+    assert kinds == [COMMIT_NEW_GAME]
+
+
+def test_a_slow_camera_commits_after_four_frames_not_after_0_3_s():
+    board, state = committed("44")
+    after = reading_of(board.play(1).grid_lines())
+    state, _, kinds = run(state, [after] * 3, step=0.5)
+    assert not kinds
+    state, _, kinds = run(state, [after], start=1.5)
+    assert kinds == [COMMIT_NEXT]
+
+
+def test_a_board_committed_without_looks_takes_them_when_first_shown():
+    board = Board.from_moves("44")
+    state = BeliefState(committed=board)
+    state, verdict = believe(state, reading_of(board.grid_lines()), 0.0, PARAMS)
+    assert verdict.shown and state.baseline is not None
+    _, verdict = believe(state, reading_of(board.grid_lines()), 0.1, PARAMS)
+    assert verdict.kind == UNCHANGED
 
 
 def test_a_committed_board_keeps_its_moves_when_they_are_certain():

@@ -84,7 +84,7 @@ def test_rendered_game_commits_the_script_and_shows_the_test_set_answer(
     committed = [board.grid_lines() for _, board, _ in commits]
     assert committed == [Board.from_moves(moves[:n]).grid_lines()
                          for n in range(len(moves) - 2, len(moves) + 1)]
-    for t, board, _ in commits:  # on the table within the voting window
+    for t, board, _ in commits:  # on the table in the last five frames
         frame = round(t * 10)
         assert board.grid_lines() in [b.grid_lines() for b in truths[max(0, frame - 4):frame + 1]]
     final = shows[-1][1]

@@ -1,7 +1,7 @@
 """End to end on simulated games, read by a fallible scene reader (no pixels: fast).
 
 The simulator's script is the independent truth: every committed board must
-be a board that really stood on the table in the last voting window, the
+be a board that really stood on the table in the last few frames, the
 committed boards must be the game's positions in order, and each position's
 answer must be shown after its disc lands.
 """
@@ -143,15 +143,15 @@ def test_short_game_reset_is_a_new_game_at_once():
     run = play([Wait(1.0)] + [Drop(int(c)) for c in "4455"] + [Wait(1.0), Reset(), Wait(2.0)])
     assert_no_wrong_commit(run)
     assert run.commits[-1][1] == Board.empty() and run.commits[-1][2] == "new-game"
-    # a cleared board starts a new game as soon as 4 votes agree on it
-    assert run.commits[-1][0] == first_clear_empty(run) + 3
+    # a cleared board starts a new game once it has led for 1 s (a surprise must last)
+    assert run.commits[-1][0] == first_clear_empty(run) + 10
 
 
 def test_long_game_reset_is_a_new_game_at_once():
     start = Board.from_moves("4455663")
     run = play([Wait(1.0), Reset(), Wait(1.0)], start=start)
     assert run.commits[-1][2] == "new-game"
-    assert run.commits[-1][0] == first_clear_empty(run) + 3  # 4 votes, nothing more
+    assert run.commits[-1][0] == first_clear_empty(run) + 10  # led 1 s, nothing more
 
 
 def test_finished_game_is_shown_finished():

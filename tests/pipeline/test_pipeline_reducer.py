@@ -109,6 +109,13 @@ def test_tick_lets_the_board_go_when_frames_stop():
     assert effects == [Show(View(SCANNING)), Silence(lost=True)]
 
 
+def test_a_board_found_but_not_read_is_not_shown():
+    state = solved_at("44", SolveResult(4, 2, 35), t=1.0)
+    unread = ReadingSeen(Reading(INVALID, markers=4, reason="cannot tell white from black"))
+    state, steps = run(state, [unread] * 8, t0=1.1)
+    assert steps[0] == [Show(View(TRANSITIONAL))] and state.present
+
+
 def test_tick_on_a_quiet_state_does_nothing():
     state, effects = reduce(PipelineState(), Tick(), 5.0, P)
     assert (state, effects) == (PipelineState(), [])
@@ -294,10 +301,10 @@ def test_new_board_without_answer_silences():
 
 def test_reset_to_an_empty_board_after_a_long_game_is_a_new_game():
     state = solved_at("4444333", SolveResult(3, -1, 30))
-    state, steps = run(state, [seen("")] * 4, t0=1.1)
-    # 7 discs gone: no next board (nothing speculated), a new game
-    assert steps[:3] == [[Show(View(TRANSITIONAL))], [], []]
-    assert steps[3] == [Committed(Board.from_moves(""), "new-game"),
+    state, steps = run(state, [seen("")] * 11, t0=1.1)
+    # 7 discs gone: no next board (nothing speculated); a new game after 1 s
+    assert steps[:10] == [[Show(View(TRANSITIONAL))]] + [[]] * 9
+    assert steps[10] == [Committed(Board.from_moves(""), "new-game"),
                         StartSolve(5, Board.from_moves(""), False),
                         Show(View(TRANSITIONAL, g(""))), Silence()]
 

@@ -64,10 +64,10 @@ def test_folder_json_lines_follow_the_spec(fakes, folder, capsys):
     objects = [json.loads(line) for line in lines]
     assert all(list(o) == ["t", "state", "grid", "best", "score", "plies"] for o in objects)
     states = [(o["t"], o["state"]) for o in objects]
-    # board frames from 0.6 s: found at once, committed 0.3 s later (the frame at 1.0 s)
-    assert states[:2] == [(0.6, "transitional"), (1.0, "solved")]
+    # board frames from 0.6 s: found at once, committed on its 4th frame (at 5 fps)
+    assert states[:2] == [(0.6, "transitional"), (1.2, "solved")]
     assert {k: objects[1][k] for k in expected_solved("")} == expected_solved("")
-    assert (2.6, "solved") in states and objects[states.index((2.6, "solved"))]["grid"] == \
+    assert (2.8, "solved") in states and objects[states.index((2.8, "solved"))]["grid"] == \
         Board.from_moves("4").grid_lines()
     assert ("scanning" in [s for _, s in states]) and objects[-1] == {
         "t": round(objects[-1]["t"], 3), **expected_solved("43")}

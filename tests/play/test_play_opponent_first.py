@@ -67,7 +67,7 @@ def test_a_wrong_column_of_its_own_colour_is_still_refused(solver: Solver) -> No
 def play_script(opponent: Opponent, appliance: str, yellow_first: tuple[int, ...],
                 games: int) -> tuple[list[Board], list[tuple[Board, int, int | None]]]:
     """Run the simulated person's script against ``opponent``, committing every board the
-    table shows as the live follower does (an empty board under ``either``: Red to move).
+    table shows as the live game filter does (an empty board under ``either``: Red to move).
     The finished games, and every drop: the board, its column, the column c4pi asked."""
     board = Board.empty()
     opponent.on_commit(board)

@@ -412,8 +412,8 @@ def test_a_disc_under_a_hand_the_colour_reader_calls_empty_is_not_read_away() ->
 
 
 def test_the_cells_in_doubt_of_a_refusal_are_never_more_than_half_sure() -> None:
-    """So that the live voter (``min_cell_confidence`` >= 0.5) never counts them: a
-    refused reading must not vote its best guess of the doubtful cells into a board."""
+    """So that they give the live game filter no evidence: a refused reading must not
+    push its best guess of the doubtful cells into a board."""
     grid = independent_grid("4453")
     top = 3 * 7 + 3
     decision = decide(log_probs(grid, doubts={top: (0.7, 0.29, 0.01)}), MARGIN)

@@ -244,7 +244,7 @@ def test_bad_inputs_are_refused() -> None:
 
 
 def test_one_rule_says_whether_a_hole_still_looks_as_before() -> None:
-    # the follower's question and the memory's: camera noise is the same look; a look
+    # the game filter's question and the memory's: camera noise is the same look; a look
     # moved by CHANGED_DISTANCE (a disc before a wall of its own colour) is not
     from firmware_py.vision.look_evidence import CHANGED_DISTANCE, familiar
 

@@ -11,7 +11,7 @@ Reports:
   showing it (to its end when never shown);
 * seconds and views showing a wrong board (its answer shown or pending): a
   board that did not stand on the table in the last ``--late`` seconds (the
-  board before a landing, shown while the vote runs, is late, not wrong).
+  board before a landing, shown while the commit waits, is late, not wrong).
 
     .venv/bin/python -m tools.bench.demo_screen --seconds 1800
 """

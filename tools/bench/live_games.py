@@ -8,8 +8,9 @@ compared with the grid standing on the table in that frame:
   or finished while it stood on the table);
 * frames showing a wrong board: the screen shows a board (its answer shown or
   still pending) that did not stand
-  on the table in the voting window ending at that frame (the board before a
-  disc landed, shown for the few frames the vote takes, is late, not wrong);
+  on the table in the :data:`SHOWN_LATE_FRAMES` frames ending at that frame
+  (the board before a disc landed, shown for the few frames the commit takes,
+  is late, not wrong);
 * the delay from a disc landing to its position being shown (median, max),
   and the longest silence (a position standing unshown, from its landing);
 * each *something else* step (a board that is no legal next position: a
@@ -17,7 +18,7 @@ compared with the grid standing on the table in that frame:
   what the screen showed at its end.
 
 Answers come from :class:`~firmware_py.pipeline.fakes.FakeSolver` at once:
-the delays are the camera's and the follower's, not the solver's (see
+the delays are the camera's and the game filter's, not the solver's (see
 ``tools.bench.pipeline`` for solve times).
 
     .venv/bin/python -m tools.bench.live_games --films 6

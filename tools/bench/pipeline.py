@@ -1,14 +1,15 @@
-"""Benchmark the live pipeline on simulated games (issue 6 targets).
+"""Benchmark the live pipeline on simulated games.
 
 Measures, on random games with passing hands, light flicker and the board
 leaving the view:
 
 * wrong committed boards (a committed board that was not on the table in the
-  voting window): must be 0; also positions never committed;
+  last :data:`SHOWN_LATE_FRAMES` frames): must be 0; also positions never committed;
 * the delay from a disc landing to its answer being available, in frames and
   milliseconds on the game's timeline (solves take their real time, measured);
 * what the screen showed: of the frames showing a solved board, those whose
-  board was not on the table in the voting window (a wrong board on screen),
+  board was not on the table in the last :data:`SHOWN_LATE_FRAMES` frames (a
+  wrong board on screen),
   and the positions of the game ever shown solved;
 * the per-frame loop rate (reader + pipeline) at 1280x720 on one core.
 
@@ -199,8 +200,8 @@ def _on_show(view: View, t: float, shown: list[View], solved: dict) -> None:
 
 def _score_screen(stats: GameStats, params: PipelineParams, truths: list[Board],
                   views: list[View]) -> None:
-    """Frames showing a solved board, those showing one not on the table in the
-    voting window, and the game's positions ever shown."""
+    """Frames showing a solved board, those showing one not on the table in the last
+    :data:`SHOWN_LATE_FRAMES` frames, and the game's positions ever shown."""
     ever_shown = set()
     for frame, view in enumerate(views):
         if view.grid is None or view.state not in SHOWN_STATES:
