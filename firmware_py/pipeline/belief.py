@@ -7,11 +7,12 @@ those hypotheses with the frame's evidence:
 
 * **R**, the committed board;
 * each board **one disc after R** (:func:`~firmware_py.succession.next_boards`);
-* **the empty board** (a new game; before any board, a game's start);
-* a board **read again** (:attr:`BeliefState.reread`: after "something else"
-  has lasted :data:`SETTLE_S`, the frame's most probable legal board,
-  :func:`~firmware_py.vision.decide.decide`, becomes a hypothesis: two discs at
-  once, a disc taken out, a start mid-game);
+* before any board, **the empty board** (a game's start) and the frame's own
+  legal board;
+* a board **read again** (:attr:`BeliefState.reread`: after no board has led
+  for :data:`SETTLE_S`, the frame's most probable legal board,
+  :func:`~firmware_py.vision.decide.decide`, becomes a hypothesis: a cleared
+  board, two discs at once, a disc taken out);
 * **something else**: the grid seen, hole by hole, explaining every change
   (a hand, a falling disc, a cheat), at a cost of :data:`SURPRISE` nats.
 
@@ -230,8 +231,8 @@ def _grid(board: Board) -> Grid:
 
 def _hypotheses(state: BeliefState, log_probs: np.ndarray,
                 params: BeliefParams) -> list[_Hypothesis]:
-    """R, its next boards, the empty board, a board read again; before any board, the
-    empty board and the frame's own legal board (:data:`SURPRISE` behind)."""
+    """R, its next boards and a board read again; before any board, the empty board
+    and the frame's own legal board (:data:`SURPRISE` behind)."""
     committed = state.committed
     if committed is None:
         rule = params.first
@@ -243,8 +244,6 @@ def _hypotheses(state: BeliefState, log_probs: np.ndarray,
         return found
     found = [_Hypothesis(committed, 0.0)]
     found += [_Hypothesis(board, 0.0) for board in next_boards(committed, params.first)]
-    if committed.n_discs:
-        found.append(_Hypothesis(Board.empty(starter(0, 0, params.first)), 0.0))
     if state.reread is not None:
         found.append(_Hypothesis(state.reread, 0.0))
     unique: dict[Grid, _Hypothesis] = {}
@@ -317,9 +316,9 @@ def _unsure(state: BeliefState, log_probs: np.ndarray, kind: str, now: float,
 
 def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Reading,
           now: float, params: BeliefParams) -> tuple[BeliefState, Verdict]:
-    """A board other than R leads: committed once it has led for ``commit_s`` (a next
-    board) or ``settle_s`` (a new game, a disc taken out: a surprise must last), and
-    in :data:`COMMIT_FRAMES` frames."""
+    """A board other than R leads: committed once it has led for ``commit_s`` (or
+    ``settle_s`` for a disc taken out or recoloured: a cheat must last) and in
+    :data:`COMMIT_FRAMES` frames."""
     grid = _grid(leader)
     same = state.leader == grid
     since = state.leader_since if same else now
@@ -327,7 +326,7 @@ def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Re
     state = replace(state, leader=grid, leader_since=since, leader_frames=frames,
                     unsure_since=None)
     why = commit_kind(state.committed, leader)
-    wait = params.commit_s if why in (COMMIT_FIRST, COMMIT_NEXT) else params.settle_s
+    wait = params.settle_s if why == COMMIT_OVERRIDE else params.commit_s
     if now - since < wait - 1e-9 or frames < COMMIT_FRAMES:
         return state, Verdict(kind, leader=leader, lead=lead)
     board = with_history(state.committed, leader)

@@ -301,10 +301,11 @@ def test_new_board_without_answer_silences():
 
 def test_reset_to_an_empty_board_after_a_long_game_is_a_new_game():
     state = solved_at("4444333", SolveResult(3, -1, 30))
-    state, steps = run(state, [seen("")] * 11, t0=1.1)
-    # 7 discs gone: no next board (nothing speculated); a new game after 1 s
-    assert steps[:10] == [[Show(View(TRANSITIONAL))]] + [[]] * 9
-    assert steps[10] == [Committed(Board.from_moves(""), "new-game"),
+    state, steps = run(state, [seen("")] * 15, t0=1.1)
+    # 7 discs gone: no next board (nothing speculated); read again after 1 s, then
+    # committed as a new game once it has led for 0.3 s
+    assert steps[:14] == [[Show(View(TRANSITIONAL))]] + [[]] * 13
+    assert steps[14] == [Committed(Board.from_moves(""), "new-game"),
                         StartSolve(5, Board.from_moves(""), False),
                         Show(View(TRANSITIONAL, g(""))), Silence()]
 
