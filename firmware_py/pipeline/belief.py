@@ -132,6 +132,7 @@ class Verdict:
 class _Hypothesis:
     board: Board
     prior: float
+    reread: bool = False  # a board read again: its own changes were judged by decide
 
 
 def believe(state: BeliefState, reading: Reading, now: float,
@@ -245,7 +246,7 @@ def _hypotheses(state: BeliefState, log_probs: np.ndarray,
     found = [_Hypothesis(committed, 0.0)]
     found += [_Hypothesis(board, 0.0) for board in next_boards(committed, params.first)]
     if state.reread is not None:
-        found.append(_Hypothesis(state.reread, 0.0))
+        found.append(_Hypothesis(state.reread, 0.0, reread=True))
     unique: dict[Grid, _Hypothesis] = {}
     for hypothesis in found:
         unique.setdefault(_grid(hypothesis.board), hypothesis)
@@ -257,15 +258,19 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
     """The boards and each one's lead in nats over the best of the rest (the margin
     :func:`~firmware_py.vision.decide.decide` uses too); the last entry, when
     present, is "something else". A changed hole whose class on a board the readers
-    do not favour by :data:`CONFIRM_MARGIN` is unexplained by that board."""
+    do not favour by :data:`CONFIRM_MARGIN` is unexplained by that board; a board
+    read again answers only for the holes it says hold what they held (its own
+    changes passed the decision's margin)."""
     rows = np.arange(len(log_probs))
     scores = []
     explains_all = False
     seen = np.argmax(log_probs, axis=1)
     for hypothesis in hypotheses:
         classes = classes_of(hypothesis.board)
-        unexplained = int(np.count_nonzero(changed & (_leads(log_probs, classes)
-                                                      < CONFIRM_MARGIN)))
+        weak = changed & (_leads(log_probs, classes) < CONFIRM_MARGIN)
+        if hypothesis.reread:
+            weak &= classes == classes_of(hypotheses[0].board)  # R's classes
+        unexplained = int(np.count_nonzero(weak))
         score = float(log_probs[rows, classes].sum()) - unexplained_cost * unexplained
         scores.append(score + hypothesis.prior)
         explains_all |= unexplained == 0 and bool(np.all(classes == seen))
