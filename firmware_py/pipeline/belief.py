@@ -21,18 +21,21 @@ log-probability of what it says the hole holds (``Reading.cell_log_probs``).
 A hole that still looks as it did when R was committed (its *look*,
 :func:`~firmware_py.vision.look_evidence.familiar`) is held to what R says it
 holds (a red wall behind an empty hole stays empty: :func:`held`).
-A hole whose look changed and that the readers do not read as R by
-:data:`CONFIRM_MARGIN` is *unexplained* for every board that says it holds
-what it held: each such hole costs that board the threshold less
-:data:`CONFIRM_MARGIN`, so the next disc leads R once the readers favour it
-over the empty hole by :data:`CONFIRM_MARGIN`.
+A hole whose look changed is *unexplained* by every board whose class there
+the readers do not favour over both others by :data:`CONFIRM_MARGIN` (a
+board read again answers only for the holes it keeps): each such hole costs
+that board the threshold less :data:`CONFIRM_MARGIN`, so the next disc leads
+R once the readers favour the side to move's colour there by
+:data:`CONFIRM_MARGIN`. A reader without looks has no hole held or
+unexplained: its evidence alone decides.
 Before the first board, a hole gravity proved empty that still shows the
 room is held empty (:mod:`.first_sight`), and the empty board has
 :data:`SURPRISE` over any other (a game starts on the empty board).
 
 A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
-for :data:`COMMIT_S`; R is **shown** while its own lead passes it.
+for :data:`COMMIT_S` and :data:`COMMIT_FRAMES` frames (a disc taken out or
+recoloured: :data:`SETTLE_S`); R is **shown** while its own lead passes it.
 
 Each frame's evidence is weighed once, with the committed board as the
 prior's memory, and not multiplied into the last frame's belief: successive
@@ -83,7 +86,7 @@ COMMIT_OVERRIDE = "override"
 
 UNCHANGED = "unchanged"  # every hole looks as at the commit (the teacher learns these)
 CHANGED = "changed"
-READING = "reading"  # nothing committed, or no looks to compare
+READING = "reading"  # nothing committed yet
 AWAY = "away"  # no board in the frame, or nothing read of it
 
 
