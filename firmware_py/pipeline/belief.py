@@ -114,21 +114,24 @@ class BeliefState:
     unsure_since: float | None = None  # since when no board passes the threshold
     confirmed_since: float | None = None  # R confirmed through changed looks since
 
+    def lost(self) -> BeliefState:
+        """The board left the view: its committed board and looks stay (it usually
+        comes back), the clocks of what was happening start again."""
+        return replace(self, leader=None, leader_frames=0, reread=None, unsure_since=None,
+                       confirmed_since=None)
+
 
 @dataclass(frozen=True)
 class Verdict:
     """One frame's outcome: ``shown`` (R passes the threshold), ``committed`` (the kind
-    of a commit on this frame, else ""), ``leader`` (the leading board and its
-    lead, for speculative solving), ``kind`` of frame, ``reason`` (why nothing
-    leads, for the log)."""
+    of a commit on this frame, else ""), ``leader`` (the leading board, for
+    speculative solving) and the ``kind`` of frame."""
 
     kind: str
     shown: bool = False
     committed: str = ""
     board: Board | None = None  # the board committed on this frame
     leader: Board | None = None
-    lead: float = -np.inf  # nats of ``leader`` over the best other hypothesis
-    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def believe(state: BeliefState, reading: Reading, now: float,
     """Weigh one frame (see the module docstring)."""
     log_probs = evidence_of(reading)
     if not reading.found or log_probs is None:  # no evidence: the belief stands
-        return state, Verdict(AWAY, reason=reading.reason)
+        return state, Verdict(AWAY)
     committed, looks = state.committed, reading.cell_looks
     if committed is None:
         room = state.room or RoomLooks.empty()
@@ -154,14 +157,15 @@ def believe(state: BeliefState, reading: Reading, now: float,
         kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
         against = changed
     else:
+        committed_classes = classes_of(committed)
         if looks is None or state.baseline is None:  # no looks: the readers alone
             changed = np.zeros(WIDTH * HEIGHT, bool)
             kind = CHANGED
         else:
             changed = ~familiar(looks, state.baseline)
-            log_probs = held(log_probs, classes_of(committed), ~changed)
+            log_probs = held(log_probs, committed_classes, ~changed)
             kind = UNCHANGED if not changed.any() else CHANGED
-        against = changed & (_leads(log_probs, classes_of(committed)) < CONFIRM_MARGIN)
+        against = changed & (_leads(log_probs, committed_classes) < CONFIRM_MARGIN)
     hypotheses = _hypotheses(state, log_probs, params)
     boards, leads = _posterior(hypotheses, log_probs, changed, params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
@@ -169,10 +173,10 @@ def believe(state: BeliefState, reading: Reading, now: float,
     state = _after_frame(state, reading, kind, leader, against, now, params)
     if leader is None:
         return _unsure(state, log_probs, kind, now, params)
-    if committed is not None and _grid(leader) == _grid(committed):
+    if committed is not None and grid_of(leader) == grid_of(committed):
         return (replace(state, leader=None, leader_frames=0, reread=None, unsure_since=None),
-                Verdict(kind, shown=True, leader=leader, lead=float(leads[top])))
-    return _lead(state, leader, float(leads[top]), kind, reading, now, params)
+                Verdict(kind, shown=True, leader=leader))
+    return _lead(state, leader, kind, reading, now, params)
 
 
 def starts_empty(reading: Reading, params: BeliefParams) -> bool:
@@ -229,7 +233,8 @@ def _leads(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return leads
 
 
-def _grid(board: Board) -> Grid:
+def grid_of(board: Board) -> Grid:
+    """``board``'s grid lines as a tuple."""
     return tuple(board.grid_lines())
 
 
@@ -252,7 +257,7 @@ def _hypotheses(state: BeliefState, log_probs: np.ndarray,
         found.append(_Hypothesis(state.reread, 0.0, reread=True))
     unique: dict[Grid, _Hypothesis] = {}
     for hypothesis in found:
-        unique.setdefault(_grid(hypothesis.board), hypothesis)
+        unique.setdefault(grid_of(hypothesis.board), hypothesis)
     return list(unique.values())
 
 
@@ -268,12 +273,15 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
     scores = []
     explains_all = False
     seen = np.argmax(log_probs, axis=1)
+    any_changed = bool(changed.any())
     for hypothesis in hypotheses:
         classes = classes_of(hypothesis.board)
-        weak = changed & (_leads(log_probs, classes) < CONFIRM_MARGIN)
-        if hypothesis.reread:
-            weak &= classes == classes_of(hypotheses[0].board)  # R's classes
-        unexplained = int(np.count_nonzero(weak))
+        unexplained = 0
+        if any_changed:
+            weak = changed & (_leads(log_probs, classes) < CONFIRM_MARGIN)
+            if hypothesis.reread:
+                weak &= classes == classes_of(hypotheses[0].board)  # R's classes
+            unexplained = int(np.count_nonzero(weak))
         score = float(log_probs[rows, classes].sum()) - unexplained_cost * unexplained
         scores.append(score + hypothesis.prior)
         explains_all |= unexplained == 0 and bool(np.all(classes == seen))
@@ -294,12 +302,12 @@ def _after_frame(state: BeliefState, reading: Reading, kind: str, leader: Board 
     if committed is None or looks is None:
         return state
     if state.baseline is None:  # committed on a frame without looks: the first one shown
-        shown = leader is not None and _grid(leader) == _grid(committed)
+        shown = leader is not None and grid_of(leader) == grid_of(committed)
         return replace(state, baseline=np.array(looks, np.float32)) if shown else state
     if kind == UNCHANGED:
         drifted = (1 - DRIFT_RATE) * state.baseline + DRIFT_RATE * looks
         return replace(state, baseline=drifted.astype(np.float32), confirmed_since=None)
-    if leader is None or _grid(leader) != _grid(committed) or against.any():
+    if leader is None or grid_of(leader) != grid_of(committed) or against.any():
         return replace(state, confirmed_since=None)
     since = state.confirmed_since if state.confirmed_since is not None else now
     if now - since >= REBASE_S:  # a lasting change of light, a camera nudged
@@ -315,19 +323,19 @@ def _unsure(state: BeliefState, log_probs: np.ndarray, kind: str, now: float,
     state = replace(state, leader=None, unsure_since=since)
     committed = state.committed
     if committed is None or now - since < params.settle_s:
-        return state, Verdict(kind, reason="no board is sure")
+        return state, Verdict(kind)
     decision = decide(log_probs, params.margin, rule=game_rule(committed, params.first))
     if decision.status not in (OK, FINISHED) or decision.board is None:
-        return state, Verdict(kind, reason=decision.reason or "no board is sure")
-    return replace(state, reread=decision.board), Verdict(kind, reason="read again")
+        return state, Verdict(kind)
+    return replace(state, reread=decision.board), Verdict(kind)
 
 
-def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Reading,
-          now: float, params: BeliefParams) -> tuple[BeliefState, Verdict]:
+def _lead(state: BeliefState, leader: Board, kind: str, reading: Reading, now: float,
+          params: BeliefParams) -> tuple[BeliefState, Verdict]:
     """A board other than R leads: committed once it has led for ``commit_s`` (or
     ``settle_s`` for a disc taken out or recoloured: a cheat must last) and in
     :data:`COMMIT_FRAMES` frames."""
-    grid = _grid(leader)
+    grid = grid_of(leader)
     same = state.leader == grid
     since = state.leader_since if same else now
     frames = state.leader_frames + 1 if same else 1
@@ -336,12 +344,12 @@ def _lead(state: BeliefState, leader: Board, lead: float, kind: str, reading: Re
     why = commit_kind(state.committed, leader)
     wait = params.settle_s if why == COMMIT_OVERRIDE else params.commit_s
     if now - since < wait - 1e-9 or frames < COMMIT_FRAMES:
-        return state, Verdict(kind, leader=leader, lead=lead)
+        return state, Verdict(kind, leader=leader)
     board = with_history(state.committed, leader)
     looks = reading.cell_looks
     baseline = None if looks is None else np.array(looks, np.float32)
     state = BeliefState(committed=board, baseline=baseline)
-    return state, Verdict(kind, shown=True, committed=why, board=board, leader=board, lead=lead)
+    return state, Verdict(kind, shown=True, committed=why, board=board, leader=board)
 
 
 def commit_kind(reference: Board | None, board: Board) -> str:

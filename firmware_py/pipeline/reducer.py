@@ -38,6 +38,7 @@ from firmware_py.pipeline.belief import (
     Verdict,
     believe,
     commit_kind,
+    grid_of,
 )
 from firmware_py.pipeline.events import (
     FINISHED,
@@ -169,8 +170,7 @@ def _on_presence(state: PipelineState, now: float, params: PipelineParams) -> Pi
     if state.present and (state.last_found is None
                           or now - state.last_found >= params.lost_s - EPSILON):
         return replace(state, present=False, stable=False, candidate=None,
-                       belief=replace(state.belief, leader=None, leader_frames=0, reread=None,
-                                      unsure_since=None, confirmed_since=None))
+                       belief=state.belief.lost())
     return state
 
 
@@ -195,11 +195,6 @@ def _on_failed(state: PipelineState, event: SolveFailed,
 
 
 # --------------------------------------------------------------------- rules
-
-
-def grid_of(board: Board) -> Grid:
-    """``board``'s grid lines as a tuple."""
-    return tuple(board.grid_lines())
 
 
 def _plausible(state: PipelineState, verdict: Verdict, params: PipelineParams) -> Board | None:

@@ -46,12 +46,12 @@ from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.simtable.script import random_moves
 from firmware_py.vision.reader import BoardReader
+from tools.bench.pipeline import SHOWN_LATE_FRAMES
 from tools.bench.real_games import Film, FilmFrame, Step, emptiest, game_steps
 from tools.train.real_composites import Composer, PatchLibrary
 
 Grid = tuple[str, ...]
 SHOWN = (SOLVED, FINISHED)
-SHOWN_LATE_FRAMES = 5  # a board still shown this many frames after it left is not wrong
 
 
 @dataclass
