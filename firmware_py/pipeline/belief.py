@@ -78,7 +78,6 @@ REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
 HELD_DOUBT = 1e-3  # a held hole's doubt about the class it is held to
 MAX_ADDED = 3  # discs a board read again may add at once (moves missed)
-NEW_GAME_REMOVED = 6  # more discs than this gone: a new game
 
 COMMIT_FIRST = "first"
 COMMIT_NEXT = "next"
@@ -356,19 +355,13 @@ def _lead(state: BeliefState, leader: Board, kind: str, reading: Reading, now: f
 
 def commit_kind(reference: Board | None, board: Board) -> str:
     """How ``board`` replaces ``reference``: ``first``, ``next`` (moves added),
-    ``new-game`` (emptied, or more than :data:`NEW_GAME_REMOVED` discs gone) or
+    ``new-game`` (the empty board: a game starts there) or
     ``override`` (a disc taken out or recoloured)."""
     if reference is None:
         return COMMIT_FIRST
-    if board.n_discs == 0 or removed_discs(reference, board) > NEW_GAME_REMOVED:
+    if board.n_discs == 0:
         return COMMIT_NEW_GAME
     return COMMIT_OVERRIDE if why_not_after(reference, board, MAX_ADDED) else COMMIT_NEXT
-
-
-def removed_discs(reference: Board, board: Board) -> int:
-    """How many of the reference's discs are gone from ``board``."""
-    return sum(max(0, len(old) - len(new))
-               for old, new in zip(reference.columns, board.columns, strict=True))
 
 
 def with_history(reference: Board | None, board: Board) -> Board:

@@ -339,13 +339,13 @@ def test_an_illegal_board_seen_is_never_a_leader_before_any_board():
     assert verdict.leader is None
 
 
-def test_a_disc_taken_out_is_an_override_and_more_than_six_gone_a_new_game():
+def test_discs_taken_out_are_an_override_and_only_the_empty_board_a_new_game():
     board, state = committed("4444333")
     after = Board.from_moves("4")  # six discs gone, one left
     state, _, kinds = run(state, [reading_of(after.grid_lines())] * 30)
     assert kinds == [COMMIT_OVERRIDE] and state.committed.moves is None
     assert commit_kind(board, Board.from_moves("")) == COMMIT_NEW_GAME
-    assert commit_kind(Board.from_moves("44443331"), Board.from_moves("4")) == COMMIT_NEW_GAME
+    assert commit_kind(Board.from_moves("44443331"), Board.from_moves("4")) == COMMIT_OVERRIDE
 
 
 def test_a_board_the_other_colour_started_is_never_committed():
