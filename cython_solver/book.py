@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from c4game.exc import BookError
+from c4game.files import write_whole
 
 MAGIC = b"C4PIBOOK"
 VERSION = 2
@@ -206,7 +207,7 @@ def write_book(path: str | os.PathLike[str], index: bytes, keys: bytes, scores: 
                count: int, source_sha256: bytes, corrections: int,
                shallow_keys: bytes = b"", shallow_scores: bytes = b"", shallow_ply: int = -1,
                bucket_bits: int = BUCKET_BITS, ply: int = PLY) -> BookHeader:
-    """Write a book atomically (a temporary file renamed into place)."""
+    """Write a book whole (:func:`~c4game.files.write_whole`)."""
     shallow_count = len(shallow_scores)
     if len(shallow_keys) != 4 * shallow_count or (shallow_count and shallow_ply < 0):
         raise BookError(f"book shallow table: {len(shallow_keys)} key bytes for "
@@ -219,9 +220,5 @@ def write_book(path: str | os.PathLike[str], index: bytes, keys: bytes, scores: 
                         payload_digest(payload), shallow_count, shallow_ply)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(target.name + ".tmp")
-    with open(temporary, "wb") as handle:
-        handle.write(header.pack())
-        handle.write(payload)
-    os.replace(temporary, target)
+    write_whole(target, header.pack() + payload)
     return header

@@ -92,6 +92,9 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
     except BookError as error:
         print(f"c4pi book build: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        print(f"c4pi book build: cannot write {out}: {error.strerror}", file=sys.stderr)
+        return 1
     bar.update(1.0, 1.0, "done")
     print(book.describe())
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,8 +74,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         looks.save(path)
     except OSError as error:
-        print(f"c4pi calibrate: cannot write {path}: {error.strerror} (run it as the service's "
-              f"user: sudo -u c4pi c4pi calibrate, or give --out)", file=sys.stderr)
+        hint = (" (run it as the service's user: sudo -u c4pi c4pi calibrate, or give --out)"
+                if error.errno in (errno.EACCES, errno.EPERM) else "")
+        print(f"c4pi calibrate: cannot write {path}: {error.strerror}{hint}", file=sys.stderr)
         return 1
     what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""

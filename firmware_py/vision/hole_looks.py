@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from c4game.exc import VisionError
+from c4game.files import write_whole
 from firmware_py.json_types import JsonObject
 from firmware_py.vision.disc_colours import COLOURS, DiscColour
 from firmware_py.vision.look_evidence import FEATURES, recall
@@ -195,7 +196,7 @@ class HoleLooks:
 
     # ------------------------------------------------------------------ storage
     def save(self, path: str | Path) -> None:
-        """Write the model to ``path`` (JSON, written whole then renamed)."""
+        """Write the model to ``path`` (JSON, :func:`~c4game.files.write_whole`)."""
         data = {"format": FORMAT, "boards": self.boards, "learnt_at": self.learnt_at,
                 "calibrated_at": self.calibrated_at,
                 "means": np.round(self.means, 3).tolist(), "counts": self.counts.tolist(),
@@ -203,10 +204,7 @@ class HoleLooks:
                 "grid_corners": (None if self.grid_corners is None
                                  else np.round(self.grid_corners, 2).tolist()),
                 "discs": {key: colour.to_dict() for key, colour in self.discs.items()}}
-        path = Path(path)
-        partial = path.with_name(path.name + ".part")
-        partial.write_text(json.dumps(data) + "\n", encoding="utf-8")
-        partial.replace(path)
+        write_whole(path, (json.dumps(data) + "\n").encode("utf-8"))
 
     @classmethod
     def load(cls, path: str | Path) -> HoleLooks:

@@ -249,6 +249,17 @@ def test_calibrate_command_on_the_simulated_camera(tmp_path: Path,
     assert HoleLooks.load(out).counts[:, 0].all()
 
 
+def test_calibrate_refuses_to_write_over_a_folder_and_says_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "folder"
+    out.mkdir()
+    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 1
+    error = capsys.readouterr().err
+    assert f"cannot write {out}: not a regular file" in error
+    assert "service's user" not in error  # the hint is for a permission refused
+    assert out.is_dir()
+
+
 def test_calibrate_force_command_on_the_simulated_camera(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "board.json"
