@@ -217,8 +217,9 @@ class HoleLooks:
             _read_looks(looks, data)
             looks.calibrated_at = str(data.get("calibrated_at") or "")
             looks.discs = _discs(data.get("discs") or {})
-        except (OSError, ValueError, KeyError, TypeError, AttributeError,
-                OverflowError) as error:
+        except KeyError as error:
+            raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
+        except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
             raise VisionError(f"cannot read the hole looks {path}: {error}") from None
         return looks
 
@@ -279,8 +280,9 @@ def _from_earlier(empty_path: Path, looks_path: Path) -> HoleLooks:
                 _read_looks(looks, data)
             else:
                 _read_empty_board(looks, data)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError,
-                OverflowError) as error:
+        except KeyError as error:
+            raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
+        except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
             raise VisionError(f"cannot read the hole looks {path}: {error}") from None
     return looks
 
@@ -320,7 +322,10 @@ def _checked(features: np.ndarray) -> np.ndarray:
 
 
 def _finite(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
-    array = np.array(value, np.float64)
+    try:
+        array = np.array(value, np.float64)
+    except (ValueError, TypeError, OverflowError):
+        array = np.full(0, np.nan)  # not numbers: said below with the key's name
     if array.shape != shape or not np.isfinite(array).all():
         raise ValueError(f"{name} must be finite numbers of shape {shape}")
     return array

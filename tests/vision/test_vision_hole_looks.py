@@ -258,3 +258,18 @@ def test_one_rule_says_whether_a_hole_still_looks_as_before() -> None:
     moved = np.linalg.norm(np.ones(12)) * np.arange(0, 30, 0.5)[:, None] * np.ones(12) / 12
     same = familiar(moved, np.zeros_like(moved))
     assert same[0] and not same[-1] and (np.diff(same.astype(int)) <= 0).all()  # monotone
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda data: data.pop("counts"), "no 'counts' key"),
+    (lambda data: data.update(means="x"), "means must be finite numbers"),
+    (lambda data: data.update(squares=[["a"] * 12] * 3), "squares must be finite numbers"),
+])
+def test_a_bad_file_names_the_key_at_fault(tmp_path, change, said) -> None:
+    path = tmp_path / "hole-looks.json"
+    HoleLooks().save(path)
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(VisionError, match=said):
+        HoleLooks.load(path)
