@@ -28,9 +28,8 @@ that board the threshold less :data:`CONFIRM_MARGIN`, so the next disc leads
 R once the readers favour the side to move's colour there by
 :data:`CONFIRM_MARGIN`. A reader without looks has no hole held or
 unexplained: its evidence alone decides.
-Before the first board, a hole gravity proves empty (by a hole below it the
-readers are sure is empty, or by a disc that came below it since first sight)
-is held empty (:mod:`.first_sight`), and the empty board has
+Before the first board, a hole gravity proved empty that still shows the
+room is held empty (:mod:`.first_sight`), and the empty board has
 :data:`SURPRISE` over any other (a game starts on the empty board).
 
 A board is **committed** when its lead over every other hypothesis passes
@@ -152,8 +151,7 @@ def believe(state: BeliefState, reading: Reading, now: float,
         room = state.room or RoomLooks.empty()
         if looks is not None:
             room = room.learn(looks, log_probs)
-            proven = room.still_room(looks, log_probs)
-            log_probs = held(log_probs, np.zeros(WIDTH * HEIGHT, int), proven)
+            log_probs = held(log_probs, np.zeros(WIDTH * HEIGHT, int), room.still_room(looks))
         state = replace(state, room=room)
         kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
         against = changed

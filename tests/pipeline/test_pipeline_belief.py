@@ -118,41 +118,20 @@ def test_the_room_seen_through_a_hole_before_the_first_board_is_never_a_disc():
     assert grid(verdict.leader) == grid(later)
 
 
-def _room_in_column_1(later_moves: str):
-    """The first frame (the empty board, the room read as red discs at column 1 rows
-    1-2) and a later frame of ``later_moves`` whose column 1 row 2 still shows the room."""
-    room = {35: [0.02, 0.96, 0.02], 28: [0.02, 0.96, 0.02]}
-    first = reading_of(EMPTY_GRID, override=room)
-    later = Board.from_moves(later_moves)
-    reading = reading_of(later.grid_lines(), override={28: room[28]})
-    reading.cell_looks[28] = first.cell_looks[28]  # row 2: as at first sight
-    return first, later, reading
-
-
-def test_a_hole_unchanged_since_first_sight_above_a_disc_that_came_is_empty():
-    first, later, reading = _room_in_column_1("14")  # a red disc came at column 1 row 1
-    alone = decide(reading.cell_log_probs, 2.5)
-    assert alone.board is not None and alone.board.columns[0] == "RR"  # legal, wrong
-    state, _ = believe(BeliefState(), first, 0.0, PARAMS)
-    _, verdict = believe(state, reading, 5.0, PARAMS)
-    assert grid(verdict.leader) == grid(later)
-
-
-def test_a_change_below_proves_nothing_while_the_readers_doubt_a_disc_there():
-    first, later, reading = _room_in_column_1("14")
-    reading.cell_log_probs[35] = np.log([0.4, 0.5, 0.1])  # a hand, not surely a disc
-    state, _ = believe(BeliefState(), first, 0.0, PARAMS)
-    _, verdict = believe(state, reading, 5.0, PARAMS)
-    assert verdict.leader is None or grid(verdict.leader) != grid(later)
-
-
-def test_the_proof_from_below_lasts_only_while_the_change_below_is_seen():
-    from firmware_py.pipeline.first_sight import RoomLooks
-
-    first, _, reading = _room_in_column_1("14")
-    room = RoomLooks.empty().learn(first.cell_looks, first.cell_log_probs)
-    assert room.still_room(reading.cell_looks, reading.cell_log_probs)[28]
-    assert not room.still_room(first.cell_looks, first.cell_log_probs)[28]  # nothing came
+def test_a_board_first_seen_under_an_arm_or_shadow_is_committed_as_it_stands():
+    """Looks that change below an unchanged disc before the first board (an arm over
+    the bottom row at first sight that leaves, a shadow settling on it) prove nothing
+    about the disc above: a rule that held it empty committed a board without it."""
+    board = Board.from_moves("1212")  # column 1 R R, column 2 Y Y
+    arm = reading_of(board.grid_lines(), override={35: [1 / 3] * 3, 36: [1 / 3] * 3})
+    arm.cell_looks[35:37] = 90.0  # the arm: no opinion, its own look
+    clean = [reading_of(board.grid_lines(), rng=np.random.default_rng(i)) for i in range(1, 10)]
+    shadowed = [reading_of(board.grid_lines(), rng=np.random.default_rng(i)) for i in range(1, 10)]
+    for reading in shadowed:
+        reading.cell_looks[35:37] -= 30.0
+    for frames in ([arm, *clean], [reading_of(board.grid_lines()), *shadowed]):
+        state, _, kinds = run(BeliefState(), frames)
+        assert kinds == ["first"] and grid(state.committed) == grid(board)
 
 
 def test_proven_empty_is_every_hole_above_a_sure_empty_one():
