@@ -5,23 +5,54 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
+import stat
 from pathlib import Path
 
 
 def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` by renaming a finished file over it, and return the
-    path written. A symbolic link is followed (the link stays; its file is replaced);
-    a path that exists and is no regular file (a folder, a device) is refused with
-    :class:`OSError` before anything is written."""
-    target = Path(path)
-    if target.is_symlink():
-        target = target.resolve()
-    if target.exists() and not target.is_file():
-        raise OSError(errno.EINVAL, "not a regular file", str(target))
-    partial = target.with_name(target.name + ".part")
+    """Write ``data`` to ``path`` by renaming a finished, synced file over it, and return
+    the path written. A symbolic link is followed (the link stays; its file is
+    replaced, keeping its permissions); a path that exists and is no regular file (a
+    folder, a device) is refused with :class:`OSError` before anything is written.
+    Two writers at once never mix their files: the last rename wins."""
+    target = _regular_target(Path(path))
+    partial = target.with_name(f"{target.name}.{secrets.token_hex(4)}.part")
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     try:
-        partial.write_bytes(data)
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        if target.exists():
+            os.chmod(partial, stat.S_IMODE(target.stat().st_mode))
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
+    _sync_folder(target.parent)
     return target
+
+
+def _regular_target(path: Path) -> Path:
+    if path.is_symlink():
+        try:
+            path = path.resolve(strict=False)
+        except RuntimeError:  # a loop of links (Python 3.11)
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
+    if path.exists() and not path.is_file():
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return path
+
+
+def _sync_folder(folder: Path) -> None:
+    """The rename on disk too (a Pi may lose power any time); best effort."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)

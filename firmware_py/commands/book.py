@@ -93,7 +93,7 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi book build: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"c4pi book build: cannot write {out}: {error.strerror}", file=sys.stderr)
+        print(f"c4pi book build: {out}: {error.strerror or error}", file=sys.stderr)
         return 1
     bar.update(1.0, 1.0, "done")
     print(book.describe())

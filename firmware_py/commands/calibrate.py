@@ -76,7 +76,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except OSError as error:
         hint = (" (run it as the service's user: sudo -u c4pi c4pi calibrate, or give --out)"
                 if error.errno in (errno.EACCES, errno.EPERM) else "")
-        print(f"c4pi calibrate: cannot write {path}: {error.strerror}{hint}", file=sys.stderr)
+        print(f"c4pi calibrate: cannot write {path}: {error.strerror or error}{hint}",
+              file=sys.stderr)
         return 1
     what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""

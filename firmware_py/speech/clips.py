@@ -32,6 +32,7 @@ from typing import BinaryIO
 import numpy as np
 
 from c4game.exc import AudioError
+from c4game.files import write_whole
 from firmware_py.config import SpeechConfig, resolve_path
 from firmware_py.speech.phrases import Phrase, catalogue
 
@@ -214,15 +215,9 @@ def build_clips(directory: str | os.PathLike[str], settings: ClipSettings, *,
                               "frames": len(samples), "sha256": _sha256(path)}
     manifest = {"format": FORMAT, "settings": settings.as_dict(), "rate": rates.pop(),
                 "espeak": version, "clips": clips}
-    _write_atomic(target / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    write_whole(target / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode("utf-8"))
     log.info("rendered %d speech clips into %s", len(clips), target)
     return manifest
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _sha256(path: Path) -> str:

@@ -21,10 +21,19 @@ def test_a_file_is_written_whole_and_nothing_is_left_beside_it(tmp_path: Path) -
 def test_a_link_stays_a_link_and_its_file_is_replaced(tmp_path: Path) -> None:
     real = tmp_path / "real.json"
     real.write_text("old")
+    real.chmod(0o640)
     link = tmp_path / "link.json"
     link.symlink_to(real)
     assert write_whole(link, b"new") == real
     assert link.is_symlink() and real.read_bytes() == b"new"
+    assert real.stat().st_mode & 0o777 == 0o640  # its permissions kept
+
+
+def test_a_loop_of_links_is_an_os_error(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    with pytest.raises(OSError):
+        write_whole(loop, b"new")
 
 
 def test_a_folder_or_a_pipe_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
