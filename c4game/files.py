@@ -16,7 +16,7 @@ def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
     replaced, keeping its permissions); a path that exists and is no regular file (a
     folder, a device) is refused with :class:`OSError` before anything is written.
     Two writers at once never mix their files: the last rename wins."""
-    target = _regular_target(Path(path))
+    target = replaceable(path)
     partial = target.with_name(f"{target.name}.{secrets.token_hex(4)}.part")
     handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     try:
@@ -33,14 +33,21 @@ def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
     return target
 
 
-def _regular_target(path: Path) -> Path:
+def replaceable(path: str | os.PathLike[str]) -> Path:
+    """The file :func:`write_whole` would replace for ``path`` (a link followed), or
+    :class:`OSError` when it may not: a loop of links, a folder or a device there, or
+    a folder it cannot create a file in. Asked before long work whose result it holds."""
+    path = Path(path)
     if path.is_symlink():
         try:
             path = path.resolve(strict=False)
         except RuntimeError:  # a loop of links (Python 3.11)
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
     if path.exists() and not path.is_file():
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
+        raise OSError(errno.EINVAL, f"{path} is not a regular file", str(path))
+    folder = next((parent for parent in path.parents if parent.exists()), Path("."))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(errno.EACCES, f"cannot create files in {folder}", str(folder))
     return path
 
 

@@ -73,6 +73,7 @@ class ProgressBar:
 
 def run_build(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import BookError
+    from c4game.files import replaceable
     from cython_solver.bookbuild import build_book, up_to_date
 
     out = _book_path(args.out, config)
@@ -83,6 +84,12 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
             return 0
         print(f"building the opening book {out}" if not out.exists()
               else f"rebuilding {out}: {reason}")
+    try:
+        replaceable(out)  # said now, not after minutes of building
+    except OSError as error:
+        print(f"c4pi book build: cannot write {out}: {error.strerror or error}",
+              file=sys.stderr)
+        return 1
     bar = ProgressBar("book build")
     steps = {"read": (0.0, 0.02), "convert": (0.02, 0.3), "shallow": (0.32, 0.63),
              "write": (0.95, 0.05)}
@@ -93,7 +100,8 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi book build: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"c4pi book build: {out}: {error.strerror or error}", file=sys.stderr)
+        print(f"c4pi book build: cannot write {out}: {error.strerror or error}",
+              file=sys.stderr)
         return 1
     bar.update(1.0, 1.0, "done")
     print(book.describe())

@@ -215,10 +215,12 @@ class HoleLooks:
                 raise ValueError(f"format is not {FORMAT!r}")
             looks = cls()
             _read_looks(looks, data)
-            looks.calibrated_at = str(data.get("calibrated_at") or "")
+            looks.calibrated_at = _text(data.get("calibrated_at"), "calibrated_at")
             looks.discs = _discs(data.get("discs") or {})
         except KeyError as error:
             raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
+        except RecursionError:
+            raise VisionError(f"cannot read the hole looks {path}: nested too deep") from None
         except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
             raise VisionError(f"cannot read the hole looks {path}: {error}") from None
         return looks
@@ -233,10 +235,11 @@ def _read_looks(looks: HoleLooks, data: JsonObject) -> None:
     if (looks.counts < 0).any() or (looks.counts > MEMORY).any() or (
             looks.strays < 0).any() or (looks.squares < 0).any():
         raise ValueError("counts, strays and squares must be within their ranges")
-    looks.boards = int(data["boards"])
-    if looks.boards < 0:
-        raise ValueError(f"boards must be >= 0, got {looks.boards}")
-    looks.learnt_at = str(data.get("learnt_at") or "")
+    boards = data["boards"]
+    if isinstance(boards, bool) or not isinstance(boards, int) or boards < 0:
+        raise ValueError(f"boards must be a whole number >= 0, got {str(boards)[:20]}")
+    looks.boards = boards
+    looks.learnt_at = _text(data.get("learnt_at"), "learnt_at")
     corners = data.get("grid_corners")
     if corners is not None:
         looks.grid_corners = _finite(corners, (4, 2), "grid_corners")
@@ -261,7 +264,7 @@ def load_hole_looks(path: str | Path) -> HoleLooks | None:
 def _format(path: Path) -> object:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None  # HoleLooks.load names what is wrong with it
     return data.get("format") if isinstance(data, dict) else None
 
@@ -282,6 +285,8 @@ def _from_earlier(empty_path: Path, looks_path: Path) -> HoleLooks:
                 _read_empty_board(looks, data)
         except KeyError as error:
             raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
+        except RecursionError:
+            raise VisionError(f"cannot read the hole looks {path}: nested too deep") from None
         except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
             raise VisionError(f"cannot read the hole looks {path}: {error}") from None
     return looks
@@ -300,7 +305,7 @@ def _read_empty_board(looks: HoleLooks, data: JsonObject) -> None:
     known = np.array(data["known"], bool).reshape(CELLS) & (looks.counts[:, 0] == 0)
     looks.means[known, 0] = features[known]
     looks.counts[known, 0] = 1
-    looks.calibrated_at = str(data.get("calibrated_at") or "")
+    looks.calibrated_at = _text(data.get("calibrated_at"), "calibrated_at")
     if looks.grid_corners is None:
         looks.grid_corners = corners
 
@@ -335,3 +340,9 @@ def _discs(data: object) -> dict[str, DiscColour]:
     if not isinstance(data, dict) or not set(data) <= set(COLOURS):
         raise ValueError(f"discs must map 'R' and 'Y' to disc colours, got {data!r}")
     return {key: DiscColour.from_dict(value) for key, value in data.items()}
+
+
+def _text(value: object, name: str) -> str:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a date and time in text, got {str(value)[:20]}")
+    return value or ""

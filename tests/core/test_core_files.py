@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from c4game.files import write_whole
+from c4game.files import replaceable, write_whole
 
 
 def test_a_file_is_written_whole_and_nothing_is_left_beside_it(tmp_path: Path) -> None:
@@ -42,7 +42,27 @@ def test_a_folder_or_a_pipe_is_refused_and_left_as_it_was(tmp_path: Path) -> Non
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
     for path in (folder, pipe):
-        with pytest.raises(OSError, match="not a regular file"):
+        with pytest.raises(OSError, match="is not a regular file"):
             write_whole(path, b"new")
     assert folder.is_dir() and not pipe.is_file() and pipe.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "pipe"]
+
+
+def test_a_folder_it_cannot_create_files_in_is_said_before_anything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # root passes every check
+    with pytest.raises(OSError, match=f"cannot create files in {tmp_path}"):
+        replaceable(tmp_path / "missing" / "book.c4b")
+
+
+def test_the_book_command_refuses_a_bad_out_before_building(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    import cython_solver.bookbuild
+    from firmware_py.cli import main
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("built before the path was checked")
+
+    monkeypatch.setattr(cython_solver.bookbuild, "build_book", never)
+    assert main(["book", "build", "--out", str(tmp_path)]) == 1
+    assert f"cannot write {tmp_path}: {tmp_path} is not a regular file" in capsys.readouterr().err

@@ -255,7 +255,7 @@ def test_calibrate_refuses_to_write_over_a_folder_and_says_why(
     out.mkdir()
     assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 1
     error = capsys.readouterr().err
-    assert f"cannot write {out}: not a regular file" in error
+    assert f"cannot write {out}: {out} is not a regular file" in error
     assert "service's user" not in error  # the hint is for a permission refused
     assert out.is_dir()
 

@@ -273,3 +273,26 @@ def test_a_bad_file_names_the_key_at_fault(tmp_path, change, said) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(VisionError, match=said):
         HoleLooks.load(path)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('"boards": "x"', "boards must be a whole number"),
+    ('"boards": 3.7', "boards must be a whole number"),
+    ('"calibrated_at": 5', "calibrated_at must be a date"),
+])
+def test_a_bad_count_or_date_names_its_key(tmp_path, text, said) -> None:
+    path = tmp_path / "hole-looks.json"
+    HoleLooks().save(path)
+    key = text.split(":")[0]
+    data = json.loads(path.read_text())
+    data[json.loads(key)] = json.loads(text.split(":", 1)[1])
+    path.write_text(json.dumps(data))
+    with pytest.raises(VisionError, match=said):
+        HoleLooks.load(path)
+
+
+def test_a_file_nested_too_deep_is_reported_not_a_traceback(tmp_path) -> None:
+    path = tmp_path / "hole-looks.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(VisionError, match="nested too deep"):
+        load_hole_looks(path)
