@@ -216,6 +216,22 @@ def test_a_hand_over_the_next_hole_and_its_neighbours_is_no_move():
     assert verdict.leader is None
 
 
+def test_a_hand_still_over_the_only_discs_is_no_new_game_while_it_leaves_holes_unsure():
+    """A board read again answers for the holes it keeps: a hand held over the game's
+    only discs, read as empty holes, leaves the empty holes around it unsure, so the
+    empty board it reads never leads "something else"."""
+    board, state = committed("44")  # column 4: R, Y
+    covered = {38: [0.97, 0.015, 0.015], 31: [0.97, 0.015, 0.015]}  # the discs: "empty"
+    around = {hole: [0.55, 0.3, 0.15] for hole in (30, 32, 24, 23, 25)}  # kept empty, unsure
+    reading = reading_of(EMPTY_GRID, override={**covered, **around})
+    for cell in (*covered, *around):
+        reading.cell_looks[cell] = 90.0  # the hand's look
+    alone = decide(reading.cell_log_probs, 2.5)
+    assert alone.status == OK and grid(alone.board) == tuple(EMPTY_GRID)  # read alone: emptied
+    state, verdict, kinds = run(state, [reading] * 40)  # 4 s
+    assert not kinds and state.committed == board and grid(state.reread) == tuple(EMPTY_GRID)
+
+
 def test_a_change_that_comes_and_goes_restarts_the_settle_clock():
     board, state = committed("44")
     hand = reading_of([".......", ".......", ".......", ".......", "YYY....", "YYY...."])
