@@ -251,6 +251,7 @@ def load_hole_looks(path: str | Path) -> HoleLooks | None:
     looks) made into one; None when there is neither. :class:`VisionError` names a
     bad file."""
     path = Path(path)
+    _check_kind(path)
     if path.is_file():
         if _format(path) != EARLIER_EMPTY[1]:
             return HoleLooks.load(path)
@@ -259,6 +260,19 @@ def load_hole_looks(path: str | Path) -> HoleLooks | None:
     if empty.is_file() or looks.is_file():
         return _from_earlier(empty, looks)
     return None
+
+
+def _check_kind(path: Path) -> None:
+    """:class:`VisionError` where ``path`` can never hold the model: a folder, a device,
+    a loop of links (a link to a file not yet made is fine: calibrate makes it)."""
+    try:
+        path.resolve(strict=True)
+    except FileNotFoundError:
+        return
+    except (OSError, RuntimeError):
+        raise VisionError(f"cannot read the hole looks {path}: a loop of links") from None
+    if not path.is_file():
+        raise VisionError(f"cannot read the hole looks {path}: not a regular file")
 
 
 def _format(path: Path) -> object:

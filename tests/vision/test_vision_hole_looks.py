@@ -296,3 +296,15 @@ def test_a_file_nested_too_deep_is_reported_not_a_traceback(tmp_path) -> None:
     path.write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(VisionError, match="nested too deep"):
         load_hole_looks(path)
+
+
+def test_a_path_that_can_never_hold_the_model_is_said(tmp_path) -> None:
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    with pytest.raises(VisionError, match="a loop of links"):
+        load_hole_looks(loop)
+    with pytest.raises(VisionError, match="not a regular file"):
+        load_hole_looks(tmp_path)
+    later = tmp_path / "later.json"
+    later.symlink_to(tmp_path / "not-made-yet.json")
+    assert load_hole_looks(later) is None  # calibrate makes it
