@@ -17,15 +17,16 @@ def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
     folder, a device) is refused with :class:`OSError` before anything is written.
     Two writers at once never mix their files: the last rename wins."""
     target = replaceable(path)
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666
     partial = target.with_name(f"{target.name}.{secrets.token_hex(4)}.part")
-    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)  # umask applies
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
         if target.exists():
-            os.chmod(partial, stat.S_IMODE(target.stat().st_mode))
+            os.chmod(partial, mode)
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
@@ -40,13 +41,20 @@ def replaceable(path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     if path.is_symlink():
         try:
-            path = path.resolve(strict=False)
-        except RuntimeError:  # a loop of links (Python 3.11)
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
+            os.stat(path)
+        except FileNotFoundError:
+            pass  # a link to a file not made yet: it is made
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, str(path)) from None
+        path = Path(os.path.realpath(path))
     if path.exists() and not path.is_file():
         raise OSError(errno.EINVAL, f"{path} is not a regular file", str(path))
     folder = next((parent for parent in path.parents if parent.exists()), Path("."))
+    if not folder.is_dir():
+        raise OSError(errno.ENOTDIR, f"{folder} is not a folder", str(folder))
     if not os.access(folder, os.W_OK | os.X_OK):
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            raise OSError(errno.EROFS, f"{folder} is on a read-only file system", str(folder))
         raise OSError(errno.EACCES, f"cannot create files in {folder}", str(folder))
     return path
 

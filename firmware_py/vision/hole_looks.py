@@ -41,6 +41,7 @@ by :func:`load_hole_looks`.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -266,11 +267,12 @@ def _check_kind(path: Path) -> None:
     """:class:`VisionError` where ``path`` can never hold the model: a folder, a device,
     a loop of links (a link to a file not yet made is fine: calibrate makes it)."""
     try:
-        path.resolve(strict=True)
+        path.stat()
     except FileNotFoundError:
         return
-    except (OSError, RuntimeError):
-        raise VisionError(f"cannot read the hole looks {path}: a loop of links") from None
+    except OSError as error:
+        reason = "a loop of links" if error.errno == errno.ELOOP else error.strerror
+        raise VisionError(f"cannot read the hole looks {path}: {reason}") from None
     if not path.is_file():
         raise VisionError(f"cannot read the hole looks {path}: not a regular file")
 
@@ -357,6 +359,7 @@ def _discs(data: object) -> dict[str, DiscColour]:
 
 
 def _text(value: object, name: str) -> str:
+    """``value`` as text (None: ""), else :class:`ValueError` naming ``name``."""
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{name} must be a date and time in text, got {str(value)[:20]}")
     return value or ""

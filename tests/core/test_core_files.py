@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def test_a_folder_or_a_pipe_is_refused_and_left_as_it_was(tmp_path: Path) -> Non
 def test_a_folder_it_cannot_create_files_in_is_said_before_anything(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "access", lambda path, mode: False)  # root passes every check
-    with pytest.raises(OSError, match=f"cannot create files in {tmp_path}"):
+    with pytest.raises(OSError, match=re.escape(f"cannot create files in {tmp_path}")):
         replaceable(tmp_path / "missing" / "book.c4b")
 
 
@@ -66,3 +67,23 @@ def test_the_book_command_refuses_a_bad_out_before_building(
     monkeypatch.setattr(cython_solver.bookbuild, "build_book", never)
     assert main(["book", "build", "--out", str(tmp_path)]) == 1
     assert f"cannot write {tmp_path}: {tmp_path} is not a regular file" in capsys.readouterr().err
+
+
+def test_a_write_that_fails_leaves_the_file_as_it_was_and_nothing_beside_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "looks.json"
+    path.write_text("old")
+
+    def fail(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="No space"):
+        write_whole(path, b"new")
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["looks.json"]
+
+
+def test_a_path_under_a_file_is_said(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("")
+    with pytest.raises(OSError, match="is not a folder"):
+        replaceable(tmp_path / "f.txt" / "book.c4b")

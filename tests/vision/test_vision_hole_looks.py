@@ -305,6 +305,9 @@ def test_a_path_that_can_never_hold_the_model_is_said(tmp_path) -> None:
         load_hole_looks(loop)
     with pytest.raises(VisionError, match="not a regular file"):
         load_hole_looks(tmp_path)
+    (tmp_path / "f.txt").write_text("")
+    with pytest.raises(VisionError, match="Not a directory"):
+        load_hole_looks(tmp_path / "f.txt" / "looks.json")
     later = tmp_path / "later.json"
     later.symlink_to(tmp_path / "not-made-yet.json")
     assert load_hole_looks(later) is None  # calibrate makes it
