@@ -61,13 +61,15 @@ def sim_source(camera: CameraConfig, *, fps: float | None = None, fast: bool = F
     ``first`` (who may start) allows: all by Red or Yellow, or every third by Yellow."""
     from c4game.board import Board, starter
     from firmware_py.simtable.camera import SimulatedCamera, default_spec
-    from firmware_py.simtable.script import endless_games, game_script
+    from firmware_py.simtable.script import Wait, endless_games, game_script
 
     rng = random.Random(seed)
     opening = starter(0, 0, first)  # who starts the first game
     if moves is not None:
         Board.from_moves(moves)  # IllegalMoveError names a bad move before anything starts
-        actions: Iterable[Action] = game_script(moves, rng, next_first=opening)
+        # the cleared board stays in view 2 s longer than the script's pause, so that a
+        # slow camera too shows the new game (read again after 1 s, then 4 frames)
+        actions: Iterable[Action] = [*game_script(moves, rng, next_first=opening), Wait(2.0)]
     else:
         actions = endless_games(rng, rule=first)
     return SimulatedCamera(actions, spec=default_spec((camera.width, camera.height)),
