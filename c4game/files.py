@@ -11,13 +11,16 @@ from pathlib import Path
 
 
 def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` by renaming a finished, synced file over it, and return
-    the path written. A symbolic link is followed (the link stays; its file is
-    replaced, keeping its permissions); a path that exists and is no regular file (a
-    folder, a device) is refused with :class:`OSError` before anything is written.
+    """Write ``data`` to ``path`` by renaming a finished, synced file over it (its
+    missing folders made), and return the path written. A symbolic link is followed
+    (the link stays; its file is replaced, keeping its permissions); a path that exists
+    and is no regular file (a folder, a device) is refused with :class:`OSError` before
+    anything is written.
     Two writers at once never mix their files: the last rename wins."""
     target = replaceable(path)
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666
+    target.parent.mkdir(parents=True, exist_ok=True)
+    existed = target.exists()
+    mode = stat.S_IMODE(target.stat().st_mode) if existed else 0o666
     partial = target.with_name(f"{target.name}.{secrets.token_hex(4)}.part")
     handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)  # umask applies
     try:
@@ -25,7 +28,7 @@ def write_whole(path: str | os.PathLike[str], data: bytes) -> Path:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        if target.exists():
+        if existed:
             os.chmod(partial, mode)
         os.replace(partial, target)
     finally:

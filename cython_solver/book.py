@@ -218,7 +218,5 @@ def write_book(path: str | os.PathLike[str], index: bytes, keys: bytes, scores: 
                         f"{payload_size(bucket_bits, count, shallow_count)}")
     header = BookHeader(ply, bucket_bits, count, corrections, source_sha256,
                         payload_digest(payload), shallow_count, shallow_ply)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(target, header.pack() + payload)
+    write_whole(path, header.pack() + payload)
     return header

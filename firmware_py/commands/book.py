@@ -87,9 +87,7 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
     try:
         replaceable(out)  # said now, not after minutes of building
     except OSError as error:
-        print(f"c4pi book build: cannot write {out}: {error.strerror or error}",
-              file=sys.stderr)
-        return 1
+        return _cannot_write(out, error)
     bar = ProgressBar("book build")
     steps = {"read": (0.0, 0.02), "convert": (0.02, 0.3), "shallow": (0.32, 0.63),
              "write": (0.95, 0.05)}
@@ -100,12 +98,15 @@ def run_build(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi book build: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"c4pi book build: cannot write {out}: {error.strerror or error}",
-              file=sys.stderr)
-        return 1
+        return _cannot_write(out, error)
     bar.update(1.0, 1.0, "done")
     print(book.describe())
     return 0
+
+
+def _cannot_write(out: Path, error: OSError) -> int:
+    print(f"c4pi book build: cannot write {out}: {error.strerror or error}", file=sys.stderr)
+    return 1
 
 
 def run_verify(args: argparse.Namespace, config: Config) -> int:

@@ -71,7 +71,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi calibrate: {error}", file=sys.stderr)
         return 3
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         looks.save(path)
     except OSError as error:
         hint = (" (run it as the service's user: sudo -u c4pi c4pi calibrate, or give --out)"

@@ -116,7 +116,6 @@ def make_teacher(config: Config, reader: BoardReader, *, store: bool,
     path = hole_looks_path(config.vision.empty_board_file)
 
     def write(learnt: HoleLooks) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        learnt.save(path)
+        learnt.save(path)  # its folder made if missing
 
     return LookTeacher(looks, store=write if store else None, on_learnt=on_learnt)

@@ -42,8 +42,9 @@ by :func:`load_hole_looks`.
 from __future__ import annotations
 
 import errno
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -210,20 +211,14 @@ class HoleLooks:
     @classmethod
     def load(cls, path: str | Path) -> HoleLooks:
         """Read a model written by :meth:`save`; :class:`VisionError` names a bad file."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or data.get("format") != FORMAT:
-                raise ValueError(f"format is not {FORMAT!r}")
-            looks = cls()
+        looks = cls()
+
+        def fill(data: JsonObject) -> None:
             _read_looks(looks, data)
             looks.calibrated_at = _text(data.get("calibrated_at"), "calibrated_at")
             looks.discs = _discs(data.get("discs") or {})
-        except KeyError as error:
-            raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
-        except RecursionError:
-            raise VisionError(f"cannot read the hole looks {path}: nested too deep") from None
-        except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
-            raise VisionError(f"cannot read the hole looks {path}: {error}") from None
+
+        _read_file(Path(path), FORMAT, fill)
         return looks
 
 
@@ -291,21 +286,25 @@ def _from_earlier(empty_path: Path, looks_path: Path) -> HoleLooks:
     for path, (_, expected) in ((looks_path, EARLIER_LOOKS), (empty_path, EARLIER_EMPTY)):
         if not path.is_file():
             continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or data.get("format") != expected:
-                raise ValueError(f"format is not {expected!r}")
-            if expected == EARLIER_LOOKS[1]:
-                _read_looks(looks, data)
-            else:
-                _read_empty_board(looks, data)
-        except KeyError as error:
-            raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
-        except RecursionError:
-            raise VisionError(f"cannot read the hole looks {path}: nested too deep") from None
-        except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
-            raise VisionError(f"cannot read the hole looks {path}: {error}") from None
+        read = _read_looks if expected == EARLIER_LOOKS[1] else _read_empty_board
+        _read_file(path, expected, functools.partial(read, looks))
     return looks
+
+
+def _read_file(path: Path, expected: str, fill: Callable[[JsonObject], None]) -> None:
+    """``fill`` with the JSON object of ``path``, whose format must be ``expected``;
+    :class:`VisionError` names a bad file and what is wrong with it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("format") != expected:
+            raise ValueError(f"format is not {expected!r}")
+        fill(data)
+    except KeyError as error:
+        raise VisionError(f"cannot read the hole looks {path}: no {error} key") from None
+    except RecursionError:
+        raise VisionError(f"cannot read the hole looks {path}: nested too deep") from None
+    except (OSError, ValueError, TypeError, AttributeError, OverflowError) as error:
+        raise VisionError(f"cannot read the hole looks {path}: {error}") from None
 
 
 def _read_empty_board(looks: HoleLooks, data: JsonObject) -> None:
