@@ -42,6 +42,10 @@ from firmware_py.vision.markers import Marker
 
 MIN_MARKERS = 2
 MIN_CELL_PX = 12.0  # a grid cell narrower than this (in the frame) is not read
+# how far (pitches) the outer cells may reach past the picture's edge: a hole (about
+# 0.8 pitch across) then keeps at least three quarters of itself in view (a board that
+# fills the picture edge to edge); the cells outside are read from the edge's pixels
+OUT_PITCH = 0.25
 CORNER_SIGMA_PX = 0.5  # assumed corner noise for the sensitivity check
 SENSITIVITY_TRIALS = 6
 MAX_CELL_SHIFT = 0.1  # largest tolerated predicted shift of a cell centre, in cells
@@ -187,7 +191,10 @@ def grid_problem(fit: BoardFit, frame_size: tuple[int, int]) -> str:
     if _signed_area(quad) <= 0:
         return "the projected grid is mirrored (board seen from behind?)"
     width, height = frame_size
-    if np.any(quad < -0.5) or np.any(quad[:, 0] > width - 0.5) or np.any(quad[:, 1] > height - 0.5):
+    inset = OUT_PITCH * PX_PER_PITCH * np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)])
+    inner = fit.project(GRID_CORNERS + inset)
+    if (np.any(inner < -0.5) or np.any(inner[:, 0] > width - 0.5)
+            or np.any(inner[:, 1] > height - 0.5)):
         return "the grid is partly outside the frame"
     sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
     shortest_cell = min(sides[[0, 2]].min() / 6, sides[[1, 3]].min() / 7)

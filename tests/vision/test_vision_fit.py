@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from firmware_py.simtable.render import RenderSpec, camera_matrix, plane_to_image
-from firmware_py.vision.fit import BoardLocator, Intrinsics
+from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics, grid_problem
 from firmware_py.vision.geometry import (
+    GRID_CORNERS,
     MARKER_CENTRES,
+    PX_PER_PITCH,
     apply_homography,
     cell_centres,
     marker_corners,
@@ -83,9 +86,32 @@ def test_reprojection_error_over_the_limit_is_rejected() -> None:
 
 
 def test_grid_outside_the_frame_is_rejected() -> None:
-    spec = RenderSpec(offset=(0.3, 0.0))
+    spec = RenderSpec(offset=(0.4, 0.0))  # the last column and more past the right edge
     fit = BoardLocator().locate(true_markers(spec), FRAME)
     assert not fit.ok and "outside the frame" in fit.reason
+
+
+def board_filling_the_frame(past_pitch: float) -> BoardFit:
+    """A straight-on fit whose outer cells reach ``past_pitch`` past the left and top
+    edges of a 1280 x 720 frame (the cells are 100 px, the plane's 80 px)."""
+    scale = 100.0 / PX_PER_PITCH
+    left, top = GRID_CORNERS[0]
+    shift = past_pitch * 100.0
+    plane_to_image = np.array([[scale, 0.0, -left * scale - shift],
+                               [0.0, scale, -top * scale - shift], [0.0, 0.0, 1.0]])
+    return BoardFit(True, plane_to_image=plane_to_image, found_by="holes")
+
+
+@pytest.mark.parametrize("past_pitch, readable", [(0.0, True), (0.2, True), (0.24, True),
+                                                  (0.3, False), (0.5, False)])
+def test_a_board_filling_the_frame_is_read_while_each_hole_is_mostly_in_it(
+        past_pitch: float, readable: bool) -> None:
+    fit = board_filling_the_frame(past_pitch)
+    corner = fit.project(GRID_CORNERS)[0]
+    assert np.allclose(corner, (-100 * past_pitch, -100 * past_pitch))  # the fit is as meant
+    problem = grid_problem(fit, FRAME)
+    assert (problem == "") == readable, problem
+    assert readable or problem == "the grid is partly outside the frame"
 
 
 def test_non_convex_or_mirrored_grid_is_rejected() -> None:

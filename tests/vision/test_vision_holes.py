@@ -18,7 +18,9 @@ from firmware_py.vision.holes import (
     fit_lattice,
     lattice_in,
 )
-from tools.bench.holes import hole_error_pitch
+from firmware_py.vision.fit import OUT_PITCH
+from firmware_py.vision.reading import FINISHED, OK
+from tools.bench.holes import hole_error_pitch, holes_reader
 from tools.shared_data import missing_reason, shared_dir
 
 RAW = shared_dir() / "data" / "real-dev-raw"
@@ -128,6 +130,45 @@ def test_most_real_photos_have_their_lattice_found(found_on_raw) -> None:
     assert found >= 30, [(row["file"], lattice.reason) for row, lattice in found_on_raw
                          if not lattice.ok]
     assert all(lattice.holes >= MIN_HOLES for _, lattice in found_on_raw if lattice.ok)
+
+
+def cells_past_the_edge(row: dict) -> float:
+    """How far (pitches) the outer cells reach past the photo's edge, from the
+    hand-fitted hole corners (negative: the grid lies inside)."""
+    to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [6, 0], [6, 5], [0, 5]]),
+                                           np.float32(row["hole_corners"]))
+    outer = project(to_image, np.array([(-0.5, -0.5), (6.5, -0.5), (6.5, 5.5), (-0.5, 5.5)]))
+    inner = project(to_image, np.array([(0.5, 0.5), (5.5, 0.5), (5.5, 4.5), (0.5, 4.5)]))
+    width, height = row["size"]
+    pitch = np.linalg.norm(outer - inner, axis=1) / np.sqrt(2)
+    over = np.max([-outer[:, 0], -outer[:, 1], outer[:, 0] - width, outer[:, 1] - height],
+                  axis=0)
+    return float((over / pitch).max())
+
+
+@pytest.fixture(scope="module")
+def read_raw() -> list[tuple[dict, object]]:
+    """Each real photo as taken, read by its holes (a fresh reader each, the labels' rule)."""
+    photos = raw_photos()
+    if not photos:
+        pytest.skip(missing_reason(RAW))
+    return [(row, holes_reader().read(cv2.imread(str(RAW / row["file"])))) for row in photos]
+
+
+def test_no_real_photo_read_by_its_holes_is_accepted_wrong(read_raw) -> None:
+    accepted = [(row, reading) for row, reading in read_raw if reading.status in (OK, FINISHED)]
+    for row, reading in accepted:
+        assert row["status"] != "invalid" and list(reading.grid) == row["grid"], row["file"]
+    assert sum(row["status"] != "invalid" for row, _ in accepted) >= 13
+
+
+def test_a_board_that_fills_its_photo_is_read_while_its_holes_are_in_it(read_raw) -> None:
+    filling = [(row, reading) for row, reading in read_raw
+               if 0 < cells_past_the_edge(row) < OUT_PITCH - 0.05]
+    assert filling, "no photo whose cells reach past its edge"
+    for row, reading in filling:
+        assert reading.found_by == "holes" and reading.status != "no-board", (
+            row["file"], reading.reason)
 
 
 def drawn_board(image: np.ndarray, homography: np.ndarray, radius: int = 22) -> np.ndarray:
