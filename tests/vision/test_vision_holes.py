@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_py.vision.fit import OUT_PITCH
 from firmware_py.vision.holes import (
     MIN_HOLES,
     Lattice,
@@ -18,7 +19,6 @@ from firmware_py.vision.holes import (
     fit_lattice,
     lattice_in,
 )
-from firmware_py.vision.fit import OUT_PITCH
 from firmware_py.vision.reading import FINISHED, OK
 from tools.bench.holes import hole_error_pitch, holes_reader
 from tools.shared_data import missing_reason, shared_dir
