@@ -80,8 +80,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""
-    if looks.face is not None:
-        kept = f"; the lattice of its holes stored (the board is found there first){kept}"
     if games and not looks.boards:  # teach() forgot them: the grid stands elsewhere now
         kept = (f"; the camera or the board has moved since: the looks learnt from {games} "
                 f"positions are forgotten")

@@ -63,7 +63,6 @@ def make_reader(config: Config, source: FrameSource, *,
     hole looks (:mod:`~firmware_py.vision.hole_looks`): with ``stored_looks``
     those stored before (``c4pi calibrate``, the games followed), else new
     ones; a bad file is reported in the log and the reader starts without it.
-    A lattice of holes stored with them is where the board is looked for first.
     """
     from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reader import BoardReader
@@ -77,8 +76,6 @@ def make_reader(config: Config, source: FrameSource, *,
     if config.vision.remember_empty_board:
         stored = load_looks(config) if stored_looks else None
         reader.hole_looks = stored or HoleLooks()
-        if reader.start_from_stored_lattice():
-            log.info("starting from the lattice of holes c4pi calibrate stored")
     return reader
 
 

@@ -14,11 +14,9 @@ every frame in which every hole is seen counts. Each of :data:`FRAMES_NEEDED`
 such frames is taught (so the model learns how much a look strays between
 frames), with the time and where the grid's corners were in the frame, so
 that ``c4pi selftest`` can tell when it was done and whether the camera has
-moved since; a board found by its holes also leaves the face's colours
-between them: the lattice is stored, and the appliance starts from it
-(:meth:`.reader.BoardReader.start_from_stored_lattice`). Optionally
-(:func:`calibrate_discs`) one red and one yellow disc dropped into it give
-this set's disc colours (:mod:`.disc_colours`) and their looks at those holes.
+moved since. Optionally (:func:`calibrate_discs`) one red and one yellow
+disc dropped into it give this set's disc colours (:mod:`.disc_colours`)
+and their looks at those holes.
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ from firmware_py.vision.decide import floating_discs, grid_of
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS
-from firmware_py.vision.hole_locator import face_colours, lattice_of
 from firmware_py.vision.hole_looks import CELLS, KIND_OF, HoleLooks
 from firmware_py.vision.look_evidence import CHANGED_DISTANCE
 from firmware_py.vision.reader import BoardReader
@@ -81,7 +78,6 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
     empty, only whether every hole is seen: the owner has taken every disc out.
     """
     taken, corners, shown, last_reason, hint, seen = [], [], [], "no frame", "", 0
-    face = None  # the face between the holes, when they found the board (the lattice kept)
     counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
     with _without_looks(reader):
         for frame in frames:
@@ -91,8 +87,6 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                 taken.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
                 shown.append(_seen_holes(analysis))
-                if analysis.fit.found_by == "holes":
-                    face = face_colours(frame, lattice_of(analysis.fit))
                 if len(taken) == FRAMES_NEEDED:
                     break
             else:
@@ -109,7 +103,6 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
     looks.forget_empty()  # the empty looks start again from these frames
     for features, grid_corners, holes in zip(taken, corners, shown, strict=True):
         looks.teach(features, np.zeros(CELLS, int), holes, grid_corners)
-    looks.face = face
     looks.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
     return looks
 

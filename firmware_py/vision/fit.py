@@ -43,8 +43,8 @@ from firmware_py.vision.markers import Marker
 MIN_MARKERS = 2
 MIN_CELL_PX = 12.0  # a grid cell narrower than this (in the frame) is not read
 # how far (pitches) the outer cells may reach past the picture's edge: a hole (about
-# 0.8 pitch across) then keeps at least three quarters of itself in view (a board that
-# fills the picture edge to edge); the cells outside are read from the edge's pixels
+# 0.8 pitch across) then keeps 7/8 of itself in view on an edge, 3/4 in a corner (a board
+# that fills the picture edge to edge); the cells outside are read from the edge's pixels
 OUT_PITCH = 0.25
 CORNER_SIGMA_PX = 0.5  # assumed corner noise for the sensitivity check
 SENSITIVITY_TRIALS = 6

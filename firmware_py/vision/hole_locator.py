@@ -7,7 +7,8 @@ four holes, inside the grid and along its four edges (:data:`FACE_POINTS`:
 discs come and go in the holes, the face stays), are compared with those of
 the frame it was found in, after one exposure gain (:func:`same_view`). Each
 edge must still match: a board moved by one pitch shows the room where one
-edge of face stood. When they no longer match (the camera or the board moved,
+edge of face stood (unless its face reaches a pitch past the holes:
+docs/vision.md, Known gaps). When they no longer match (the camera or the board moved,
 the board was taken away, or a hand covers it) the lattice is looked for
 again at once; until it is confirmed or found anew the board is "not found",
 never read through a stale lattice (a hand that covers the board and leaves
@@ -17,12 +18,6 @@ second, not every frame); a confirmed lattice is found again every
 :data:`REFIND_FRAMES` frames: a sure one that lies within :data:`STILL_PITCH`
 of it keeps the kept lattice (the holes' learnt looks stay where they were),
 one farther replaces it.
-
-A fixed installation need not find its lattice at all: ``c4pi calibrate``
-stores the lattice it found on the empty board (the grid's corners and the
-face's colours, :mod:`.hole_looks`), and :meth:`HoleLocator.keep` starts from
-it; it is checked on the first frame like any kept lattice, and found anew
-when the view no longer matches.
 """
 
 from __future__ import annotations
@@ -35,7 +30,6 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit, grid_problem
-from firmware_py.vision.geometry import GRID_CORNERS, PX_PER_PITCH
 from firmware_py.vision.holes import Lattice, find_lattice
 
 REFIND_FRAMES = 50  # a kept lattice is found again this often (about every 5 s at 10 fps)
@@ -72,20 +66,10 @@ class HoleLocator:
         self._age = 0  # frames since the last find
         self._failed = False  # the last find found no sure lattice
         self._why = "the holes were not looked for yet"
-        self._stored: tuple[Lattice, np.ndarray] | None = None  # kept from the next frame
-
-    def keep(self, lattice: Lattice, face: np.ndarray) -> None:
-        """Start from ``lattice`` with its ``face`` colours (:func:`face_colours` of the
-        frame it was found in), as if found there: checked on the next frame."""
-        self._kept, self._stored, self._age = None, (lattice, np.asarray(face, float)), 0
 
     def locate(self, frame: np.ndarray) -> BoardFit:
         """The board plane of ``frame`` (BGR) from its hole lattice."""
         self._age += 1
-        if self._stored is not None:
-            (lattice, face), self._stored = self._stored, None
-            self._kept = _Kept(lattice, face,
-                               as_board_fit(lattice, (frame.shape[1], frame.shape[0])))
         kept = self._kept
         same = kept is not None and same_view(face_colours(frame, kept.lattice), kept.face)
         due = (self._age >= self.refind_frames if same
@@ -125,24 +109,6 @@ def as_board_fit(lattice: Lattice, frame_size: tuple[int, int]) -> BoardFit:
                    reprojection_px=0.0)
     problem = grid_problem(fit, frame_size)
     return BoardFit(False, problem, fit.plane_to_image, found_by="holes") if problem else fit
-
-
-def lattice_of(fit: BoardFit) -> Lattice:
-    """The lattice of a board found by its holes, from its fit (:meth:`Lattice.plane_to_image`
-    undone)."""
-    if fit.plane_to_image is None:
-        raise ValueError("no board was found: no lattice")
-    lattice_to_plane = np.array([[PX_PER_PITCH, 0.0, 120.0], [0.0, PX_PER_PITCH, 80.0],
-                                 [0.0, 0.0, 1.0]])
-    return Lattice(True, lattice_to_image=fit.plane_to_image @ lattice_to_plane)
-
-
-def lattice_at(grid_corners: np.ndarray) -> Lattice:
-    """The lattice whose grid stands at ``grid_corners`` ((4, 2) frame px of
-    :data:`~.geometry.GRID_CORNERS`)."""
-    plane_to_image = cv2.getPerspectiveTransform(GRID_CORNERS.astype(np.float32),
-                                                 np.asarray(grid_corners, np.float32))
-    return lattice_of(BoardFit(True, plane_to_image=plane_to_image, found_by="holes"))
 
 
 def face_colours(frame: np.ndarray, lattice: Lattice) -> np.ndarray:

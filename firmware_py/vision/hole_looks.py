@@ -31,10 +31,8 @@ weighed by how its look compares with the known kinds' looks.
 It also keeps when ``c4pi calibrate`` ran, where the grid's corners stood in
 the frame when it last learnt (:meth:`moved`: beyond :data:`MOVED_PX` the
 camera or the board moved, and the model forgets every look and gives no
-opinion until it is taught again) with, when ``c4pi calibrate`` found the
-board by its holes, the face's colours between them (the lattice it found:
-the appliance starts from it, :mod:`.hole_locator`), and this set's disc
-colours measured by ``calibrate --discs`` (:mod:`.disc_colours`). Bounded: 42 x 3 x 12 means and
+opinion until it is taught again), and this set's disc colours measured by
+``calibrate --discs`` (:mod:`.disc_colours`). Bounded: 42 x 3 x 12 means and
 3 x 12 spreads whatever the years; learning a board costs microseconds.
 Stored as one JSON file (:meth:`save`, written whole then renamed); the two
 files of earlier versions (the empty board and the learnt looks) are read
@@ -62,7 +60,6 @@ KINDS = 3  # empty, red, yellow (classifier.CLASSES)
 MEMORY = 8  # teachings: a hole's look follows about its last 8
 MIN_HOLES = 3  # holes a kind must have been seen at to have a look over the board
 FIRST_SPREAD = 25.0  # Lab units squared: the spread before any look was seen twice
-FACE_POINTS = 56  # colours of the face stored with a lattice (hole_locator.FACE_POINTS)
 MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
 FORMAT = "c4pi-hole-looks-1"
 EARLIER_EMPTY = ("empty-board.json", "c4pi-empty-board-1")  # file name, format (to 2026-11)
@@ -87,9 +84,6 @@ class HoleLooks:
         self.learnt_at = ""  # ISO 8601 UTC time of the latest, "" if never
         self.calibrated_at = ""  # ISO 8601 UTC time of `c4pi calibrate`, "" if never
         self.grid_corners: np.ndarray | None = None  # (4, 2) frame px of the grid then
-        # (N, 3) the board's face between the holes when `c4pi calibrate` found it by its
-        # holes (hole_locator.face_colours): with grid_corners, the lattice it stored
-        self.face: np.ndarray | None = None
 
     # ------------------------------------------------------------------ teaching
     def learn(self, features: np.ndarray, grid: Sequence[str], *,
@@ -195,8 +189,6 @@ class HoleLooks:
     def summary(self) -> str:
         """One line for ``c4pi selftest`` and the screen: what was learnt and when."""
         calibrated = f"calibrated {self.calibrated_at}; " if self.calibrated_at else ""
-        if self.face is not None:
-            calibrated += "the lattice of holes stored; "
         if not self.knows_anything:
             return f"{calibrated}no board learnt yet"
         holes = (self.counts > 0).sum(axis=0)
@@ -213,7 +205,6 @@ class HoleLooks:
                 "squares": np.round(self.squares, 3).tolist(), "strays": self.strays.tolist(),
                 "grid_corners": (None if self.grid_corners is None
                                  else np.round(self.grid_corners, 2).tolist()),
-                "face": None if self.face is None else np.round(self.face, 1).tolist(),
                 "discs": {key: colour.to_dict() for key, colour in self.discs.items()}}
         write_whole(path, (json.dumps(data) + "\n").encode("utf-8"))
 
@@ -248,9 +239,6 @@ def _read_looks(looks: HoleLooks, data: JsonObject) -> None:
     corners = data.get("grid_corners")
     if corners is not None:
         looks.grid_corners = _finite(corners, (4, 2), "grid_corners")
-    face = data.get("face")
-    if face is not None and looks.grid_corners is not None:
-        looks.face = _finite(face, (FACE_POINTS, 3), "face")
 
 
 def load_hole_looks(path: str | Path) -> HoleLooks | None:

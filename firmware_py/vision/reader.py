@@ -53,7 +53,7 @@ from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
-from firmware_py.vision.hole_locator import HoleLocator, lattice_at
+from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.markers import Marker, MarkerDetector
 from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
@@ -148,17 +148,6 @@ class BoardReader:
                    margin=vision.accept_margin,
                    disc_depth_pitch=vision.disc_depth_pitch, first=first,
                    board=vision.board)
-
-    def start_from_stored_lattice(self) -> bool:
-        """Let the finder of holes start from the lattice ``c4pi calibrate`` stored in the
-        hole looks (when it found the board by its holes; checked on the first frame like
-        any kept lattice). True when there was one."""
-        looks = self.hole_looks
-        if (looks is None or looks.face is None or looks.grid_corners is None
-                or self.board == "markers"):
-            return False
-        self.hole_locator.keep(lattice_at(looks.grid_corners), looks.face)
-        return True
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read one BGR frame (H x W x 3 uint8)."""

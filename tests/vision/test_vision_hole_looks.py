@@ -13,7 +13,6 @@ from c4game.exc import VisionError
 from firmware_py.vision.hole_looks import (
     CELLS,
     EMPTY_GRID,
-    FACE_POINTS,
     MEMORY,
     MOVED_PX,
     HoleLooks,
@@ -273,40 +272,6 @@ def test_a_bad_file_names_the_key_at_fault(tmp_path, change, said) -> None:
     change(data)
     path.write_text(json.dumps(data))
     with pytest.raises(VisionError, match=said):
-        HoleLooks.load(path)
-
-
-def with_a_stored_lattice() -> HoleLooks:
-    looks = HoleLooks()
-    looks.grid_corners = CORNERS.astype(float)
-    looks.face = np.linspace(0, 255, FACE_POINTS * 3).reshape(FACE_POINTS, 3)
-    return looks
-
-
-def test_the_lattice_calibrate_stored_is_kept_read_back_and_forgotten(tmp_path) -> None:
-    from firmware_py.vision.hole_locator import FACE_POINTS as LOCATOR_FACE_POINTS
-
-    assert len(LOCATOR_FACE_POINTS) == FACE_POINTS
-    path = tmp_path / "hole-looks.json"
-    with_a_stored_lattice().save(path)
-    again = HoleLooks.load(path)
-    assert np.allclose(again.face, with_a_stored_lattice().face, atol=0.05)
-    assert "the lattice of holes stored" in again.summary()
-    again.forget()  # the camera moved, or calibrate --force
-    assert again.face is None and "lattice" not in again.summary()
-    HoleLooks().save(path)
-    assert HoleLooks.load(path).face is None
-
-
-@pytest.mark.parametrize("face", [[[1.0, 2.0, 3.0]] * 3, [[float("nan")] * 3] * FACE_POINTS,
-                                  "x"])
-def test_a_bad_stored_lattice_names_its_key(tmp_path, face) -> None:
-    path = tmp_path / "hole-looks.json"
-    with_a_stored_lattice().save(path)
-    data = json.loads(path.read_text())
-    data["face"] = face
-    path.write_text(json.dumps(data))
-    with pytest.raises(VisionError, match="face must be finite numbers"):
         HoleLooks.load(path)
 
 
