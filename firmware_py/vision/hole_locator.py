@@ -7,8 +7,11 @@ four holes, inside the grid and along its four edges (:data:`FACE_POINTS`:
 discs come and go in the holes, the face stays), are compared with those of
 the frame it was found in, after one exposure gain (:func:`same_view`). Each
 edge must still match: a board moved by one pitch shows the room where one
-edge of face stood (unless its face reaches a pitch past the holes:
-docs/vision.md, Known gaps). When they no longer match (the camera or the board moved,
+edge of face stood. Where its face reaches more than a pitch past the holes
+that edge still shows face, and the holes tell instead: the outer holes that
+stood out from the face around them when the lattice was found must not now
+look like that face (:func:`same_view`: a board moved by one pitch puts face
+where a row or a column of holes was). When they no longer match (the camera or the board moved,
 the board was taken away, or a hand covers it) the lattice is looked for
 again at once; until it is confirmed or found anew the board is "not found",
 never read through a stale lattice (a hand that covers the board and leaves
@@ -38,6 +41,8 @@ MIN_SAME = 0.75  # share of the face points of each part (inside, each edge) tha
 FACE_TOLERANCE = 30.0  # grey levels a face point's colour may move (after the gain)
 GAIN_RANGE = (0.5, 2.0)  # exposure change taken as the same view
 STILL_PITCH = 0.25  # a lattice found again this close (every hole, in pitches) is the kept one
+HOLE_AS_FACE = 10.0  # grey levels (after the gain) within which a hole looks like its face
+HOLES_AS_FACE = 0.5  # share of an edge's outer holes looking like face that fails the edge
 # lattice points (i, j) midway between four holes: the face, inside the grid and along
 # its edges (half a pitch past the outer holes' centres)
 FACE_POINTS = np.array([(i + 0.5, j + 0.5) for j in range(-1, HEIGHT) for i in range(-1, WIDTH)])
@@ -45,12 +50,26 @@ _I, _J = FACE_POINTS[:, 0], FACE_POINTS[:, 1]
 FACE_PARTS = (  # inside, top, bottom, left and right edges
     (_I > 0) & (_I < WIDTH - 1) & (_J > 0) & (_J < HEIGHT - 1),
     _J < 0, _J > HEIGHT - 1, _I < 0, _I > WIDTH - 1)
+HOLE_POINTS = np.array([(i, j) for j in range(HEIGHT) for i in range(WIDTH)], float)
+_HI, _HJ = HOLE_POINTS[:, 0], HOLE_POINTS[:, 1]
+HOLE_EDGES = (_HJ == 0, _HJ == HEIGHT - 1, _HI == 0, _HI == WIDTH - 1)  # the outer holes
+# (42, 56): the four face points around each hole
+_AROUND = ((np.abs(_I[None, :] - _HI[:, None]) == 0.5)
+           & (np.abs(_J[None, :] - _HJ[:, None]) == 0.5))
+
+
+@dataclass(frozen=True)
+class View:
+    """What a lattice's points show in one frame."""
+
+    face: np.ndarray  # (56, 3) colours at FACE_POINTS (black past the frame's edge)
+    hole_contrast: np.ndarray  # (42,) each hole from the face around it; NaN past the edge
 
 
 @dataclass(frozen=True)
 class _Kept:
     lattice: Lattice
-    face: np.ndarray  # (N, 3) colours at FACE_POINTS when it was found
+    view: View  # what its points showed when it was found
     fit: BoardFit  # the lattice as the reader's board fit (the same every frame)
 
 
@@ -71,7 +90,7 @@ class HoleLocator:
         """The board plane of ``frame`` (BGR) from its hole lattice."""
         self._age += 1
         kept = self._kept
-        same = kept is not None and same_view(face_colours(frame, kept.lattice), kept.face)
+        same = kept is not None and same_view(view_at(frame, kept.lattice), kept.view)
         due = (self._age >= self.refind_frames if same
                else not self._failed or self._age >= RETRY_FRAMES)
         if due:
@@ -98,7 +117,7 @@ class HoleLocator:
         kept = self._kept
         if kept is not None and _moved_pitch(kept.lattice, lattice) <= STILL_PITCH:
             lattice = kept.lattice  # the same lattice: the holes' looks stay where they were
-        self._kept = _Kept(lattice, face_colours(frame, lattice),
+        self._kept = _Kept(lattice, view_at(frame, lattice),
                            as_board_fit(lattice, (frame.shape[1], frame.shape[0])))
         return self._kept
 
@@ -111,14 +130,26 @@ def as_board_fit(lattice: Lattice, frame_size: tuple[int, int]) -> BoardFit:
     return BoardFit(False, problem, fit.plane_to_image, found_by="holes") if problem else fit
 
 
-def face_colours(frame: np.ndarray, lattice: Lattice) -> np.ndarray:
-    """(N, 3) colours of ``frame`` at the lattice's :data:`FACE_POINTS` (bilinear)."""
+def view_at(frame: np.ndarray, lattice: Lattice) -> View:
+    """What ``frame`` (BGR) shows at the lattice's face points and holes (bilinear)."""
     assert lattice.lattice_to_image is not None
-    points = cv2.perspectiveTransform(FACE_POINTS.reshape(1, -1, 2), lattice.lattice_to_image)
-    maps = points.astype(np.float32)
+    points = np.concatenate([FACE_POINTS, HOLE_POINTS])
+    image = cv2.perspectiveTransform(points.reshape(1, -1, 2), lattice.lattice_to_image)
+    maps = image.astype(np.float32)
     values = cv2.remap(frame, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
                        borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-    return values.reshape(-1, 3).astype(np.float64)
+    colours = values.reshape(-1, 3).astype(np.float64)
+    height, width = frame.shape[:2]
+    xy = image.reshape(-1, 2)
+    inside = (xy[:, 0] >= 0) & (xy[:, 0] <= width - 1) & (xy[:, 1] >= 0) & (xy[:, 1] <= height - 1)
+    face, holes = colours[:len(FACE_POINTS)], colours[len(FACE_POINTS):]
+    around = _AROUND & inside[None, :len(FACE_POINTS)]
+    counts = around.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        face_around = (around @ face) / counts[:, None]
+    contrast = np.abs(holes - face_around).max(axis=1)
+    contrast[(counts == 0) | ~inside[len(FACE_POINTS):]] = np.nan
+    return View(face, contrast)
 
 
 def _moved_pitch(kept: Lattice, found: Lattice) -> float:
@@ -129,13 +160,24 @@ def _moved_pitch(kept: Lattice, found: Lattice) -> float:
     return float(np.linalg.norm(found.hole_centres() - centres, axis=1).max()) / pitch
 
 
-def same_view(now: np.ndarray, kept: np.ndarray) -> bool:
-    """Whether the face points still show the kept face: after one exposure gain, at
-    least :data:`MIN_SAME` of the points inside and of each edge within
-    :data:`FACE_TOLERANCE`."""
-    gains = (now.mean(axis=1) + 1.0) / (kept.mean(axis=1) + 1.0)
+def same_view(now: View, kept: View) -> bool:
+    """Whether the lattice's points still show the kept view: after one exposure gain,
+    at least :data:`MIN_SAME` of the face points inside and of each edge within
+    :data:`FACE_TOLERANCE`, and on no edge :data:`HOLES_AS_FACE` or more of the outer
+    holes that stood out from their face (by :data:`FACE_TOLERANCE`) now within
+    :data:`HOLE_AS_FACE` of it (at least two such holes; an edge with fewer is not
+    asked)."""
+    gains = (now.face.mean(axis=1) + 1.0) / (kept.face.mean(axis=1) + 1.0)
     gain = float(np.median(gains))
     if not GAIN_RANGE[0] <= gain <= GAIN_RANGE[1]:
         return False
-    matches = np.abs(now - gain * kept).max(axis=1) <= FACE_TOLERANCE
-    return all(matches[part].mean() >= MIN_SAME for part in FACE_PARTS)
+    matches = np.abs(now.face - gain * kept.face).max(axis=1) <= FACE_TOLERANCE
+    if not all(matches[part].mean() >= MIN_SAME for part in FACE_PARTS):
+        return False
+    stood_out = kept.hole_contrast > FACE_TOLERANCE  # NaN (past the edge): False
+    for edge in HOLE_EDGES:
+        asked = edge & stood_out & ~np.isnan(now.hole_contrast)
+        if asked.sum() >= 2 and (now.hole_contrast[asked] <= HOLE_AS_FACE * gain).mean() \
+                >= HOLES_AS_FACE:
+            return False
+    return True

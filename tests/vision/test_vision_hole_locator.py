@@ -5,23 +5,32 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
+from firmware_py.vision import hole_locator
 from firmware_py.vision.hole_locator import RETRY_FRAMES, HoleLocator
 from firmware_py.vision.holes import Lattice, find_lattice
 from tests.vision.test_vision_holes import LATTICE, project, tilted
 
 
-def board_frame(shift: tuple[int, int] = (0, 0), seed: int = 1) -> np.ndarray:
-    """A drawn board: a textured wall, a blue face with 42 dark holes."""
+def board_frame(shift: tuple[int, int] = (0, 0), seed: int = 1, *, reach: float = 0.7,
+                moved_pitches: tuple[int, int] = (0, 0),
+                discs: dict[int, tuple[int, int, int]] | None = None) -> np.ndarray:
+    """A drawn board: a textured wall, a blue face reaching ``reach`` pitch past the
+    outer holes, with 42 dark holes (``discs``: hole index -> colour), moved by
+    ``shift`` frame pixels and by ``moved_pitches`` (columns, rows) in its plane."""
     rng = np.random.default_rng(seed)
     image = rng.integers(150, 230, (720, 960, 3), dtype=np.uint8)
     image = cv2.GaussianBlur(image, (0, 0), 6)
     homography, _ = tilted(seed=seed)
-    homography = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]]) @ homography
-    face = project(homography, np.array([[-0.7, -0.7], [6.7, -0.7], [6.7, 5.7], [-0.7, 5.7]]))
+    homography = (np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]]) @ homography
+                  @ np.array([[1, 0, moved_pitches[0]], [0, 1, moved_pitches[1]], [0, 0, 1]]))
+    low, high = -reach, np.array([6.0, 5.0]) + reach
+    face = project(homography, np.array([[low, low], [high[0], low], high, [low, high[1]]]))
     cv2.fillConvexPoly(image, face.astype(np.int32), (150, 70, 20))
-    for x, y in project(homography, LATTICE):
-        cv2.circle(image, (int(x), int(y)), 20, (40, 30, 30), -1)
+    for index, (x, y) in enumerate(project(homography, LATTICE)):
+        colour = (discs or {}).get(index, (40, 30, 30))
+        cv2.circle(image, (int(x), int(y)), 20, colour, -1)
     return image
 
 
@@ -103,6 +112,35 @@ def test_a_board_moved_by_one_pitch_is_not_read_through_the_kept_lattice() -> No
     find.fail = True
     moved = board_frame(shift=(int(round(step[0])), int(round(step[1]))))
     assert not locate(locator, moved).ok  # each edge must still show the face
+
+
+@pytest.mark.parametrize("moved", [(1, 0), (-1, 0), (0, 1), (0, -1)])
+def test_a_board_with_a_wide_face_moved_by_one_pitch_is_not_read_through(
+        moved: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = board_frame(reach=1.6)
+    lattice = find_lattice(kept)
+    assert lattice.ok
+    now = hole_locator.view_at(board_frame(reach=1.6, moved_pitches=moved), lattice)
+    before = hole_locator.view_at(kept, lattice)
+    assert not hole_locator.same_view(now, before)  # the outer holes show face
+    monkeypatch.setattr(hole_locator, "HOLE_EDGES", ())
+    assert hole_locator.same_view(now, before)  # the face alone passes it
+
+
+def test_discs_played_and_the_light_changing_keep_a_wide_faced_lattice() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find)
+    assert locate(locator, board_frame(reach=1.6)).ok
+    find.fail = True  # only the kept lattice can read what follows
+    red, yellow = (40, 40, 200), (40, 210, 230)
+    discs: dict[int, tuple[int, int, int]] = {}
+    for move, hole in enumerate([35, 41, 36, 28, 34, 27, 21, 0, 6, 7, 13, 14, 20]):
+        discs[hole] = red if move % 2 == 0 else yellow
+        frame = board_frame(reach=1.6, discs=discs)
+        assert locate(locator, frame).ok
+        dim = (frame * 0.6).astype(np.uint8)
+        assert locate(locator, dim).ok
+    assert find.calls == 1
 
 
 def test_selftest_says_how_the_board_is_found(tmp_path) -> None:
