@@ -40,7 +40,9 @@ RETRY_FRAMES = 5  # after a find that failed, the next this many frames later
 MIN_SAME = 0.75  # share of the face points of each part (inside, each edge) that must match
 FACE_TOLERANCE = 30.0  # grey levels a face point's colour may move (after the gain)
 GAIN_RANGE = (0.5, 2.0)  # exposure change taken as the same view
-STILL_PITCH = 0.25  # a lattice found again this close (every hole, in pitches) is the kept one
+# a lattice found again this close (every hole, in pitches) is the kept one: above the
+# finder's own jitter on a still view (at most 0.09 pitch: docs/vision.md)
+STILL_PITCH = 0.15
 HOLE_AS_FACE = 10.0  # grey levels (after the gain) within which a hole looks like its face
 HOLES_AS_FACE = 0.5  # share of an edge's outer holes looking like face that fails the edge
 # lattice points (i, j) midway between four holes: the face, inside the grid and along

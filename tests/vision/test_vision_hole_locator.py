@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 from firmware_py.vision import hole_locator
+from firmware_py.vision.geometry import apply_homography, cell_centres
 from firmware_py.vision.hole_locator import RETRY_FRAMES, HoleLocator
 from firmware_py.vision.holes import Lattice, find_lattice
 from tests.vision.test_vision_holes import LATTICE, project, tilted
 
 
 def board_frame(shift: tuple[int, int] = (0, 0), seed: int = 1, *, reach: float = 0.7,
-                moved_pitches: tuple[int, int] = (0, 0),
+                moved_pitches: tuple[float, float] = (0, 0),
                 discs: dict[int, tuple[int, int, int]] | None = None) -> np.ndarray:
     """A drawn board: a textured wall, a blue face reaching ``reach`` pitch past the
     outer holes, with 42 dark holes (``discs``: hole index -> colour), moved by
@@ -189,6 +190,23 @@ def test_a_lattice_found_again_in_the_same_place_is_kept_as_it_was() -> None:
     assert all(np.array_equal(fit.plane_to_image, first.plane_to_image) for fit in again)
     moved = [locate(locator, board_frame(shift=(60, 30))) for _ in range(3)]
     assert not np.array_equal(moved[-1].plane_to_image, first.plane_to_image)
+
+
+def test_a_board_nudged_by_a_fifth_of_a_pitch_is_read_through_its_new_lattice() -> None:
+    locator = HoleLocator(refind_frames=2)
+    first = locate(locator, board_frame())
+    nudged = board_frame(moved_pitches=(0.0, 0.2))
+    fits = [locate(locator, nudged) for _ in range(3)]  # found again (the check, or every 2)
+    assert all(fit.ok for fit in fits)
+    truth, _ = tilted(seed=1)
+    assert off_px(first, project(truth, LATTICE)) < 3
+    assert off_px(fits[-1], project(truth, LATTICE + [0.0, 0.2])) < 3  # found where it is now
+
+
+def off_px(fit, holes: np.ndarray) -> float:
+    """How far the fit's farthest cell centre lies from the nearest of ``holes`` (px)."""
+    centres = apply_homography(fit.plane_to_image, cell_centres())
+    return float(np.linalg.norm(centres[:, None] - holes[None], axis=2).min(axis=1).max())
 
 
 def test_under_auto_a_marker_installation_is_never_read_by_its_holes() -> None:
