@@ -20,9 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="output image (.png, .jpg, ...)")
     parser.add_argument("--seed", type=int, default=None, metavar="N",
-                        help="random details: distractor objects in the background (loose "
-                             "discs with --generator scene), noise, per-disc variation "
-                             "(default: none of those objects, noise of seed 0)")
+                        help="random details: distractor objects in the background, noise, "
+                             "per-disc variation (default: none of those objects, noise of "
+                             "seed 0)")
     parser.add_argument("--random", action="store_true",
                         help="random pose, lighting and colours from --seed")
     parser.add_argument("--grid", metavar="LINES",
@@ -40,10 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pose.add_argument("--hide-marker", type=int, action="append", default=[], metavar="ID",
                       help="cover marker ID (0-3) with a hand; repeatable")
     pose.add_argument("--no-board", action="store_true", help="render the background only")
-    parser.add_argument("--generator", choices=("flat", "scene"), default="flat",
-                        help="flat: the board face drawn top-down and warped (default); "
-                             "scene: a ray-cast 3-D scene (discs behind the face, room, "
-                             "lights; no --glare, --shadow, --hide-marker, --no-board)")
     parser.set_defaults(func=run, needs=("camera",))
 
 
@@ -70,46 +66,21 @@ def _overrides(args: argparse.Namespace, config: Config) -> dict:
     return changes
 
 
-_SCENE_FIELDS = {"blur": "defocus_px", "light": "exposure"}  # else as _FIELDS
-_DISTRACTORS = {"flat": "clutter", "scene": "spare_discs"}  # the spec field counting them
-
-
-def _scene_overrides(args: argparse.Namespace, config: Config) -> dict:
-    """SceneSpec fields from the options (the scene has no glare, shadow or hands)."""
-    for option in ("glare", "shadow"):
-        if getattr(args, option) is not None:
-            raise ValueError(f"--{option} is not supported by --generator scene")
-    if args.hide_marker or args.no_board:
-        raise ValueError("--hide-marker and --no-board are not supported by --generator scene")
-    changes = _overrides(args, config)
-    for option, field in _SCENE_FIELDS.items():
-        if _FIELDS[option] in changes:
-            changes[field] = changes.pop(_FIELDS[option])
-    return changes
-
-
 def _render(args: argparse.Namespace, config: Config, position: object) -> tuple:
-    """The frame, its spec and its camera matrix, by the chosen generator."""
+    """The frame, its spec and its camera matrix."""
     import numpy as np
 
-    if args.generator == "scene":
-        from firmware_py.simtable.scene import SceneSpec, render_scene, scene_camera_matrix
+    from firmware_py.simtable.render import RenderSpec, camera_matrix, render_frame
 
-        spec_type, draw, camera = SceneSpec, render_scene, scene_camera_matrix
-        changes = _scene_overrides(args, config)
-    else:
-        from firmware_py.simtable.render import RenderSpec, camera_matrix, render_frame
-
-        spec_type, draw, camera = RenderSpec, render_frame, camera_matrix
-        changes = _overrides(args, config)
+    changes = _overrides(args, config)
     seed = 0 if args.seed is None else args.seed
     if args.seed is None:  # the plain scene: no objects a newcomer's first read trips on
-        changes[_DISTRACTORS[args.generator]] = 0
+        changes["clutter"] = 0
     if args.random:
-        spec = spec_type.random(np.random.default_rng(seed), **changes)
+        spec = RenderSpec.random(np.random.default_rng(seed), **changes)
     else:
-        spec = spec_type(**changes)
-    return draw(position, spec, seed=seed), spec, camera(spec)
+        spec = RenderSpec(**changes)
+    return render_frame(position, spec, seed=seed), spec, camera_matrix(spec)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

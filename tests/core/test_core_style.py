@@ -19,7 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = Path(__file__).with_name("mypy_baseline.json")
-CHECKED = ("c4game", "firmware_py", "cython_solver")
+CHECKED = ("c4game", "firmware_py", "cython_solver", "tools/scene")
 STRICT = ("firmware_py/succession.py", "firmware_py/backoff.py", "firmware_py/ratelog.py",
           "firmware_py/pipeline/teach.py", "firmware_py/vision/holes.py",
           "firmware_py/vision/hole_looks.py", "firmware_py/vision/look_evidence.py",

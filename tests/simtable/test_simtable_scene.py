@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from c4game.board import Board
-from firmware_py.cli import main
-from firmware_py.simtable.scene import (
+from firmware_py.vision.geometry import MARKER_CENTRES, apply_homography, cell_centres
+from firmware_py.vision.markers import MarkerDetector
+from tests.emulation import fewer
+from tools.scene.__main__ import main as scene_main
+from tools.scene.render import (
     RIB_HALF,
     Light,
     SceneSpec,
@@ -19,10 +22,7 @@ from firmware_py.simtable.scene import (
     scene_disc_plane_to_image,
     scene_plane_to_image,
 )
-from firmware_py.simtable.scene_spec import board_in_frame, rotation, translation
-from firmware_py.vision.geometry import MARKER_CENTRES, apply_homography, cell_centres
-from firmware_py.vision.markers import MarkerDetector
-from tests.emulation import fewer
+from tools.scene.spec import board_in_frame, rotation, translation
 
 from .conftest import SEED_BASE, random_board
 
@@ -204,11 +204,12 @@ def test_bad_arguments_raise_value_errors_that_name_them() -> None:
         render_scene(["......."] * 5, spec)
 
 
-def test_render_command_draws_the_scene(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_the_scene_command_draws_the_scene(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "scene.png"
-    assert main(["render", "4453", "-o", str(out), "--generator", "scene", "--random",
-                 "--seed", str(SEEDS + 60), "--size", "320x180"]) == 0
+    assert scene_main(["4453", "-o", str(out), "--random", "--seed", str(SEEDS + 60),
+                       "--size", "320x180"]) == 0
     assert "fx=" in capsys.readouterr().out
     assert cv2.imread(str(out)).shape == (180, 320, 3)
-    assert main(["render", "4453", "-o", str(out), "--generator", "scene", "--glare", "1"]) == 2
-    assert "--glare" in capsys.readouterr().err
+    assert scene_main(["48", "-o", str(out)]) == 2
+    assert "illegal move" in capsys.readouterr().err

@@ -112,19 +112,25 @@ def test_render_writes_a_readable_frame(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.parametrize("generator", ["flat", "scene"])
 def test_the_default_render_is_read_right(tmp_path: Path, capsys: pytest.CaptureFixture,
                                           generator: str) -> None:
-    """A newcomer's first try: ``c4pi render - -o x.png`` then ``c4pi read x.png``.
-    Seed 0's clutter put a dark-red object behind columns 6-7 and the read was refused."""
+    """A newcomer's first try: ``c4pi render - -o x.png`` then ``c4pi read x.png`` (and
+    the same with the 3-D scene, ``python -m tools.scene``). Seed 0's clutter put a
+    dark-red object behind columns 6-7 and the read was refused."""
+    from tools.scene.__main__ import main as scene_main
+
+    def render(*args: str) -> int:
+        return main(["render", *args]) if generator == "flat" else scene_main(list(args))
+
     out = str(tmp_path / "x.png")
     for moves in ("", "4453", "662262431342231"):
-        assert main(["render", moves or "-", "-o", out, "--generator", generator]) == 0
+        assert render(moves or "-", "-o", out) == 0
         capsys.readouterr()
         assert main(["read", out, "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
         assert data["status"] == "ok"
         assert data["grid"] == Board.from_moves(moves).grid_lines()
     seeded = str(tmp_path / "seeded.png")
-    assert main(["render", "-", "-o", seeded, "--seed", "0", "--generator", generator]) == 0
-    assert main(["render", "-", "-o", out, "--generator", generator]) == 0
+    assert render("-", "-o", seeded, "--seed", "0") == 0
+    assert render("-", "-o", out) == 0
     if generator == "flat":  # the seed brings the objects back (the scene has none at rest)
         assert not np.array_equal(cv2.imread(seeded), cv2.imread(out))
 

@@ -158,8 +158,8 @@ def test_bad_frames_raise_a_vision_error(reader: BoardReader, frame: object) -> 
 
 
 def _scene(board_or_grid, seed: int, **fields):  # noqa: ANN001, ANN202
-    from firmware_py.simtable.scene import render_scene
-    from firmware_py.simtable.scene_spec import SceneSpec
+    from tools.scene.render import render_scene
+    from tools.scene.spec import SceneSpec
 
     spec = SceneSpec.random(np.random.default_rng(seed), **fields)
     return render_scene(board_or_grid, spec, seed=seed)

@@ -34,8 +34,8 @@ from tools.train.real_composites import random_board
 def oblique_frames(generator: str, count: int, seed_base: int, low: float, high: float):  # noqa: ANN201
     """(truth grid, frame, empty-board frame) of views tilted ``low``-``high`` degrees."""
     if generator == "scene":
-        from firmware_py.simtable.scene import render_scene as draw
-        from firmware_py.simtable.scene_spec import SceneSpec as Spec
+        from tools.scene.render import render_scene as draw
+        from tools.scene.spec import SceneSpec as Spec
     else:
         from firmware_py.simtable.render import RenderSpec as Spec
         from firmware_py.simtable.render import render_frame as draw

@@ -9,7 +9,7 @@ Sources, each on its own line (the data behind every figure):
   in training), held-out seeds from ``--seed-base`` (default 20,000; training
   uses seeds >= 1,000,000): random legal positions, oblique views up to 45°,
   lighting, shadows, glare, blur, noise, JPEG. Also timed.
-* ``scene``: frames of ``firmware_py/simtable/scene.py`` (the 3-D ray-cast
+* ``scene``: frames of ``tools/scene/render.py`` (the 3-D ray-cast
   scene, in training), held-out seeds from ``--seed-base``.
 * ``composite``: real-photo composites of ``tools/train/real_composites.py`` (cells
   cut from real photographs pasted into real photographs): a generator kept
@@ -115,8 +115,8 @@ def render_source(count: int, seed_base: int, empty_first: bool = False,  # noqa
 def scene_source(count: int, seed_base: int, empty_first: bool = False):  # noqa: ANN201
     """(truth grid, label status, frame[, empty board frame]) of held-out frames of the
     3-D scene generator."""
-    from firmware_py.simtable.scene import render_scene
-    from firmware_py.simtable.scene_spec import SceneSpec
+    from tools.scene.render import render_scene
+    from tools.scene.spec import SceneSpec
 
     for index in range(count):
         seed = seed_base + index

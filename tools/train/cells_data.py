@@ -2,7 +2,7 @@
 
 Each training frame comes from one of two generators written independently:
 ``render`` (:mod:`firmware_py.simtable.render`, a board face drawn top-down and
-warped) and ``scene`` (:mod:`firmware_py.simtable.scene`, a 3-D scene ray-cast
+warped) and ``scene`` (:mod:`tools.scene.render`, a 3-D scene ray-cast
 per pixel: discs behind the face, translucent boards, rooms seen through the
 holes, coloured light). Before the reader's stages run, the frame gets a
 camera's white-balance and exposure error. The cells are then cut exactly as
@@ -113,8 +113,8 @@ def _render_frame(seed: int, rng: np.random.Generator, grid: list[str],
 
 def _scene_frame(seed: int, rng: np.random.Generator, grid: list[str],
                  variant: str = ""):  # noqa: ANN202
-    from firmware_py.simtable.scene import render_scene
-    from firmware_py.simtable.scene_spec import SceneSpec, scene_plane_to_image
+    from tools.scene.render import render_scene
+    from tools.scene.spec import SceneSpec, scene_plane_to_image
 
     if variant == "-pieces":
         raise ValueError("the scene has no other pieces; use render-pieces")

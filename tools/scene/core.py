@@ -1,6 +1,6 @@
 """The ray-casting core of :mod:`scene`: context, rays, shading, disc geometry.
 
-Conventions: world coordinates of :mod:`scene_spec` (1 unit = 1 pitch, z into
+Conventions: world coordinates of :mod:`.spec` (1 unit = 1 pitch, z into
 the board); vectors and point sets are float32 arrays (3, n); colours are
 linear BGR albedo (gamma 2 from the 0-255 spec colours); lights are
 Blinn-Phong lamps with a hemispherical ambient term.
@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from c4game.board import EMPTY, HEIGHT, RED, WIDTH
-from firmware_py.simtable.scene_spec import (
+from tools.scene.spec import (
     SceneSpec,
     board_outline,
     camera_position,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from firmware_py.simtable.scene_core import (
+from tools.scene.core import (
     INF,
     ONE,
     Context,
@@ -34,7 +34,7 @@ from firmware_py.simtable.scene_core import (
     shade,
     unit,
 )
-from firmware_py.simtable.scene_spec import translation
+from tools.scene.spec import translation
 
 ROOM_SCALE = 2
 

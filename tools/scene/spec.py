@@ -1,4 +1,4 @@
-"""The description of one ray-cast synthetic frame (:mod:`firmware_py.simtable.scene`).
+"""The description of one ray-cast synthetic frame (:mod:`tools.scene.render`).
 
 :class:`SceneSpec` is a frozen dataclass of everything that decides how a
 frame looks apart from the position and the seed (which draws the textures,

@@ -4,7 +4,7 @@ An independent alternative to :mod:`render` (which paints the board face
 top-down and warps it): every pixel's ray is intersected analytically with
 the 3-D scene in vectorised float32 NumPy::
 
-    from firmware_py.simtable.scene import SceneSpec, render_scene
+    from tools.scene.render import SceneSpec, render_scene
     spec = SceneSpec.random(np.random.default_rng(7))
     frame = render_scene("4453", spec, seed=7)   # 720 x 1280 x 3 uint8, BGR
 
@@ -13,15 +13,15 @@ and ribs between the columns; its front face (depth 0) carries the SPEC §5
 marker stickers. Discs are bevelled cylinders whose front faces lie
 ``disc_depth`` behind the front face, so they shift against the holes with
 the view and the front plate hides and shadows their edges. The room
-(:mod:`scene_room`: back wall, table, the board's feet, loose discs) shows
+(:mod:`.room`: back wall, table, the board's feet, loose discs) shows
 around the board and through empty holes, blurred with depth. Shading is
 Blinn-Phong in linear light (ambient plus 1-4 coloured lights); a translucent
 board lets what is behind it show through, tinted and blurred. The camera
 then applies auto exposure (with an error), a white balance error,
 vignetting, gamma, anti-aliasing and defocus blur, noise and JPEG.
 
-:mod:`scene_spec` holds the spec and its exact geometry (camera matrix,
-homographies of the front face and of the disc plane); :mod:`scene_core` the
+:mod:`.spec` holds the spec and its exact geometry (camera matrix,
+homographies of the front face and of the disc plane); :mod:`.core` the
 rays, shading and disc geometry shared by the board and the room.
 """
 
@@ -36,7 +36,8 @@ import numpy as np
 
 from c4game.board import Board
 from firmware_py.simtable.render import grid_of
-from firmware_py.simtable.scene_core import (
+from firmware_py.simtable.sensor import add_noise, jpeg_round_trip
+from tools.scene.core import (
     INF,
     Context,
     blur,
@@ -49,8 +50,8 @@ from firmware_py.simtable.scene_core import (
     project,
     shade,
 )
-from firmware_py.simtable.scene_room import room_layer
-from firmware_py.simtable.scene_spec import (
+from tools.scene.room import room_layer
+from tools.scene.spec import (
     MARKER_HALF,
     Light,
     SceneSpec,
@@ -58,7 +59,6 @@ from firmware_py.simtable.scene_spec import (
     scene_disc_plane_to_image,
     scene_plane_to_image,
 )
-from firmware_py.simtable.sensor import add_noise, jpeg_round_trip
 
 __all__ = ["Light", "SceneSpec", "render_scene", "scene_camera_matrix",
            "scene_disc_plane_to_image", "scene_plane_to_image"]
