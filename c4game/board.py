@@ -54,7 +54,7 @@ _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 def has_four(bits: int) -> bool:
     """True when ``bits`` (one colour's discs, the bitboard layout above) hold four in a
-    row: the one Python test (the solver's Cython copy in ``cython_solver/positions.pyx``
+    row: the one Python test (the solver's Cython copy in ``cython_solver/bitboard.pxd``
     is the same in C, for its search's speed)."""
     for shift in (1, HEIGHT + 1, HEIGHT, HEIGHT + 2):  # vertical, horizontal, diagonals
         pairs = bits & (bits >> shift)
@@ -173,21 +173,16 @@ class Board:
         problem.
         """
         rows = _split_grid(lines)
-        columns = ["" for _ in range(WIDTH)]
-        for col in range(WIDTH):
-            seen_empty_at = None
-            for row in range(HEIGHT):  # bottom up
-                char = rows[HEIGHT - 1 - row][col]
-                if char == EMPTY:
-                    if seen_empty_at is None:
-                        seen_empty_at = row
-                elif seen_empty_at is not None:
-                    raise InvalidGridError(
-                        f"floating disc: {char} at column {col + 1} row {row + 1} "
-                        f"above an empty cell at row {seen_empty_at + 1}"
-                    )
-                else:
-                    columns[col] += char
+        floating = floating_discs(rows)
+        if floating:
+            col, row = floating[0]
+            empty = next(r for r in range(1, HEIGHT + 1) if rows[HEIGHT - r][col - 1] == EMPTY)
+            raise InvalidGridError(
+                f"floating disc: {rows[HEIGHT - row][col - 1]} at column {col} row {row} "
+                f"above an empty cell at row {empty}"
+            )
+        columns = ["".join(rows[HEIGHT - 1 - row][col] for row in range(HEIGHT)).replace(EMPTY, "")
+                   for col in range(WIDTH)]  # bottom up
         red = sum(column.count(RED) for column in columns)
         yellow = sum(column.count(YELLOW) for column in columns)
         if started is None and rule == "either" and red == yellow:
@@ -399,6 +394,21 @@ def added_column(before: Board, after: Board) -> int | None:
 
 def _inside(col: int, row: int) -> bool:
     return 1 <= col <= WIDTH and 1 <= row <= HEIGHT
+
+
+def floating_discs(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """(column, row) of every disc of grid ``lines`` (6 rows, top first, checked) with an
+    empty cell somewhere below it, 1-based, row 1 at the bottom: gravity, the one rule
+    (:meth:`Board.from_grid` refuses them; the board reader names them)."""
+    found = []
+    for column in range(WIDTH):
+        seen_empty = False
+        for row in range(1, HEIGHT + 1):
+            if lines[HEIGHT - row][column] == EMPTY:
+                seen_empty = True
+            elif seen_empty:
+                found.append((column + 1, row))
+    return found
 
 
 def _split_grid(lines: Sequence[str] | str) -> list[str]:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from c4game.board import Board
 from c4game.exc import SolverError
@@ -479,16 +479,28 @@ class Appliance:
 
 
 class LateAnnouncer:
-    """The appliance's announcer as it is now: speech that comes up late is heard."""
+    """The appliance's announcer as it is now (the pipeline's :class:`Announcer`):
+    speech that comes up late is heard; before it is up, nothing is said."""
 
     def __init__(self, appliance: Appliance) -> None:
         self.appliance = appliance
 
-    def __getattr__(self, name: str) -> Any:  # Any: the announcer's methods, or a no-op
-        announcer = self.appliance.announcer
-        if announcer is None:
-            return lambda *args, **kwargs: None
-        return getattr(announcer, name)
+    def show_recommendation(self, player: str | None, column: int, outcome: str,
+                            plies: int) -> None:
+        if (announcer := self.appliance.announcer) is not None:
+            announcer.show_recommendation(player, column, outcome, plies)
+
+    def show_finished(self, winner: str | None, key: str | None = None) -> None:
+        if (announcer := self.appliance.announcer) is not None:
+            announcer.show_finished(winner, key)
+
+    def show_scanning(self) -> None:
+        if (announcer := self.appliance.announcer) is not None:
+            announcer.show_scanning()
+
+    def show_board_lost(self) -> None:
+        if (announcer := self.appliance.announcer) is not None:
+            announcer.show_board_lost()
 
 
 def _describe_view(view: View) -> str:

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import functools
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
+from firmware_py.simtable.frame_file import (
+    add_position_arguments,
+    position_of,
+    size_of,
+    write_frame,
+)
+
+if TYPE_CHECKING:
+    from firmware_py.simtable.frame_file import Drawn
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,18 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "Without pose options the view is frontal; --random draws pose, lighting "
                     "and colours from --seed. Without --seed the frame has no distractor "
                     "objects (a plain background, no loose discs): a scene `c4pi read` reads.")
-    parser.add_argument("moves", metavar="MOVES", help="move sequence, or - for the empty board")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="output image (.png, .jpg, ...)")
-    parser.add_argument("--seed", type=int, default=None, metavar="N",
-                        help="random details: distractor objects in the background, noise, "
-                             "per-disc variation (default: none of those objects, noise of "
-                             "seed 0)")
-    parser.add_argument("--random", action="store_true",
-                        help="random pose, lighting and colours from --seed")
-    parser.add_argument("--grid", metavar="LINES",
-                        help="render these 6 grid lines (top first, '/'-separated) instead of "
-                             "MOVES; may be invalid, e.g. a floating disc")
+    add_position_arguments(parser)
     pose = parser.add_argument_group("pose and camera (override --random)")
     for name, unit in (("yaw", "deg"), ("pitch", "deg"), ("roll", "deg"), ("fov", "deg"),
                        ("distance", "board widths"), ("offset-x", "frame fraction"),
@@ -57,8 +56,7 @@ def _overrides(args: argparse.Namespace, config: Config) -> dict:
     if args.offset_x is not None or args.offset_y is not None:
         changes["offset"] = (args.offset_x or 0.0, args.offset_y or 0.0)
     if args.size:
-        width, _, height = args.size.lower().partition("x")
-        changes["size"] = (int(width), int(height))
+        changes["size"] = size_of(args.size)
     if args.hide_marker:
         changes["hide_markers"] = tuple(args.hide_marker)
     if args.no_board:
@@ -66,7 +64,7 @@ def _overrides(args: argparse.Namespace, config: Config) -> dict:
     return changes
 
 
-def _render(args: argparse.Namespace, config: Config, position: object) -> tuple:
+def _render(args: argparse.Namespace, config: Config) -> Drawn:
     """The frame, its spec and its camera matrix."""
     import numpy as np
 
@@ -80,24 +78,8 @@ def _render(args: argparse.Namespace, config: Config, position: object) -> tuple
         spec = RenderSpec.random(np.random.default_rng(seed), **changes)
     else:
         spec = RenderSpec(**changes)
-    return render_frame(position, spec, seed=seed), spec, camera_matrix(spec)
+    return render_frame(position_of(args), spec, seed=seed), spec, camera_matrix(spec)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    import cv2
-
-    from c4game.exc import PositionError
-
-    try:
-        position = args.grid.split("/") if args.grid else ("" if args.moves == "-"
-                                                           else args.moves)
-        frame, spec, k = _render(args, config, position)
-    except (ValueError, PositionError) as error:
-        print(f"c4pi render: {error}", file=sys.stderr)
-        return 2
-    if not cv2.imwrite(args.output, frame):
-        print(f"c4pi render: cannot write {args.output!r}", file=sys.stderr)
-        return 1
-    print(f"wrote {args.output} ({spec.size[0]}x{spec.size[1]}, tilt {spec.tilt_deg:.1f} deg); "
-          f"camera fx={k[0, 0]:.1f} fy={k[1, 1]:.1f} cx={k[0, 2]:.1f} cy={k[1, 2]:.1f}")
-    return 0
+    return write_frame("c4pi render", args.output, functools.partial(_render, args, config))

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from firmware_py.config import VisionConfig
+
 if TYPE_CHECKING:
     from firmware_py.hud.hub import HudHub
     from firmware_py.vision.reader import FrameAnalysis
@@ -28,7 +30,8 @@ JPEG_QUALITY = 70
 
 
 def annotated_picture(image: np.ndarray, analysis: FrameAnalysis | None, width: int,
-                      min_cell_confidence: float = 0.6, *, banner: bool = False,
+                      min_cell_confidence: float = VisionConfig.min_cell_confidence, *,
+                      banner: bool = False,
                       band_lines: int | None = None) -> np.ndarray:
     """The frame with the reader's overlay (when there is an analysis), ``width`` wide;
     the status ``banner`` only where no page says it (the page's caption is the one
@@ -57,7 +60,7 @@ class CameraFeed:
 
     def __init__(self, hub: HudHub, on_jpeg: Callable[[int, bytes], None], *,
                  watching: Callable[[], bool], fps: float = 4.0, width: int = 640,
-                 min_cell_confidence: float = 0.6) -> None:
+                 min_cell_confidence: float = VisionConfig.min_cell_confidence) -> None:
         self.hub = hub
         self.on_jpeg = on_jpeg
         self.watching = watching

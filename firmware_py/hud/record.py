@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from c4game.exc import RecordingError
+from firmware_py.config import VisionConfig
 from firmware_py.hud.camera_feed import annotated_picture
 from firmware_py.json_types import JsonObject
 
@@ -76,7 +77,7 @@ class Recorder:
     """Writes annotated frames to an MP4 file (MPEG-4 part 2, any player reads it)."""
 
     def __init__(self, path: str | Path, fps: float, width: int = 960,
-                 min_cell_confidence: float = 0.6) -> None:
+                 min_cell_confidence: float = VisionConfig.min_cell_confidence) -> None:
         self.path = Path(path)
         self.fps = fps
         self.width = width

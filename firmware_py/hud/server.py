@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from c4game.exc import HudError, PlayError
+from firmware_py.config import VisionConfig
 from firmware_py.hud.camera_feed import CameraFeed
 from firmware_py.hud.connections import KIOSK_CONNECTIONS, GuardedSite, StreamCap
 from firmware_py.hud.guard import (
@@ -89,7 +90,8 @@ class HudServer:
 
     def __init__(self, hub: HudHub, *, host: str = "127.0.0.1", port: int = 8080,
                  camera_fps: float = 4.0, camera_width: int = 640,
-                 min_cell_confidence: float = 0.6, games: PlayGames | None = None,
+                 min_cell_confidence: float = VisionConfig.min_cell_confidence,
+                 games: PlayGames | None = None,
                  max_connections: int = 64, hosts: tuple[str, ...] = (),
                  pairing_code: str = "", header_timeout_s: float = HEADER_TIMEOUT_S,
                  kiosk_port: int = 0) -> None:

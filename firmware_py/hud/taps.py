@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from c4game.board import Board
 
@@ -42,9 +42,6 @@ class AnalysingReader:
             reading = analysis.reading
         self.hub.on_frame(image, reading, analysis)
         return reading
-
-    def __getattr__(self, name: str) -> Any:  # Any: the wrapped reader's attributes
-        return getattr(self.reader, name)
 
 
 class Submits(Protocol):

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from firmware_py.config import VisionConfig
 from firmware_py.vision.geometry import (
     apply_homography,
     board_translation,
@@ -61,7 +62,7 @@ class RenderSpec:
     pitch_deg: float = 0.0
     roll_deg: float = 0.0
     offset: tuple[float, float] = (0.0, 0.0)  # board centre shift, fractions of the frame
-    marker_size_pitch: float = 0.8
+    marker_size_pitch: float = VisionConfig.marker_size_pitch
     markers: bool = True  # the four marker stickers on the face (False: a board as sold)
     board_colour: Colour = (170, 70, 20)
     red_colour: Colour = (40, 30, 200)

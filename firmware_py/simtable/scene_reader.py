@@ -27,7 +27,8 @@ class SceneReader:
     * strong flicker: each disc misread with probability ``flicker_error``,
       confidence 0.65 (confident mistakes: the game filter must outlast them).
 
-    The board confidence is the lowest cell confidence, as the real reader's.
+    The board confidence is the lowest cell confidence (the real reader's is the
+    probability of the board it decided: :attr:`Reading.confidence`).
     """
 
     def __init__(self, seed: int = 0, flicker_error: float = 0.15) -> None:

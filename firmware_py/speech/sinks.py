@@ -25,13 +25,12 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from types import ModuleType
-from typing import Any
 
 import numpy as np
 
 from c4game.exc import AudioError
 from firmware_py.backoff import Backoff
+from firmware_py.speech.portaudio import PortAudio, PortAudioModule, PortAudioStream
 
 log = logging.getLogger(__name__)
 
@@ -141,17 +140,18 @@ class NullSink(PacedSink):
 # --- PortAudio -----------------------------------------------------------------
 
 
-def output_devices(pa: Any) -> list[tuple[int, str, int]]:  # Any: an untyped PyAudio
+def output_devices(pa: PortAudio) -> list[tuple[int, str, int]]:
     """(index, name, default rate) of every PortAudio device with an output."""
     devices = []
     for index in range(pa.get_device_count()):
         info = pa.get_device_info_by_index(index)
-        if info.get("maxOutputChannels", 0) > 0:
-            devices.append((index, str(info["name"]), int(info.get("defaultSampleRate", 0))))
+        if _number(info.get("maxOutputChannels", 0)) > 0:
+            devices.append((index, str(info["name"]),
+                            int(_number(info.get("defaultSampleRate", 0)))))
     return devices
 
 
-def find_output_device(pa: Any, spec: str) -> int | None:  # Any: an untyped PyAudio
+def find_output_device(pa: PortAudio, spec: str) -> int | None:
     """The device index for ``spec``: "" = default (None), a number, or part of a name."""
     spec = spec.strip()
     if not spec:
@@ -221,21 +221,18 @@ def stderr_silenced() -> Iterator[None]:
         os.close(saved)
 
 
-def probe_outputs(pyaudio_module: ModuleType | None = None
+def probe_outputs(pyaudio_module: PortAudioModule | None = None
                   ) -> tuple[list[tuple[int, str, int]], int | None]:
     """PortAudio's output devices (:func:`output_devices`) and the default one's index
     (None: no default), probed with the C libraries' stderr silenced. No devices when
     PortAudio cannot start at all (no sound card, no ALSA)."""
-    if pyaudio_module is None:
-        import pyaudio as pyaudio_module  # the real PortAudio binding
-
-        quiet_audio_libraries()
+    portaudio = _portaudio(pyaudio_module)
     failure = ""
     devices: list[tuple[int, str, int]] = []
     default: int | None = None
     with stderr_silenced():
         try:
-            pa = pyaudio_module.PyAudio()
+            pa = portaudio.PyAudio()
         except Exception as error:       # PortAudio itself failed to initialise
             failure = str(error)
         else:
@@ -249,35 +246,49 @@ def probe_outputs(pyaudio_module: ModuleType | None = None
     return devices, default
 
 
-def _default_output(pa: Any) -> int | None:  # Any: an untyped PyAudio
+def _portaudio(module: PortAudioModule | None) -> PortAudioModule:
+    """``module``, or the real PortAudio binding (its C libraries' chatter silenced)."""
+    if module is not None:
+        return module
+    import pyaudio  # the real PortAudio binding (untyped: taken as the Protocol)
+
+    quiet_audio_libraries()
+    real: PortAudioModule = pyaudio
+    return real
+
+
+def _default_output(pa: PortAudio) -> int | None:
     try:
-        return int(pa.get_default_output_device_info()["index"])
-    except (OSError, KeyError, TypeError):
+        return int(_number(pa.get_default_output_device_info()["index"]))
+    except (OSError, KeyError, TypeError, ValueError):
         return None
+
+
+def _number(value: object) -> float:
+    """A number of PortAudio's device description (ValueError when it is none)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"not a number: {value!r}")
+    return float(value)
 
 
 class PyAudioSink(AudioSink):
     """The speaker through a PyAudio (PortAudio) callback stream, reopened when it fails."""
 
     def __init__(self, device: str = "", *, frames_per_buffer: int = 1024,
-                 pyaudio_module: ModuleType | None = None, retry_min_s: float = 0.5,
+                 pyaudio_module: PortAudioModule | None = None, retry_min_s: float = 0.5,
                  retry_max_s: float = 10.0, stall_s: float = 2.0) -> None:
         super().__init__()
-        if pyaudio_module is None:
-            import pyaudio as pyaudio_module  # the real PortAudio binding
-
-            quiet_audio_libraries()
         self.device = device
         self.frames_per_buffer = frames_per_buffer
-        self._pa_module = pyaudio_module
+        self._pa_module = _portaudio(pyaudio_module)
         self._retry = (retry_min_s, retry_max_s)
         self._stall_s = stall_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._source: Source | None = None
         self._rate = 0
-        self._pa: Any = None  # Any: pyaudio's PyAudio and Stream (pyaudio is untyped)
-        self._stream: Any = None
+        self._pa: PortAudio | None = None
+        self._stream: PortAudioStream | None = None
         self._last_callback = 0.0
         self.opens = 0                   # successful (re)opens
         self.last_error = ""
@@ -291,20 +302,20 @@ class PyAudioSink(AudioSink):
         try:
             index = find_output_device(pa, self.device)
             if index is None:
-                index = pa.get_default_output_device_info()["index"]
+                index = int(_number(pa.get_default_output_device_info()["index"]))
             for rate in (preferred, *FALLBACK_RATES):
                 if self._rate_ok(pa, index, rate):
                     return rate
             log.warning("audio device %r takes none of %s Hz; trying %d",
                         self.device or "default", (preferred, *FALLBACK_RATES), preferred)
-        except (AudioError, OSError) as error:
+        except (AudioError, OSError, ValueError) as error:
             log.warning("cannot query audio device %r (%s); assuming %d Hz",
                         self.device or "default", error, preferred)
         finally:
             pa.terminate()
         return preferred
 
-    def _rate_ok(self, pa: Any, index: int, rate: int) -> bool:  # Any: an untyped PyAudio
+    def _rate_ok(self, pa: PortAudio, index: int, rate: int) -> bool:
         try:
             return bool(pa.is_format_supported(rate, output_device=index, output_channels=1,
                                                output_format=self._pa_module.paInt16))
@@ -349,20 +360,20 @@ class PyAudioSink(AudioSink):
             self._close_stream()
 
     def _open_stream(self) -> None:
-        self._pa = self._pa_module.PyAudio()
-        index = find_output_device(self._pa, self.device)
+        self._pa = pa = self._pa_module.PyAudio()
+        index = find_output_device(pa, self.device)
         self._last_callback = time.monotonic()
-        self._stream = self._pa.open(
+        self._stream = stream = pa.open(
             format=self._pa_module.paInt16, channels=1, rate=self._rate, output=True,
             output_device_index=index, frames_per_buffer=self.frames_per_buffer,
             stream_callback=self._callback)
-        self._stream.start_stream()
+        stream.start_stream()
         log.info("audio output open: %r at %d Hz", self.device or "default", self._rate)
 
     def _watch(self) -> None:
         while not self._stop.wait(0.2):
             try:
-                active = self._stream.is_active()
+                active = self._stream is not None and self._stream.is_active()
             except Exception as error:
                 log.warning("audio stream failed (%s); reopening", error)
                 return
@@ -376,9 +387,12 @@ class PyAudioSink(AudioSink):
     def _close_stream(self) -> None:
         stream, pa = self._stream, self._pa
         self._stream = self._pa = None
-        for action in (lambda: stream and stream.stop_stream(),
-                       lambda: stream and stream.close(),
-                       lambda: pa and pa.terminate()):
+        actions: list[Callable[[], None]] = []
+        if stream is not None:
+            actions += [stream.stop_stream, stream.close]
+        if pa is not None:
+            actions.append(pa.terminate)
+        for action in actions:
             try:
                 action()
             except Exception as error:   # a vanished device fails to close too

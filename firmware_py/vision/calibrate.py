@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from c4game.board import HEIGHT, WIDTH
+from c4game.board import HEIGHT, WIDTH, floating_discs
 from c4game.exc import VisionError
 from firmware_py.vision.cells import cell_crops, cell_features
-from firmware_py.vision.decide import floating_discs, grid_of
+from firmware_py.vision.decide import grid_of
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS

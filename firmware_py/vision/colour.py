@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from firmware_py.config import VisionConfig
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import MARKER_CENTRES, PX_PER_PITCH
 
@@ -84,7 +85,8 @@ def _sample(frame: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def colour_reference(frame: np.ndarray, fit: BoardFit,
-                     marker_size_pitch: float = 0.8) -> ColourReference | None:
+                     marker_size_pitch: float = VisionConfig.marker_size_pitch,
+                     ) -> ColourReference | None:
     """The frame's white and black from the markers of ``fit``; None when unusable."""
     if not fit.ok or not fit.marker_ids:
         return None

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from c4game.board import COUNT_DIFFERENCES, EMPTY, HEIGHT, WIDTH, Board
+from c4game.board import COUNT_DIFFERENCES, HEIGHT, WIDTH, Board, floating_discs
 from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
 from firmware_py.vision.reading import CLASS_NAMES, FINISHED, INVALID, OK
@@ -149,7 +149,7 @@ def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: flo
         chars = list(chars_seen)
         chars[cell] = CLASS_CHARS[kind]
         lines = ["".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT)]
-        if floating_discs(lines) or not _legal(lines, rule):
+        if not _legal(lines, rule):
             return seen_score - cost, lines
     return -math.inf, []
 
@@ -269,19 +269,6 @@ def cell_name(index: int) -> str:
     """'column C row R' (1-based, row 1 at the bottom) of cell ``index`` (top row first)."""
     row, column = divmod(index, WIDTH)
     return f"column {column + 1} row {HEIGHT - row}"
-
-
-def floating_discs(grid: tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
-    """(column, row) of every disc with an empty cell somewhere below it (1-based)."""
-    found = []
-    for column in range(WIDTH):
-        seen_empty = False
-        for row in range(1, HEIGHT + 1):
-            if grid[HEIGHT - row][column] == EMPTY:
-                seen_empty = True
-            elif seen_empty:
-                found.append((column + 1, row))
-    return found
 
 
 def illegal_reason(grid: tuple[str, ...], rule: str = "red") -> str:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from firmware_py.config import VisionConfig
 from firmware_py.vision.geometry import (
     GRID_CORNERS,
     MARKER_IDS,
@@ -98,9 +99,9 @@ class BoardFit:
 class BoardLocator:
     """Fits the board plane to detected markers (see the module docstring)."""
 
-    def __init__(self, *, marker_size_pitch: float = 0.8,
+    def __init__(self, *, marker_size_pitch: float = VisionConfig.marker_size_pitch,
                  calibration: Sequence[float] = (0.0,) * 8,
-                 max_reprojection_px: float = 4.0,
+                 max_reprojection_px: float = VisionConfig.max_reprojection_px,
                  intrinsics: Intrinsics | None = None) -> None:
         self.marker_size_pitch = marker_size_pitch
         self.calibration = calibration_homography(calibration)

@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from firmware_py.config import VisionConfig
 from firmware_py.vision.geometry import MARKER_IDS, marker_corners
 from firmware_py.vision.tag_match import identify_tag, is_tag, match_tag
 
@@ -134,7 +135,7 @@ class MarkerDetector:
     a missed marker should be (see the module docstring).
     """
 
-    def __init__(self, *, marker_size_pitch: float = 0.8) -> None:
+    def __init__(self, *, marker_size_pitch: float = VisionConfig.marker_size_pitch) -> None:
         dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
         self.marker_size_pitch = marker_size_pitch
         self._passes = [cv2.aruco.ArucoDetector(dictionary, detector_parameters(window))

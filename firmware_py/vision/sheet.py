@@ -17,6 +17,8 @@ import zlib
 import cv2
 import numpy as np
 
+from firmware_py.config import VisionConfig
+
 A4_MM = (210.0, 297.0)
 CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
 MM_PER_INCH = 25.4
@@ -28,7 +30,8 @@ def mm_to_px(mm: float, dpi: float) -> int:
     return int(round(mm / MM_PER_INCH * dpi))
 
 
-def marker_sheet(pitch_mm: float, marker_size_pitch: float = 0.8, dpi: int = 300) -> np.ndarray:
+def marker_sheet(pitch_mm: float, marker_size_pitch: float = VisionConfig.marker_size_pitch,
+                 dpi: int = 300) -> np.ndarray:
     """The A4 sheet (H x W uint8 grey) for a board of hole pitch ``pitch_mm``."""
     if not MIN_PITCH_MM <= pitch_mm <= MAX_PITCH_MM:
         raise ValueError(f"pitch {pitch_mm:g} mm is out of range "

@@ -214,3 +214,30 @@ def test_the_terminal_board_tells_the_discs_apart_without_colour_and_marks_a_fou
     assert "four in a row" not in coloured[-1]
     assert not any("four" in line for line in draw_board(Board.from_moves("4453").grid_lines(),
                                                         colour=False))
+
+
+def test_floating_discs_is_the_gravity_rule_from_grid_applies() -> None:
+    """Random grids (any cell any of ., R, Y): from_grid refuses for gravity exactly when
+    floating_discs names a disc, and names the first one it lists; against a brute
+    force of each disc's column below it."""
+    from c4game.board import floating_discs
+
+    rng = random.Random(57)
+    for _ in range(2000):
+        fill = rng.random()
+        lines = ["".join(rng.choice("RY") if rng.random() < fill else "." for _ in range(WIDTH))
+                 for _ in range(HEIGHT)]
+        brute = [(column + 1, HEIGHT - row) for column in range(WIDTH) for row in
+                 reversed(range(HEIGHT)) if lines[row][column] != "."
+                 and any(lines[below][column] == "." for below in range(row + 1, HEIGHT))]
+        assert floating_discs(lines) == brute
+        try:
+            Board.from_grid(lines, "either")
+            assert not brute
+        except InvalidGridError as error:
+            if brute:
+                column, row = brute[0]
+                assert str(error).startswith(f"floating disc: {lines[HEIGHT - row][column - 1]} "
+                                             f"at column {column} row {row} ")
+            else:
+                assert "floating" not in str(error)

@@ -14,14 +14,13 @@ import math
 import numpy as np
 import pytest
 
-from c4game.board import Board
+from c4game.board import Board, floating_discs
 from c4game.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
 from firmware_py.vision.combine import FLOOR, combine, readers_differ
 from firmware_py.vision.decide import (
     ILLEGAL_PRIOR,
     decide,
-    floating_discs,
     grid_of,
     legal_boards,
 )

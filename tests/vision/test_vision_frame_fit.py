@@ -14,8 +14,9 @@ import itertools
 import numpy as np
 import pytest
 
+from c4game.board import floating_discs
 from firmware_py.vision import frame_fit
-from firmware_py.vision.decide import decide, floating_discs
+from firmware_py.vision.decide import decide
 from firmware_py.vision.frame_fit import frame_evidence, legal_marginals
 from firmware_py.vision.look_evidence import CAP
 from tools.shared_data import missing_reason

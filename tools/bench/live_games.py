@@ -45,6 +45,7 @@ from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.simtable.script import random_moves
+from firmware_py.succession import is_next
 from firmware_py.vision.reader import BoardReader
 from tools.bench.pipeline import SHOWN_LATE_FRAMES
 from tools.bench.real_games import Film, FilmFrame, Step, emptiest, game_steps
@@ -83,10 +84,10 @@ def follows(before: Grid | None, after: Grid, first: str = "R") -> bool:
     old, new = legal(before, first) if before else None, legal(after, first)
     if new is None:
         return False
-    if old is None or old.grid_lines() == new.grid_lines():
-        return old is not None or new.n_discs == 0
-    return any(old.play(column).grid_lines() == new.grid_lines()
-               for column in old.legal_columns())
+    if old is None:
+        return new.n_discs == 0
+    return (old.grid_lines() == new.grid_lines()
+            or is_next(old, new, "red" if first == "R" else "yellow"))
 
 
 def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | None = None,
