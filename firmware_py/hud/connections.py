@@ -19,10 +19,14 @@ holds on one port, so streams alone cannot fill a pool.
 Error pages for broken requests say only their status (aiohttp's own echo
 part of the bad request line): :class:`PlainErrorHandler`.
 
-The header deadline reads aiohttp's per-connection request count
-(``RequestHandler._request_count``) and the handlers are made from the
-server's :data:`SERVER_ATTRIBUTES`; ``tests/hud/test_hud_guard.py`` checks
-that the installed aiohttp still has them.
+aiohttp offers no public hook for these, so four private names are the
+contract (:data:`PRIVATE_NAMES`): the header deadline reads the handler's
+request count, the handlers are made from the server's loop and arguments,
+and the site's listening server is set where aiohttp's ``stop`` closes it.
+aiohttp is pinned to the minor versions they were checked on (``pyproject.toml``);
+:func:`aiohttp_problem` checks them when a site starts (a :class:`HudError`
+naming the missing ones, never a deadline silently off), and
+``tests/hud/test_hud_guard.py`` checks the installed aiohttp.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ import asyncio
 from collections import Counter
 from http import HTTPStatus
 
+from aiohttp import __version__ as aiohttp_version
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from c4game.exc import HudError
 from firmware_py.hud.guard import HEADER_TIMEOUT_S, OneLine, is_loopback
 
 PER_ADDRESS = 16  # connections one network address may hold at once
@@ -41,6 +47,24 @@ KIOSK_CONNECTIONS = 16  # the kiosk port's own pool (a browser opens about 6 per
 STREAMS_PER_CLIENT = 4  # event or camera streams one network address (or the kiosk) may hold
 REQUEST_COUNT = "_request_count"  # aiohttp's RequestHandler attribute the deadline reads
 SERVER_ATTRIBUTES = ("_loop", "_kwargs")  # aiohttp's web.Server attributes its handlers take
+SITE_SERVER = "_server"  # aiohttp's BaseSite slot holding the listening server (stop closes it)
+PRIVATE_NAMES = (f"RequestHandler.{REQUEST_COUNT}", "Server._loop", "Server._kwargs",
+                 f"BaseSite.{SITE_SERVER}")
+BACKLOG = 128  # pending connections the listening socket holds (aiohttp's default)
+
+
+def aiohttp_problem(server: web.Server | None = None) -> str:
+    """Which of :data:`PRIVATE_NAMES` the installed aiohttp lacks ("" when none);
+    ``server``'s attributes are checked too when given."""
+    missing = [name for name, there in (
+        (f"RequestHandler.{REQUEST_COUNT}", REQUEST_COUNT in RequestHandler.__slots__),
+        (f"BaseSite.{SITE_SERVER}", SITE_SERVER in web.BaseSite.__slots__)) if not there]
+    if server is not None:
+        missing += [f"Server.{name}" for name in SERVER_ATTRIBUTES if not hasattr(server, name)]
+    if not missing:
+        return ""
+    return (f"aiohttp {aiohttp_version} lacks {', '.join(missing)}: the screen's connection "
+            f"guard needs the aiohttp versions pyproject.toml allows")
 
 
 class GuardedSite(web.TCPSite):
@@ -49,7 +73,9 @@ class GuardedSite(web.TCPSite):
     def __init__(self, runner: web.AppRunner, host: str, port: int, *, max_connections: int,
                  refused: OneLine, header_timeout_s: float = HEADER_TIMEOUT_S,
                  limit: str = "[hud] max_connections") -> None:
-        super().__init__(runner, host, port, reuse_address=True)
+        super().__init__(runner, host, port, reuse_address=True, backlog=BACKLOG)
+        self.app_runner = runner
+        self.listen_host, self.listen_port = host, port
         self.max_connections = max_connections
         self.refused = refused
         self.header_timeout_s = header_timeout_s
@@ -58,13 +84,17 @@ class GuardedSite(web.TCPSite):
         self.addresses: Counter[str] = Counter()  # network address -> open connections
 
     async def start(self) -> None:
+        server = self.app_runner.server
+        assert server is not None
+        problem = aiohttp_problem(server)
+        if problem:
+            raise HudError(problem)
         await web.BaseSite.start(self)
         loop = asyncio.get_running_loop()
-        server = self._runner.server
-        assert server is not None
-        self._server = await loop.create_server(
-            lambda: CountedConnection(plain_error_handler(server), self), self._host, self._port,
-            backlog=self._backlog, reuse_address=True)
+        listening = await loop.create_server(
+            lambda: CountedConnection(plain_error_handler(server), self), self.listen_host,
+            self.listen_port, backlog=BACKLOG, reuse_address=True)
+        setattr(self, SITE_SERVER, listening)  # where aiohttp's stop() closes it
 
     @property
     def open(self) -> int:
@@ -78,7 +108,7 @@ class GuardedSite(web.TCPSite):
         if pool == "network":
             self.addresses[address or "?"] += 1
         if self.pools[pool] > self.max_connections:
-            return f"{self.max_connections} open on port {self._port} ({self.limit})"
+            return f"{self.max_connections} open on port {self.listen_port} ({self.limit})"
         if pool == "network" and self.addresses[address or "?"] > PER_ADDRESS:
             return f"{PER_ADDRESS} open from {address}"
         return None
@@ -98,7 +128,7 @@ class GuardedSite(web.TCPSite):
                                               handler, transport)
 
     def _deadline(self, handler: RequestHandler, transport: asyncio.BaseTransport) -> None:
-        if not transport.is_closing() and getattr(handler, REQUEST_COUNT, 1) == 0:
+        if not transport.is_closing() and getattr(handler, REQUEST_COUNT) == 0:
             self.refused.warning("no whole request", f"within {self.header_timeout_s:g} s")
             transport.abort()
 

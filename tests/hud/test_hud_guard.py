@@ -23,7 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_py.hud import responses
-from firmware_py.hud.connections import REQUEST_COUNT, SERVER_ATTRIBUTES, GuardedSite
+from firmware_py.hud.connections import (
+    REQUEST_COUNT,
+    SERVER_ATTRIBUTES,
+    GuardedSite,
+    aiohttp_problem,
+)
 from firmware_py.hud.guard import (
     Hosts,
     OneLine,
@@ -300,7 +305,7 @@ def test_a_dropped_stream_client_is_aborted_not_left_to_drain() -> None:
 def test_the_screen_and_the_network_have_their_own_pools() -> None:
     site = GuardedSite.__new__(GuardedSite)  # the counting alone, no socket
     site.max_connections, site.pools, site.addresses = 4, Counter(), Counter()
-    site._port, site.limit = 8080, "[hud] max_connections"
+    site.listen_port, site.limit = 8080, "[hud] max_connections"
     assert [site.admit("192.168.1.20") for _ in range(5)][-1] == \
         "4 open on port 8080 ([hud] max_connections)"  # over the pool, said once
     assert site.admit("127.0.0.1") is None  # the Pi's own screen still gets in
@@ -312,16 +317,48 @@ def test_the_screen_and_the_network_have_their_own_pools() -> None:
     assert site.open == 0 and not site.addresses
 
 
-def test_the_header_deadline_reads_an_attribute_aiohttp_still_has() -> None:
+def test_the_guard_uses_private_names_aiohttp_still_has() -> None:
     from aiohttp.web_protocol import RequestHandler
 
     assert REQUEST_COUNT in RequestHandler.__slots__
+    assert aiohttp_problem() == ""
     hud = HudServer(HudHub(), port=0).start()
     try:
         server = hud._runner.server
         assert all(hasattr(server, name) for name in SERVER_ATTRIBUTES)
+        assert aiohttp_problem(server) == ""
     finally:
         hud.stop()
+
+
+def test_an_aiohttp_without_them_is_refused_by_name_at_start() -> None:
+    """Never a connection guard silently off: a site will not start without them."""
+    import asyncio
+
+    from aiohttp import web
+
+    from c4game.exc import HudError
+
+    class Bare:  # a web.Server of another aiohttp: no _loop, no _kwargs
+        pass
+
+    problem = aiohttp_problem(Bare())  # type: ignore[arg-type]
+    assert "Server._loop" in problem and "Server._kwargs" in problem
+
+    async def start_one() -> None:
+        runner = web.AppRunner(web.Application())
+        await runner.setup()
+        try:
+            site = GuardedSite(runner, "127.0.0.1", 0, max_connections=4,
+                               refused=OneLine(logging.getLogger("t")))
+            runner._server = Bare()  # type: ignore[assignment]
+            await site.start()
+        finally:
+            runner._server = None
+            await runner.cleanup()
+
+    with pytest.raises(HudError, match="lacks Server._loop"):
+        asyncio.run(start_one())
 
 
 @pytest.mark.parametrize("path", ["/play/new", "/state"])
