@@ -338,16 +338,16 @@ class Appliance:
                 from firmware_py.hud.taps import AnalysingReader
 
                 reader = AnalysingReader(board_reader, self.hub)
-            start = time.monotonic()
+            rebased = RebasedSource(source, time.monotonic())
             coach = self.opponent is None  # an opponent does not tell the person their move
             port = WorkerPort(self.running_worker)
             self.pipeline = Pipeline(params_from_config(self.config), port,
                                      announcer=LateAnnouncer(self) if coach else None,
                                      on_show=self._on_view, on_commit=self._on_commit,
-                                     clock=lambda: time.monotonic() - start)
+                                     clock=rebased.now)
             teacher = make_teacher(self.config, board_reader, store=teaches_this_board(source),
                                    on_learnt=self._on_looks_learnt)
-            loop = FrameLoop(RebasedSource(source, start), reader, self.pipeline,
+            loop = FrameLoop(rebased, reader, self.pipeline,
                              stop=self.stopping, on_frame=self._on_frame, teacher=teacher)
             loop.run()
         finally:

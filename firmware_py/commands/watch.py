@@ -101,13 +101,12 @@ def _watch(args: argparse.Namespace, config: Config) -> int:
         reader = make_reader(config, source)
         port = make_port(config, make_solver(config), live=source.live)
         screen = Screen.open(args, config, port, fps=getattr(source, "fps", None) or 10.0)
-        start = time.monotonic()
-        clock = (lambda: time.monotonic() - start) if source.live else None
+        rebased = RebasedSource(source, time.monotonic())
         pipeline = Pipeline(params_from_config(config), port, announcer=announcer,
                             on_show=screen.tee(printer.show), on_commit=screen.on_commit,
-                            clock=clock)
+                            clock=rebased.now if source.live else None)
         teacher = make_teacher(config, reader, store=teaches_this_board(source))
-        loop = FrameLoop(RebasedSource(source, start), screen.tap(reader), pipeline,
+        loop = FrameLoop(rebased, screen.tap(reader), pipeline,
                          on_frame=screen.on_frame, teacher=teacher)
         loop.run(args.frames)
     finally:

@@ -374,6 +374,10 @@ class RebasedSource:
         self.source = source
         self.start = start
 
+    def now(self) -> float:
+        """Seconds since ``start``: the pipeline's clock on this timeline."""
+        return time.monotonic() - self.start
+
     def read(self) -> Frame | None:
         frame = self.source.read()
         if frame is None or not getattr(self.source, "live", True):

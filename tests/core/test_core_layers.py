@@ -8,6 +8,7 @@ counts, also those inside functions: a lazy import is still a dependency.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,6 +165,45 @@ def test_no_module_imports_a_private_name_of_another_module() -> None:
                                   for alias in node.names
                                   if alias.name.startswith("_") and not alias.name.endswith("__")]
     assert not offenders
+
+
+# a Cython import or cimport: (the module, the names of a from-import, the module alone)
+CYTHON_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+c?import[ \t]+(\([^)]*\)|[^\n]+)"
+                           r"|c?import[ \t]+([\w.]+))", re.MULTILINE)
+
+
+def cython_imports(text: str) -> list[tuple[str, list[str]]]:
+    """(module, names imported from it) of each import and cimport of Cython source."""
+    found = []
+    for match in CYTHON_IMPORT.finditer(text):
+        module = match[1] or match[3]
+        names = [name.split(" as ")[0].strip() for name in
+                 (match[2] or "").strip("()").replace("\n", ",").split(",")]
+        found.append((module, [name for name in names if name and not name.startswith("#")]))
+    return found
+
+
+def test_the_cython_sources_import_only_the_game_and_their_own_public_names() -> None:
+    """``.pyx`` and ``.pxd`` files are not Python: the same two rules, read by a pattern
+    (nothing of the appliance; no private name of another module)."""
+    offenders = []
+    for path in sorted((REPO / "cython_solver").rglob("*.p[xy][dx]")):
+        for module, names in cython_imports(path.read_text()):
+            root = module.split(".")[0]
+            if root in ROOTS and root not in MAY_IMPORT["cython_solver"] | {"cython_solver"}:
+                offenders.append(f"{path.name}: {module}")
+            if root in ROOTS and module != f"cython_solver.{path.stem}":
+                offenders += [f"{path.name}: {module}.{name}" for name in names
+                              if name.startswith("_") and not name.endswith("__")]
+    assert not offenders
+
+
+def test_the_cython_import_pattern_reads_both_forms() -> None:
+    text = ("from libc.stdint cimport uint64_t\nfrom firmware_py.config import (\n"
+            "    Config,\n    _hidden as h,\n)\ncimport cython_solver.bitboard\n")
+    assert cython_imports(text) == [("libc.stdint", ["uint64_t"]),
+                                    ("firmware_py.config", ["Config", "_hidden"]),
+                                    ("cython_solver.bitboard", [])]
 
 
 def test_nothing_outside_the_commands_imports_them() -> None:
