@@ -155,6 +155,8 @@ class HudServer:
         self._thread = threading.Thread(target=self._serve, name="c4pi-hud", daemon=True)
         self._thread.start()
         self._ready.wait(10.0)
+        if isinstance(self._error, HudError):  # not the port: the aiohttp installed
+            raise HudError(f"the HUD cannot start: {self._error}")
         if self._error is not None:
             raise HudError(f"the HUD cannot listen on {self.host}:{self.port}: {self._error}")
         self.feed.start()

@@ -431,3 +431,14 @@ def test_expect_100_continue_still_gets_its_continue(server) -> None:
         while chunk := client.recv(65536):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 200"), answer[:100]
+
+
+def test_the_screen_says_the_aiohttp_lacks_a_name_not_that_the_port_is_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from c4game.exc import HudError
+    from firmware_py.hud import connections
+
+    monkeypatch.setattr(connections, "SERVER_ATTRIBUTES", ("_loop", "_gone_in_a_new_aiohttp"))
+    with pytest.raises(HudError, match="cannot start: aiohttp .* lacks Server._gone") as info:
+        HudServer(HudHub(), port=0).start()
+    assert "listen" not in str(info.value)
