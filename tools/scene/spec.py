@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from firmware_py.config import VisionConfig
 from firmware_py.simtable.render_spec import (
     camera_matrix,
     focal_px,  # noqa: F401 (part of this module's geometry API)
@@ -71,7 +72,7 @@ class SceneSpec:
     roll_deg: float = 0.0
     offset: tuple[float, float] = (0.0, 0.0)
     # board
-    marker_size_pitch: float = 0.8
+    marker_size_pitch: float = VisionConfig.marker_size_pitch
     board_colour: Colour = (170, 75, 20)
     translucency: float = 0.0  # 0 opaque .. 0.9: how much of what is behind shows through
     board_gloss: float = 0.35  # specular strength of the plastic
