@@ -10,8 +10,8 @@ edge must still match: a board moved by one pitch shows the room where one
 edge of face stood. Where its face reaches more than a pitch past the holes
 that edge still shows face, and the holes tell instead: the outer holes that
 stood out from the face around them when the lattice was found must not now
-look like that face (:func:`same_view`: a board moved by one pitch puts face
-where a row or a column of holes was). When they no longer match (the camera or the board moved,
+look like that face (a board moved by one pitch puts face where a row or a
+column of holes was). When they no longer match (the camera or the board moved,
 the board was taken away, or a hand covers it) the lattice is looked for
 again at once; until it is confirmed or found anew the board is "not found",
 never read through a stale lattice (a hand that covers the board and leaves
@@ -33,7 +33,7 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit, grid_problem
-from firmware_py.vision.holes import Lattice, find_lattice
+from firmware_py.vision.holes import HOLE_POINTS, Lattice, find_lattice
 
 REFIND_FRAMES = 50  # a kept lattice is found again this often (about every 5 s at 10 fps)
 RETRY_FRAMES = 5  # after a find that failed, the next this many frames later
@@ -52,7 +52,6 @@ _I, _J = FACE_POINTS[:, 0], FACE_POINTS[:, 1]
 FACE_PARTS = (  # inside, top, bottom, left and right edges
     (_I > 0) & (_I < WIDTH - 1) & (_J > 0) & (_J < HEIGHT - 1),
     _J < 0, _J > HEIGHT - 1, _I < 0, _I > WIDTH - 1)
-HOLE_POINTS = np.array([(i, j) for j in range(HEIGHT) for i in range(WIDTH)], float)
 _HI, _HJ = HOLE_POINTS[:, 0], HOLE_POINTS[:, 1]
 HOLE_EDGES = (_HJ == 0, _HJ == HEIGHT - 1, _HI == 0, _HI == WIDTH - 1)  # the outer holes
 # (42, 56): the four face points around each hole

@@ -51,6 +51,8 @@ SIZE_RANGE = (0.012, 0.12)  # a round thing's diameter, as a share of the frame'
 BLOCKS = (31, 61)  # adaptive threshold neighbourhoods, px at the working size
 GROWTH = (1.5, 2.5, 3.5, 5.0, 7.0, 10.0, 14.0)  # lattice steps from the anchor, fit by fit
 MIN_NEAR = 6  # round things the first fit (around the anchor) needs
+# (42, 2) the holes' lattice points (column, row from the top), top row first
+HOLE_POINTS = np.array([(i, j) for j in range(HEIGHT) for i in range(WIDTH)], float)
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,7 @@ class Lattice:
         """(42, 2) frame pixels of the hole centres, top row first, left to right."""
         if self.lattice_to_image is None:
             raise ValueError("no lattice was found: no hole centres")
-        points = np.array([(i, j) for j in range(HEIGHT) for i in range(WIDTH)], float)
-        return _apply(self.lattice_to_image, points)
+        return _apply(self.lattice_to_image, HOLE_POINTS)
 
     def plane_to_image(self) -> np.ndarray:
         """The SPEC §5 warp plane -> frame pixels (hole (c, r) at (80c + 40, 80(6 - r) + 80))."""
