@@ -80,6 +80,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""
+    if looks.lattice is not None:
+        kept = f"; where its holes were found stored (the appliance starts there){kept}"
     if games and not looks.boards:  # teach() forgot them: the grid stands elsewhere now
         kept = (f"; the camera or the board has moved since: the looks learnt from {games} "
                 f"positions are forgotten")

@@ -63,6 +63,7 @@ def make_reader(config: Config, source: FrameSource, *,
     hole looks (:mod:`~firmware_py.vision.hole_looks`): with ``stored_looks``
     those stored before (``c4pi calibrate``, the games followed), else new
     ones; a bad file is reported in the log and the reader starts without it.
+    Where ``c4pi calibrate`` found the board by its holes, the finder starts there.
     """
     from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reader import BoardReader
@@ -76,6 +77,9 @@ def make_reader(config: Config, source: FrameSource, *,
     if config.vision.remember_empty_board:
         stored = load_looks(config) if stored_looks else None
         reader.hole_looks = stored or HoleLooks()
+        if stored is not None and stored.lattice is not None and config.vision.board != "markers":
+            reader.hole_locator.start_from(stored.lattice)
+            log.info("starting from the lattice of holes c4pi calibrate found")
     return reader
 
 

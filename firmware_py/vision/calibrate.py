@@ -14,7 +14,10 @@ every frame in which every hole is seen counts. Each of :data:`FRAMES_NEEDED`
 such frames is taught (so the model learns how much a look strays between
 frames), with the time and where the grid's corners were in the frame, so
 that ``c4pi selftest`` can tell when it was done and whether the camera has
-moved since. Optionally (:func:`calibrate_discs`) one red and one yellow
+moved since; a board found by its holes leaves where it was found (the
+lattice and what its points showed in the last such frame,
+:class:`~.hole_looks.StoredLattice`): the appliance starts from it.
+Optionally (:func:`calibrate_discs`) one red and one yellow
 disc dropped into it give this set's disc colours (:mod:`.disc_colours`)
 and their looks at those holes.
 """
@@ -78,6 +81,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
     empty, only whether every hole is seen: the owner has taken every disc out.
     """
     taken, corners, shown, last_reason, hint, seen = [], [], [], "no frame", "", 0
+    lattice = None  # where the board's holes were found, when they found it
     counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
     with _without_looks(reader):
         for frame in frames:
@@ -87,6 +91,8 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                 taken.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
                 shown.append(_seen_holes(analysis))
+                lattice = (reader.hole_locator.stored(frame)
+                           if analysis.fit.found_by == "holes" else None)
                 if len(taken) == FRAMES_NEEDED:
                     break
             else:
@@ -103,6 +109,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
     looks.forget_empty()  # the empty looks start again from these frames
     for features, grid_corners, holes in zip(taken, corners, shown, strict=True):
         looks.teach(features, np.zeros(CELLS, int), holes, grid_corners)
+    looks.lattice = lattice
     looks.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
     return looks
 

@@ -21,6 +21,15 @@ second, not every frame); a confirmed lattice is found again every
 :data:`REFIND_FRAMES` frames: a sure one that lies within :data:`STILL_PITCH`
 of it keeps the kept lattice (the holes' learnt looks stay where they were),
 one farther replaces it.
+
+A fixed installation starts from where ``c4pi calibrate`` found its board
+(:class:`~.hole_looks.StoredLattice`: the lattice and what its points showed
+in that one frame, :meth:`HoleLocator.start_from`). The first frame finds
+the lattice afresh as well: a sure find within :data:`STILL_PITCH` keeps the
+stored lattice, one farther replaces it (the camera moved while the
+appliance was off); when that find is not sure (a full board, a hand over
+it) the stored lattice is read through only while its points show what they
+showed at calibration, as any kept lattice.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit, grid_problem
+from firmware_py.vision.hole_looks import StoredLattice
 from firmware_py.vision.holes import HOLE_POINTS, Lattice, find_lattice
 
 REFIND_FRAMES = 50  # a kept lattice is found again this often (about every 5 s at 10 fps)
@@ -86,10 +96,30 @@ class HoleLocator:
         self._age = 0  # frames since the last find
         self._failed = False  # the last find found no sure lattice
         self._why = "the holes were not looked for yet"
+        self._stored: StoredLattice | None = None  # kept from the next frame on
+
+    def start_from(self, stored: StoredLattice) -> None:
+        """Start from ``stored`` (see the module docstring): kept from the next frame, which
+        also finds the lattice afresh."""
+        self._kept, self._stored = None, stored
+
+    def stored(self, frame: np.ndarray) -> StoredLattice | None:
+        """The kept lattice and what its points show in ``frame`` (what ``c4pi calibrate``
+        stores); None when none is kept."""
+        if self._kept is None:
+            return None
+        lattice = self._kept.lattice
+        assert lattice.lattice_to_image is not None
+        view = view_at(frame, lattice)
+        return StoredLattice(np.array(lattice.lattice_to_image, np.float64), view.face,
+                             view.hole_contrast)
 
     def locate(self, frame: np.ndarray) -> BoardFit:
         """The board plane of ``frame`` (BGR) from its hole lattice."""
         self._age += 1
+        if self._stored is not None:
+            self._kept, self._age = self._from_stored(self._stored, frame), self.refind_frames
+            self._stored = None
         kept = self._kept
         same = kept is not None and same_view(view_at(frame, kept.lattice), kept.view)
         due = (self._age >= self.refind_frames if same
@@ -106,6 +136,12 @@ class HoleLocator:
                             found_by="holes")
         why = self._why if due else f"{self._why} (looked for every {RETRY_FRAMES} frames)"
         return BoardFit(False, why, found_by="holes")
+
+    @staticmethod
+    def _from_stored(stored: StoredLattice, frame: np.ndarray) -> _Kept:
+        lattice = Lattice(True, lattice_to_image=np.asarray(stored.lattice_to_image))
+        return _Kept(lattice, View(np.asarray(stored.face), np.asarray(stored.hole_contrast)),
+                     as_board_fit(lattice, (frame.shape[1], frame.shape[0])))
 
     def _refind(self, frame: np.ndarray) -> _Kept | None:
         """A fresh find: kept when it is sure (None when it is not)."""

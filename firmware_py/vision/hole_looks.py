@@ -31,7 +31,9 @@ weighed by how its look compares with the known kinds' looks.
 It also keeps when ``c4pi calibrate`` ran, where the grid's corners stood in
 the frame when it last learnt (:meth:`moved`: beyond :data:`MOVED_PX` the
 camera or the board moved, and the model forgets every look and gives no
-opinion until it is taught again), and this set's disc colours measured by
+opinion until it is taught again), where ``c4pi calibrate`` found the board
+by its holes (:class:`StoredLattice`: the appliance starts from it, forgotten
+with the looks), and this set's disc colours measured by
 ``calibrate --discs`` (:mod:`.disc_colours`). Bounded: 42 x 3 x 12 means and
 3 x 12 spreads whatever the years; learning a board costs microseconds.
 Stored as one JSON file (:meth:`save`, written whole then renamed); the two
@@ -45,6 +47,7 @@ import errno
 import functools
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +69,40 @@ EARLIER_EMPTY = ("empty-board.json", "c4pi-empty-board-1")  # file name, format 
 EARLIER_LOOKS = ("board-looks.json", "c4pi-board-looks-1")
 KIND_OF = {".": 0, "R": 1, "Y": 2}
 EMPTY_GRID = ("." * 7,) * 6
+FACE_POINTS = 56  # colours of the face stored with a lattice (hole_locator.FACE_POINTS)
+
+
+@dataclass(frozen=True)
+class StoredLattice:
+    """Where ``c4pi calibrate`` found the board by its holes, all of it from one frame:
+    the lattice (3 x 3, lattice -> frame px, :class:`~.holes.Lattice`) and what its
+    points showed in that frame (:class:`~.hole_locator.View`: the face's colours and
+    each hole's contrast with it, NaN past the frame's edge)."""
+
+    lattice_to_image: np.ndarray  # (3, 3)
+    face: np.ndarray  # (FACE_POINTS, 3)
+    hole_contrast: np.ndarray  # (42,)
+
+    def to_dict(self) -> JsonObject:
+        """JSON-ready (a NaN contrast as null)."""
+        contrast = [None if np.isnan(value) else round(float(value), 1)
+                    for value in self.hole_contrast]
+        return {"lattice_to_image": self.lattice_to_image.tolist(),
+                "face": np.round(self.face, 1).tolist(), "hole_contrast": contrast}
+
+    @classmethod
+    def from_dict(cls, data: object) -> StoredLattice:
+        """Read :meth:`to_dict`'s form; :class:`ValueError` names the bad key."""
+        if not isinstance(data, dict):
+            raise ValueError(f"lattice must be an object, got {str(data)[:20]}")
+        raw = data.get("hole_contrast")
+        if not isinstance(raw, list) or len(raw) != CELLS or not all(
+                value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                  and np.isfinite(value)) for value in raw):
+            raise ValueError(f"lattice.hole_contrast must be {CELLS} finite numbers or nulls")
+        contrast = np.array([np.nan if value is None else float(value) for value in raw])
+        return cls(_finite(data.get("lattice_to_image"), (3, 3), "lattice.lattice_to_image"),
+                   _finite(data.get("face"), (FACE_POINTS, 3), "lattice.face"), contrast)
 
 
 class HoleLooks:
@@ -84,6 +121,7 @@ class HoleLooks:
         self.learnt_at = ""  # ISO 8601 UTC time of the latest, "" if never
         self.calibrated_at = ""  # ISO 8601 UTC time of `c4pi calibrate`, "" if never
         self.grid_corners: np.ndarray | None = None  # (4, 2) frame px of the grid then
+        self.lattice: StoredLattice | None = None  # where `c4pi calibrate` found the holes
 
     # ------------------------------------------------------------------ teaching
     def learn(self, features: np.ndarray, grid: Sequence[str], *,
@@ -189,6 +227,8 @@ class HoleLooks:
     def summary(self) -> str:
         """One line for ``c4pi selftest`` and the screen: what was learnt and when."""
         calibrated = f"calibrated {self.calibrated_at}; " if self.calibrated_at else ""
+        if self.lattice is not None:
+            calibrated += "the board's lattice of holes stored; "
         if not self.knows_anything:
             return f"{calibrated}no board learnt yet"
         holes = (self.counts > 0).sum(axis=0)
@@ -205,6 +245,7 @@ class HoleLooks:
                 "squares": np.round(self.squares, 3).tolist(), "strays": self.strays.tolist(),
                 "grid_corners": (None if self.grid_corners is None
                                  else np.round(self.grid_corners, 2).tolist()),
+                "lattice": None if self.lattice is None else self.lattice.to_dict(),
                 "discs": {key: colour.to_dict() for key, colour in self.discs.items()}}
         write_whole(path, (json.dumps(data) + "\n").encode("utf-8"))
 
@@ -239,6 +280,9 @@ def _read_looks(looks: HoleLooks, data: JsonObject) -> None:
     corners = data.get("grid_corners")
     if corners is not None:
         looks.grid_corners = _finite(corners, (4, 2), "grid_corners")
+    lattice = data.get("lattice")
+    if lattice is not None:
+        looks.lattice = StoredLattice.from_dict(lattice)
 
 
 def load_hole_looks(path: str | Path) -> HoleLooks | None:

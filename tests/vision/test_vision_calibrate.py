@@ -398,3 +398,54 @@ def test_calibrate_says_when_a_moved_camera_made_it_forget(tmp_path: Path,
     capsys.readouterr()
     assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 0
     assert "moved since: the looks learnt from 1 positions are forgotten" in capsys.readouterr().out
+
+
+# the board without markers, found by its holes
+HOLES_VIEW = RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0, markers=False, disc_depth=0.35)
+
+
+def test_calibrate_stores_where_the_holes_were_found_and_the_appliance_starts_there(
+        tmp_path: Path) -> None:
+    from firmware_py.config import Config
+    from firmware_py.pipeline.assemble import make_reader
+    from tests.vision.test_vision_hole_locator import CountedFind
+
+    path = tmp_path / "looks.json"  # one seed is one unchanging room and light
+    looks = calibrate_empty_board(_reader(), [render_frame("", HOLES_VIEW, seed=42)] * 8,
+                                  now=WHEN)
+    assert looks.lattice is not None and "lattice of holes stored" in looks.summary()
+    looks.save(path)
+    config = Config()
+    config = replace(config, vision=replace(config.vision, empty_board_file=str(path)))
+    reader = make_reader(config, object())
+    find = CountedFind()
+    find.fail = True  # the finder finds nothing: only the stored lattice can place the board
+    reader.hole_locator.find = find
+    game = render_frame("4453", HOLES_VIEW, seed=42)
+    reading = reader.read(game)
+    assert find.calls == 1 and reading.found_by == "holes" and reading.status == "ok"
+    assert list(reading.grid)[4:] == ["...Y...", "..YRR.."]
+    # the stored lattice is the one a fresh find gives, to a few pixels
+    fresh = BoardReader.from_config(replace(VisionConfig(), board="holes"), CameraConfig())
+    assert np.abs(fresh.read(game).grid_corners - reading.grid_corners).max() < 3.0
+    # the camera moved: the stored lattice no longer matches, and is not read through
+    moved = render_frame("4453", replace(HOLES_VIEW, yaw_deg=-12), seed=42)
+    assert reader.read(moved).status == "no-board"
+    # markers in view: no lattice of holes to store (nor one stored before kept)
+    marked = calibrate_empty_board(_reader(), _frames("", replace(HOLES_VIEW, markers=True)),
+                                   looks=looks)
+    assert marked.lattice is None
+
+
+def test_calibrate_command_says_it_stored_where_the_holes_are(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import cv2
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for index in range(FRAMES_NEEDED + 2):
+        cv2.imwrite(str(folder / f"{index:04d}.png"), render_frame("", HOLES_VIEW, seed=42))
+    out = tmp_path / "looks.json"
+    assert main(["calibrate", "--source", str(folder), "--out", str(out)]) == 0
+    assert "where its holes were found stored" in capsys.readouterr().out
+    assert HoleLooks.load(out).lattice is not None

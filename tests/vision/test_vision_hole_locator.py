@@ -222,3 +222,60 @@ def test_under_auto_a_marker_installation_is_never_read_by_its_holes() -> None:
     assert reader.read(render_frame("4453", spec, seed=2)).found_by == "markers"
     reading = reader.read(hidden)  # hands over the markers of a marker installation
     assert reading.status == "no-board" and reading.found_by == "markers"
+
+
+# where `c4pi calibrate` found the board: the appliance starts from it
+
+
+def stored_from(frame: np.ndarray):
+    """What calibration stores after finding the board in ``frame``."""
+    locator = HoleLocator()
+    assert locate(locator, frame).ok
+    stored = locator.stored(frame)
+    assert stored is not None
+    return stored, locate(locator, frame)
+
+
+def test_a_stored_lattice_is_read_through_when_the_first_find_is_not_sure() -> None:
+    stored, calibrated = stored_from(board_frame())
+    find = CountedFind()
+    find.fail = True  # a full board, a hand: no sure lattice
+    locator = HoleLocator(find)
+    locator.start_from(stored)
+    fits = [locate(locator, board_frame()) for _ in range(3)]
+    assert find.calls == 1  # the first frame looks afresh, once
+    assert all(fit.ok and np.array_equal(fit.plane_to_image, calibrated.plane_to_image)
+               for fit in fits)
+
+
+def test_a_stored_lattice_is_kept_by_a_find_in_the_same_place() -> None:
+    stored, calibrated = stored_from(board_frame())
+    locator = HoleLocator()
+    locator.start_from(stored)
+    fit = locate(locator, board_frame(shift=(2, 1)))  # the finder's own jitter
+    assert np.array_equal(fit.plane_to_image, calibrated.plane_to_image)
+
+
+@pytest.mark.parametrize("moved", [(1, 0), (0, 1)])
+def test_a_camera_moved_while_off_is_found_afresh_not_read_through(
+        moved: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    stored, calibrated = stored_from(board_frame(reach=1.6))
+    now = board_frame(reach=1.6, moved_pitches=moved)
+    monkeypatch.setattr(hole_locator, "HOLE_EDGES", ())  # holes like the face: the check passes
+    locator = HoleLocator()
+    locator.start_from(stored)
+    fit = locate(locator, now)
+    truth, _ = tilted(seed=1)
+    assert fit.ok and off_px(fit, project(truth, LATTICE + np.array(moved, float))) < 3
+    assert off_px(calibrated, project(truth, LATTICE + np.array(moved, float))) > 20
+
+
+def test_a_stored_lattice_that_no_longer_matches_is_never_read_through() -> None:
+    stored, _ = stored_from(board_frame())
+    find = CountedFind()
+    find.fail = True
+    locator = HoleLocator(find)
+    locator.start_from(stored)
+    fits = [locate(locator, board_frame(shift=(90, 40))) for _ in range(RETRY_FRAMES + 1)]
+    assert not any(fit.ok for fit in fits) and "view changed" in fits[0].reason
+    assert locate(locator, board_frame()).ok  # back as calibrated: the stored lattice

@@ -13,9 +13,11 @@ from c4game.exc import VisionError
 from firmware_py.vision.hole_looks import (
     CELLS,
     EMPTY_GRID,
+    FACE_POINTS,
     MEMORY,
     MOVED_PX,
     HoleLooks,
+    StoredLattice,
     kinds_of,
     load_hole_looks,
 )
@@ -311,3 +313,49 @@ def test_a_path_that_can_never_hold_the_model_is_said(tmp_path) -> None:
     later = tmp_path / "later.json"
     later.symlink_to(tmp_path / "not-made-yet.json")
     assert load_hole_looks(later) is None  # calibrate makes it
+
+
+def a_stored_lattice() -> StoredLattice:
+    contrast = np.linspace(0.0, 80.0, CELLS)
+    contrast[[0, 6]] = np.nan  # past the frame's edge
+    return StoredLattice(np.array([[60.0, 1.0, 200.0], [-2.0, -58.0, 500.0], [0.0, 0.0, 1.0]]),
+                         np.linspace(0, 255, FACE_POINTS * 3).reshape(FACE_POINTS, 3), contrast)
+
+
+def test_where_calibrate_found_the_holes_is_stored_read_back_and_forgotten(tmp_path) -> None:
+    from firmware_py.vision.hole_locator import FACE_POINTS as LOCATOR_FACE_POINTS
+
+    assert len(LOCATOR_FACE_POINTS) == FACE_POINTS
+    path = tmp_path / "hole-looks.json"
+    looks = HoleLooks()
+    looks.lattice = a_stored_lattice()
+    looks.save(path)
+    again = HoleLooks.load(path).lattice
+    assert again is not None
+    assert np.array_equal(again.lattice_to_image, a_stored_lattice().lattice_to_image)
+    assert np.allclose(again.face, a_stored_lattice().face, atol=0.05)
+    assert np.array_equal(np.isnan(again.hole_contrast), np.isnan(a_stored_lattice().hole_contrast))
+    assert np.allclose(again.hole_contrast, a_stored_lattice().hole_contrast, atol=0.05,
+                       equal_nan=True)
+    assert "lattice of holes stored" in HoleLooks.load(path).summary()
+    looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS)
+    looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS + 2 * MOVED_PX)  # moved
+    assert looks.lattice is None and "lattice" not in looks.summary()
+    HoleLooks().save(path)
+    assert HoleLooks.load(path).lattice is None
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("face", [[1.0, 2.0, 3.0]] * 3), ("face", [[float("nan")] * 3] * FACE_POINTS),
+    ("lattice_to_image", "x"), ("hole_contrast", [1.0] * 3), ("hole_contrast", [True] * CELLS),
+    ("hole_contrast", ["1"] * CELLS)])
+def test_a_bad_stored_lattice_names_its_key(tmp_path, key, value) -> None:
+    path = tmp_path / "hole-looks.json"
+    looks = HoleLooks()
+    looks.lattice = a_stored_lattice()
+    looks.save(path)
+    data = json.loads(path.read_text())
+    data["lattice"][key] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(VisionError, match=f"cannot read the hole looks .*lattice.{key} must"):
+        HoleLooks.load(path)

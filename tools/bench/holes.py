@@ -25,6 +25,14 @@ objects of the holes' size drawn beside the board); ``part out`` (the board
 moved partly out of the picture). Per variant: read right, read wrong (must
 be 0), the lattice found, a lattice found shifted by half a pitch or more
 (must be 0).
+
+``--stored N``: where ``c4pi calibrate`` found the holes, as the appliance
+starts from it (held-out seeds from 63,000, random views up to 45°): each
+view's empty board calibrated, then one frame of a random position with a
+hand over the grid read by a fresh reader and by one starting from the
+stored lattice; in the same view, and with the board moved by one pitch
+along its row since the calibration (the camera knocked while the appliance
+was off). Read right / read wrong (must be 0) for each.
 """
 
 from __future__ import annotations
@@ -39,9 +47,11 @@ import cv2
 import numpy as np
 
 from c4game.board import Board
+from c4game.exc import VisionError
 from firmware_py.config import CameraConfig, VisionConfig
 from firmware_py.simtable.render import RenderSpec, render_frame
 from firmware_py.simtable.render_spec import Hand, plane_to_image
+from firmware_py.vision.calibrate import calibrate_empty_board
 from firmware_py.vision.geometry import apply_homography, cell_centres
 from firmware_py.vision.holes import Lattice, find_lattice
 from firmware_py.vision.reader import BoardReader
@@ -153,6 +163,41 @@ def variant_frame(variant: str, board: Board, rng: np.random.Generator,
     return spec, frame
 
 
+def stored_lattice_figures(count: int, seed_base: int = 63_000) -> dict[str, int]:
+    """Read right / wrong by a fresh reader and by one starting from the stored lattice
+    (see the module docstring)."""
+    counts = dict.fromkeys(("views", "calibrated", "fresh_right", "fresh_wrong",
+                            "stored_right", "stored_wrong", "moved_fresh_right",
+                            "moved_fresh_wrong", "moved_stored_right",
+                            "moved_stored_wrong"), 0)
+    for index in range(count):
+        seed = seed_base + index
+        rng = np.random.default_rng(seed)
+        board = random_board(rng)
+        spec, frame = variant_frame("hand", board, rng, seed)
+        counts["views"] += 1
+        empty = render_frame("", spec.replace(hand=None), seed=seed)
+        try:
+            looks = calibrate_empty_board(holes_reader(), [empty] * 8)
+        except VisionError:
+            continue
+        if looks.lattice is None:
+            continue
+        counts["calibrated"] += 1
+        step = apply_pitch_px(spec) / frame.shape[1]
+        moved_spec = spec.replace(offset=(spec.offset[0] + step, spec.offset[1]))
+        for case, image in (("", frame), ("moved_", render_frame(board, moved_spec, seed=seed))):
+            for how in ("fresh", "stored"):
+                reader = holes_reader()
+                if how == "stored":
+                    reader.hole_locator.start_from(looks.lattice)
+                reading = reader.read(image)
+                if reading.status in ("ok", "finished"):
+                    right = list(reading.grid or ()) == board.grid_lines()
+                    counts[f"{case}{how}_{'right' if right else 'wrong'}"] += 1
+    return counts
+
+
 def apply_pitch_px(spec: RenderSpec) -> float:
     """The hole pitch of a render, in frame pixels (at the grid's centre)."""
     centres = apply_homography(plane_to_image(spec), cell_centres())
@@ -180,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--renders", type=int, default=100, help="renders a variant (0: none)")
+    parser.add_argument("--stored", type=int, default=0, metavar="N",
+                        help="views read with and without the lattice c4pi calibrate stored")
     args = parser.parse_args(argv)
     folder = raw_dir()
     if not (folder / "labels.jsonl").is_file():
@@ -189,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     result = measure(folder)
     result["renders"] = render_variants(args.renders) if args.renders else {}
+    result["stored"] = stored_lattice_figures(args.stored) if args.stored else {}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -206,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"renders, {variant}: read right {counts['read_right']} of {counts['frames']}, "
               f"read wrong {counts['read_wrong']}; lattice found {counts['found']}, "
               f"shifted {counts['shifted']}")
+    if result["stored"]:
+        print(f"stored lattice: {result['stored']}")
     return 0
 
 
