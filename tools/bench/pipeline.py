@@ -179,18 +179,24 @@ def game_view(index: int, args: argparse.Namespace) -> Any:
 def calibrate_in_view(reader: Any, camera: SimulatedCamera) -> None:
     """``c4pi calibrate`` on the camera's view of the empty board, then ``--force``
     where it gives up (the owner has taken every disc out); where both give up
-    (a hole not seen) the reader learns the empty board at the new game."""
+    (a hole not seen) the reader learns the empty board at the new game. The
+    reader then starts as the service does: from where calibration found the
+    holes, if it found the board by them."""
     from c4game.exc import VisionError
     from firmware_py.simtable.render import render_frame
     from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
+    from firmware_py.vision.hole_locator import HoleLocator
 
     frames = [render_frame("", camera.spec, seed=camera.seed)] * FRAMES_NEEDED
     for force in (False, True):
         try:
             reader.hole_looks = calibrate_empty_board(reader, frames, owner_says_empty=force)
-            return
         except VisionError:
             continue
+        reader.hole_locator = HoleLocator()  # the service started afresh after calibrating
+        if reader.hole_looks.lattice is not None:
+            reader.hole_locator.start_from(reader.hole_looks.lattice)
+        return
 
 
 def _on_show(view: View, t: float, shown: list[View], solved: dict) -> None:
