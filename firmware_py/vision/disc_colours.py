@@ -31,13 +31,14 @@ MIN_HUE_GAP = 10.0  # degrees between the two discs' hues
 BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
 VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
 # The disc hues, in one place (degrees). The fixed bands name a pixel red or yellow
-# when no disc was calibrated (``colour_reader``); the regions, each holding its
-# band, are where a calibrated disc's own hue may lie (``c4pi calibrate --discs``:
-# an orange-red or a mustard disc is still a disc, a green one is not).
+# when no disc was calibrated (``colour_reader``). A calibrated disc's own hue may lie
+# anywhere in the warm arc that holds both bands, from magenta-pink through red and
+# orange to yellow (``c4pi calibrate --discs``: an orange-red or a mustard disc is
+# still a disc, a green or a blue one is not); of the two, the red disc is the one
+# nearer the arc's red end (a set of pink and orange discs: the pink one plays red).
 RED_HUES = ((0.0, 32.0), (315.0, 360.0))  # crimson to orange-red (~28)
 YELLOW_HUES = ((37.0, 68.0),)  # olive and lime walls lie beyond 68
-RED_REGION = ((300.0, 360.0), (0.0, 40.0))
-YELLOW_REGION = ((30.0, 90.0),)
+WARM_ARC = (300.0, 90.0)  # degrees: from its red end (magenta-pink) to its yellow end
 COLOURS = ("R", "Y")
 
 
@@ -99,17 +100,31 @@ def measure_disc(crop: np.ndarray) -> DiscColour:
     return DiscColour(round(float(hue), 2), round(float(np.percentile(hsv[:, 1], 20) / 255.0), 4))
 
 
+def along_warm_arc(hue: float) -> float | None:
+    """Degrees from the :data:`WARM_ARC`'s red end to ``hue``; None outside the arc."""
+    start, end = WARM_ARC
+    along = (hue - start) % 360.0
+    return along if along <= (end - start) % 360.0 else None
+
+
 def check_pair(red: DiscColour, yellow: DiscColour) -> None:
-    """VisionError unless ``red`` and ``yellow`` look like a red and a yellow disc."""
-    for name, colour, region in (("red", red, RED_REGION), ("yellow", yellow, YELLOW_REGION)):
-        if not in_hue_ranges(colour.hue_deg, region):
-            raise VisionError(f"the {name} disc's hue measured {colour.hue_deg:.0f} degrees, "
-                              f"not a {name} (expected {region[0][0]:.0f}-"
-                              f"{region[-1][1]:.0f}): was it the other colour?")
+    """VisionError unless ``red`` and ``yellow`` look like this set's red and yellow
+    discs: both in the warm arc, not grey, and the red one nearer its red end by
+    :data:`MIN_HUE_GAP` or more."""
+    for name, colour in (("red", red), ("yellow", yellow)):
+        if along_warm_arc(colour.hue_deg) is None:
+            raise VisionError(f"the {name} disc's hue measured {colour.hue_deg:.0f} degrees: "
+                              f"not a red, pink, orange or yellow (expected "
+                              f"{WARM_ARC[0]:.0f}-{WARM_ARC[1]:.0f}); check the light")
         if colour.saturation < MIN_DISC_SATURATION:
             raise VisionError(f"the {name} disc measured almost grey (saturation "
                               f"{colour.saturation:.2f}): check the light")
-    if hue_distance(red.hue_deg, yellow.hue_deg) < MIN_HUE_GAP:
+    gap = (along_warm_arc(yellow.hue_deg) or 0.0) - (along_warm_arc(red.hue_deg) or 0.0)
+    if gap <= -MIN_HUE_GAP:
+        raise VisionError(f"the red disc's hue measured {red.hue_deg:.0f} degrees, yellower "
+                          f"than the yellow disc's {yellow.hue_deg:.0f}: not a red; was it "
+                          f"the other colour?")
+    if gap < MIN_HUE_GAP:
         raise VisionError("the red and the yellow disc have the same hue here: check the "
                           "light and the discs")
 

@@ -10,6 +10,11 @@ nothing and by the one that followed the game. What a player sees counts:
 *read* is accepted with the exact grid, *wrong* accepted and not exact.
 
     .venv/bin/python -m tools.bench.learnt_looks --films 3 --every 4
+
+With ``--discs`` the owner first ran ``c4pi calibrate --discs`` on that board
+(as the README asks for pale, orange or pink discs): the empty board, then a
+red disc alone in column 1, then a yellow one in column 7, each held still;
+the game is then followed with what calibration taught.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from firmware_py.config import load_config
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.teach import LookTeacher
 from firmware_py.simtable.script import random_moves
+from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_discs, calibrate_empty_board
 from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.reader import BoardReader
 from firmware_py.vision.reading import FINISHED, OK
@@ -109,8 +115,15 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
     params = PipelineParams.from_config(config.vision)
     reader = BoardReader.from_config(config.vision, config.camera)
     reader.hole_looks = looks = HoleLooks()
-    teacher = LookTeacher(looks)
     film, steps = film_of(composer, source, args.seed, args, appearance, None)
+    calibrated = ""
+    if args.discs:  # on a twin of the film's board, so that the film itself is unchanged
+        film.compose(steps[0].grid)  # the film's first frame: its look drawn as without
+        twin, _ = film_of(composer, source, args.seed, args, appearance,
+                          getattr(film, "look", None))
+        looks, calibrated = calibrated_discs(reader, twin)
+        reader.hole_looks = looks
+    teacher = LookTeacher(looks)
     followed = summarise([run_film(film.frames(steps), reader, params, teacher=teacher)])
     look = getattr(film, "look", None)  # the same board and pieces in the other games
     settled = []
@@ -120,9 +133,26 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
         settled += frames[::args.every]
     return {"followed": {key: followed[key] for key in
                          ("positions", "shown", "frames_showing_wrong")},
-            "learnt": looks.summary(),
+            "calibrated": calibrated, "learnt": looks.summary(),
             "nothing_learnt": read_settled(reader, settled, None),
             "with_looks": read_settled(reader, settled, looks)}
+
+
+def calibrated_discs(reader: BoardReader, film: Film) -> tuple[HoleLooks, str]:
+    """``c4pi calibrate --discs`` on ``film``'s board (see the module docstring): the
+    looks taught, and what was measured or why calibration gave up."""
+    from c4game.exc import VisionError
+
+    empty, red, both = ("." * 7,) * 6, ("." * 7,) * 5 + ("R" + "." * 6,), \
+        ("." * 7,) * 5 + ("R" + "." * 5 + "Y",)
+    held = FRAMES_NEEDED * 2
+    try:
+        looks = calibrate_empty_board(reader, [film.compose(empty)] * held)
+        calibrate_discs(reader, [film.compose(red)] * held + [film.compose(both)] * held,
+                        looks, prompt=lambda _: None)
+    except VisionError as error:
+        return HoleLooks(), f"gave up: {error}"
+    return looks, ", ".join(f"{key} {colour.to_dict()}" for key, colour in looks.discs.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--appearances", default="plain",
                         help=f"comma-separated: plain (as photographed), {', '.join(APPEARANCES)}")
     parser.add_argument("--config", help="c4pi config (default as c4pi)")
+    parser.add_argument("--discs", action="store_true",
+                        help="the owner ran c4pi calibrate --discs on the board first")
     args = parser.parse_args(argv)
     config = load_config(args.config)
     composer = Composer(PatchLibrary.load())
