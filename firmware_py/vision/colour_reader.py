@@ -54,6 +54,7 @@ from firmware_py.vision.disc_colours import (
     DiscColour,
     disc_masks,
     in_hue_ranges,
+    nearer_own_disc,
 )
 from firmware_py.vision.look_evidence import CHANGED_DISTANCE
 
@@ -95,12 +96,13 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     lit = hsv[..., 2] >= min_value * 255
     bright = (hsv[..., 1] >= min_saturation * 255) & lit
     calibrated = (disc_masks(hue, hsv[..., 1] / 255.0, discs) if discs else (None, None))
+    own_side = nearer_own_disc(hue, discs or {})
     shares = np.empty((count, 2), np.float32)
     centre = (side - 1) // 2
     rows = np.array([centre + dy for dy in PROBE_OFFSETS])
     cols = np.array([centre + dx for dx in PROBE_OFFSETS])
     for index, ranges in enumerate((RED_HUES, YELLOW_HUES)):
-        mask = bright & in_hue_ranges(hue, ranges)
+        mask = bright & in_hue_ranges(hue, ranges) & own_side[index]
         if calibrated[index] is not None:
             mask |= calibrated[index] & lit
         mask = mask.astype(np.float32)

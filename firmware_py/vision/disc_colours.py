@@ -27,7 +27,10 @@ from c4game.exc import VisionError
 HUE_MARGIN = 15.0  # degrees each side of a calibrated disc's hue
 SATURATION_SHARE = 0.7  # of the disc's 20th-percentile saturation
 MIN_DISC_SATURATION = 0.15  # a calibrated disc paler than this is no colour at all
-MIN_HUE_GAP = 10.0  # degrees between the two discs' hues
+# degrees along the warm arc from the red disc to the yellow: common sets lie 40-55 apart
+# (355 and 50; pink 338 and orange 28; orange-red 20 and lemon 60), two discs of one
+# colour within about 15
+MIN_PAIR_GAP = 25.0
 BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
 VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
 # The disc hues, in one place (degrees). The fixed bands name a pixel red or yellow
@@ -110,7 +113,7 @@ def along_warm_arc(hue: float) -> float | None:
 def check_pair(red: DiscColour, yellow: DiscColour) -> None:
     """VisionError unless ``red`` and ``yellow`` look like this set's red and yellow
     discs: both in the warm arc, not grey, and the red one nearer its red end by
-    :data:`MIN_HUE_GAP` or more."""
+    :data:`MIN_PAIR_GAP` or more."""
     for name, colour in (("red", red), ("yellow", yellow)):
         if along_warm_arc(colour.hue_deg) is None:
             raise VisionError(f"the {name} disc's hue measured {colour.hue_deg:.0f} degrees: "
@@ -120,13 +123,26 @@ def check_pair(red: DiscColour, yellow: DiscColour) -> None:
             raise VisionError(f"the {name} disc measured almost grey (saturation "
                               f"{colour.saturation:.2f}): check the light")
     gap = (along_warm_arc(yellow.hue_deg) or 0.0) - (along_warm_arc(red.hue_deg) or 0.0)
-    if gap <= -MIN_HUE_GAP:
+    if gap <= -MIN_PAIR_GAP:
         raise VisionError(f"the red disc's hue measured {red.hue_deg:.0f} degrees, yellower "
                           f"than the yellow disc's {yellow.hue_deg:.0f}: not a red; was it "
                           f"the other colour?")
-    if gap < MIN_HUE_GAP:
-        raise VisionError("the red and the yellow disc have the same hue here: check the "
-                          "light and the discs")
+    if gap < MIN_PAIR_GAP:
+        raise VisionError(f"the red and the yellow disc have about the same hue here "
+                          f"({red.hue_deg:.0f} and {yellow.hue_deg:.0f} degrees): two discs "
+                          f"of one colour? check the discs and the light")
+
+
+def nearer_own_disc(hue: np.ndarray, discs: dict[str, DiscColour]) -> tuple[np.ndarray, ...]:
+    """Per colour (red, yellow), where ``hue`` lies no nearer the other colour's calibrated
+    disc than its own (everywhere when the pair is not calibrated): with this set's two
+    discs known, a pixel of the fixed red band nearer the calibrated yellow is not red
+    (an orange disc playing yellow, hue 28, lies in the fixed red band)."""
+    if len(discs) < 2:
+        every = np.ones(np.shape(hue), bool)
+        return every, every
+    to_red, to_yellow = (hue_distance(hue, discs[key].hue_deg) for key in COLOURS)
+    return to_red <= to_yellow, to_yellow <= to_red
 
 
 def disc_masks(hue: np.ndarray, saturation: np.ndarray,

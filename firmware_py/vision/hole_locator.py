@@ -42,6 +42,7 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit, grid_problem
+from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.hole_looks import StoredLattice
 from firmware_py.vision.holes import HOLE_POINTS, Lattice, find_lattice
 
@@ -111,8 +112,8 @@ class HoleLocator:
         lattice = self._kept.lattice
         assert lattice.lattice_to_image is not None
         view = view_at(frame, lattice)
-        return StoredLattice(np.array(lattice.lattice_to_image, np.float64), view.face,
-                             view.hole_contrast)
+        return StoredLattice(np.array(lattice.lattice_to_image, np.float64),
+                             self._kept.fit.project(GRID_CORNERS), view.face, view.hole_contrast)
 
     def locate(self, frame: np.ndarray) -> BoardFit:
         """The board plane of ``frame`` (BGR) from its hole lattice."""

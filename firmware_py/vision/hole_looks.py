@@ -64,6 +64,7 @@ MEMORY = 8  # teachings: a hole's look follows about its last 8
 MIN_HOLES = 3  # holes a kind must have been seen at to have a look over the board
 FIRST_SPREAD = 25.0  # Lab units squared: the spread before any look was seen twice
 MOVED_PX = 10.0  # the grid's corners moved more than this: the camera or board was moved
+SAME_LATTICE_PX = 0.5  # px: a board read through the stored lattice has its very corners
 FORMAT = "c4pi-hole-looks-1"
 EARLIER_EMPTY = ("empty-board.json", "c4pi-empty-board-1")  # file name, format (to 2026-11)
 EARLIER_LOOKS = ("board-looks.json", "c4pi-board-looks-1")
@@ -75,11 +76,13 @@ FACE_POINTS = 56  # colours of the face stored with a lattice (hole_locator.FACE
 @dataclass(frozen=True)
 class StoredLattice:
     """Where ``c4pi calibrate`` found the board by its holes, all of it from one frame:
-    the lattice (3 x 3, lattice -> frame px, :class:`~.holes.Lattice`) and what its
-    points showed in that frame (:class:`~.hole_locator.View`: the face's colours and
-    each hole's contrast with it, NaN past the frame's edge)."""
+    the lattice (3 x 3, lattice -> frame px, :class:`~.holes.Lattice`), the grid's
+    corners it puts in the frame, and what its points showed in that frame
+    (:class:`~.hole_locator.View`: the face's colours and each hole's contrast with
+    it, NaN past the frame's edge)."""
 
     lattice_to_image: np.ndarray  # (3, 3)
+    grid_corners: np.ndarray  # (4, 2) frame px of the grid's corners through it
     face: np.ndarray  # (FACE_POINTS, 3)
     hole_contrast: np.ndarray  # (42,)
 
@@ -88,6 +91,7 @@ class StoredLattice:
         contrast = [None if np.isnan(value) else round(float(value), 1)
                     for value in self.hole_contrast]
         return {"lattice_to_image": self.lattice_to_image.tolist(),
+                "grid_corners": self.grid_corners.tolist(),
                 "face": np.round(self.face, 1).tolist(), "hole_contrast": contrast}
 
     @classmethod
@@ -96,13 +100,20 @@ class StoredLattice:
         if not isinstance(data, dict):
             raise ValueError(f"lattice must be an object, got {str(data)[:20]}")
         raw = data.get("hole_contrast")
-        if not isinstance(raw, list) or len(raw) != CELLS or not all(
-                value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                  and np.isfinite(value)) for value in raw):
+        if not isinstance(raw, list) or len(raw) != CELLS:
             raise ValueError(f"lattice.hole_contrast must be {CELLS} finite numbers or nulls")
-        contrast = np.array([np.nan if value is None else float(value) for value in raw])
+        contrast = _finite([0.0 if value is None else value for value in raw], (CELLS,),
+                           "lattice.hole_contrast", nulls=" or nulls")
+        contrast[[value is None for value in raw]] = np.nan
         return cls(_finite(data.get("lattice_to_image"), (3, 3), "lattice.lattice_to_image"),
+                   _finite(data.get("grid_corners"), (4, 2), "lattice.grid_corners"),
                    _finite(data.get("face"), (FACE_POINTS, 3), "lattice.face"), contrast)
+
+    def used_at(self, grid_corners: np.ndarray) -> bool:
+        """Whether a board seen with its grid at ``grid_corners`` was read through this
+        lattice (a kept lattice is reused exactly; another one was found since)."""
+        corners = np.asarray(grid_corners, np.float64).reshape(4, 2)
+        return float(np.abs(corners - self.grid_corners).max()) <= SAME_LATTICE_PX
 
 
 class HoleLooks:
@@ -142,6 +153,9 @@ class HoleLooks:
         features = _checked(features)
         if grid_corners is not None and self.moved(grid_corners):
             self.forget()
+        if grid_corners is not None and self.lattice is not None \
+                and not self.lattice.used_at(grid_corners):
+            self.lattice = None  # the finder has found the board elsewhere since
         cells = np.flatnonzero(np.asarray(cells, bool))
         kind = np.asarray(kinds)[cells]
         count = self.counts[cells, kind]
@@ -385,14 +399,24 @@ def _checked(features: np.ndarray) -> np.ndarray:
     return features
 
 
-def _finite(value: object, shape: tuple[int, ...], name: str) -> np.ndarray:
-    try:
-        array = np.array(value, np.float64)
-    except (ValueError, TypeError, OverflowError):
-        array = np.full(0, np.nan)  # not numbers: said below with the key's name
+def _finite(value: object, shape: tuple[int, ...], name: str, nulls: str = "") -> np.ndarray:
+    array = np.full(0, np.nan)  # not numbers: said below with the key's name
+    if _only_numbers(value):
+        try:
+            array = np.array(value, np.float64)
+        except (ValueError, TypeError, OverflowError):
+            pass
     if array.shape != shape or not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite numbers of shape {shape}")
+        raise ValueError(f"{name} must be finite numbers{nulls} of shape {shape}")
     return array
+
+
+def _only_numbers(value: object) -> bool:
+    """Whether ``value`` is a number or nested lists of numbers (JSON's true, false and
+    text are none)."""
+    if isinstance(value, list):
+        return all(_only_numbers(item) for item in value)
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _discs(data: object) -> dict[str, DiscColour]:

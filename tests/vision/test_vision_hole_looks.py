@@ -319,7 +319,8 @@ def a_stored_lattice() -> StoredLattice:
     contrast = np.linspace(0.0, 80.0, CELLS)
     contrast[[0, 6]] = np.nan  # past the frame's edge
     return StoredLattice(np.array([[60.0, 1.0, 200.0], [-2.0, -58.0, 500.0], [0.0, 0.0, 1.0]]),
-                         np.linspace(0, 255, FACE_POINTS * 3).reshape(FACE_POINTS, 3), contrast)
+                         CORNERS.copy(), np.linspace(0, 255, FACE_POINTS * 3).reshape(
+                             FACE_POINTS, 3), contrast)
 
 
 def test_where_calibrate_found_the_holes_is_stored_read_back_and_forgotten(tmp_path) -> None:
@@ -338,17 +339,32 @@ def test_where_calibrate_found_the_holes_is_stored_read_back_and_forgotten(tmp_p
     assert np.allclose(again.hole_contrast, a_stored_lattice().hole_contrast, atol=0.05,
                        equal_nan=True)
     assert "lattice of holes stored" in HoleLooks.load(path).summary()
-    looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS)
+    assert np.array_equal(again.grid_corners, CORNERS)
+    looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS)  # read through it
+    assert looks.lattice is not None
     looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS + 2 * MOVED_PX)  # moved
     assert looks.lattice is None and "lattice" not in looks.summary()
     HoleLooks().save(path)
     assert HoleLooks.load(path).lattice is None
 
 
+def test_a_board_read_through_another_lattice_drops_the_stored_one() -> None:
+    """The finder found the board elsewhere (a nudge under the looks' 10 px, a slow
+    drift the looks follow): the stored lattice no longer says where the board is."""
+    looks = HoleLooks()
+    looks.lattice = a_stored_lattice()
+    looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS)
+    assert looks.lattice is not None
+    looks.learn(room()[0][:, 0], EMPTY_GRID, grid_corners=CORNERS + 3.0)
+    assert looks.boards == 2  # the looks stay (3 px: the camera did not move)
+    assert looks.lattice is None
+
+
 @pytest.mark.parametrize(("key", "value"), [
     ("face", [[1.0, 2.0, 3.0]] * 3), ("face", [[float("nan")] * 3] * FACE_POINTS),
     ("lattice_to_image", "x"), ("hole_contrast", [1.0] * 3), ("hole_contrast", [True] * CELLS),
-    ("hole_contrast", ["1"] * CELLS)])
+    ("hole_contrast", ["1"] * CELLS), ("hole_contrast", [10 ** 400] * CELLS),
+    ("grid_corners", [[1.0, 2.0]] * 3)])
 def test_a_bad_stored_lattice_names_its_key(tmp_path, key, value) -> None:
     path = tmp_path / "hole-looks.json"
     looks = HoleLooks()

@@ -31,7 +31,7 @@ starts from it (held-out seeds from 63,000, random views up to 45°): each
 view's empty board calibrated, then one frame of a random position with a
 hand over the grid read by a fresh reader and by one starting from the
 stored lattice; in the same view, and with the board moved by one pitch
-along its row since the calibration (the camera knocked while the appliance
+across the picture since the calibration (the camera knocked while the appliance
 was off). Read right / read wrong (must be 0) for each.
 """
 
@@ -163,13 +163,14 @@ def variant_frame(variant: str, board: Board, rng: np.random.Generator,
     return spec, frame
 
 
-def stored_lattice_figures(count: int, seed_base: int = 63_000) -> dict[str, int]:
+def stored_lattice_figures(count: int, seed_base: int = 63_000) -> dict[str, object]:
     """Read right / wrong by a fresh reader and by one starting from the stored lattice
-    (see the module docstring)."""
+    (see the module docstring), and the seeds of the wrong reads."""
     counts = dict.fromkeys(("views", "calibrated", "fresh_right", "fresh_wrong",
                             "stored_right", "stored_wrong", "moved_fresh_right",
                             "moved_fresh_wrong", "moved_stored_right",
                             "moved_stored_wrong"), 0)
+    wrong_seeds: list[str] = []
     for index in range(count):
         seed = seed_base + index
         rng = np.random.default_rng(seed)
@@ -195,7 +196,9 @@ def stored_lattice_figures(count: int, seed_base: int = 63_000) -> dict[str, int
                 if reading.status in ("ok", "finished"):
                     right = list(reading.grid or ()) == board.grid_lines()
                     counts[f"{case}{how}_{'right' if right else 'wrong'}"] += 1
-    return counts
+                    if not right:
+                        wrong_seeds.append(f"{case}{how} {seed}")
+    return {**counts, "wrong_seeds": wrong_seeds}
 
 
 def apply_pitch_px(spec: RenderSpec) -> float:

@@ -12,9 +12,10 @@ nothing and by the one that followed the game. What a player sees counts:
     .venv/bin/python -m tools.bench.learnt_looks --films 3 --every 4
 
 With ``--discs`` the owner first ran ``c4pi calibrate --discs`` on that board
-(as the README asks for pale, orange or pink discs): the empty board, then a
-red disc alone in column 1, then a yellow one in column 7, each held still;
-the game is then followed with what calibration taught.
+(as the README asks for pale, orange or pink discs; ``--force`` where it
+gives up, as it then says): the empty board, then a red disc alone in
+column 1, then a yellow one in column 7, each held still; the game is then
+followed with what calibration taught.
 """
 
 from __future__ import annotations
@@ -146,12 +147,21 @@ def calibrated_discs(reader: BoardReader, film: Film) -> tuple[HoleLooks, str]:
     empty, red, both = ("." * 7,) * 6, ("." * 7,) * 5 + ("R" + "." * 6,), \
         ("." * 7,) * 5 + ("R" + "." * 5 + "Y",)
     held = FRAMES_NEEDED * 2
+    looks, why = None, ""
+    for force in (False, True):  # where it gives up, --force (the README's advice)
+        try:
+            looks = calibrate_empty_board(reader, [film.compose(empty)] * held,
+                                          owner_says_empty=force)
+            break
+        except VisionError as error:
+            why = str(error)
+    if looks is None:
+        return HoleLooks(), f"gave up: {why}"
     try:
-        looks = calibrate_empty_board(reader, [film.compose(empty)] * held)
         calibrate_discs(reader, [film.compose(red)] * held + [film.compose(both)] * held,
                         looks, prompt=lambda _: None)
     except VisionError as error:
-        return HoleLooks(), f"gave up: {error}"
+        return looks, f"the empty board only (--discs gave up: {error})"
     return looks, ", ".join(f"{key} {colour.to_dict()}" for key, colour in looks.discs.items())
 
 
