@@ -43,6 +43,7 @@ by :func:`load_hole_looks`.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -402,10 +403,8 @@ def _checked(features: np.ndarray) -> np.ndarray:
 def _finite(value: object, shape: tuple[int, ...], name: str, nulls: str = "") -> np.ndarray:
     array = np.full(0, np.nan)  # not numbers: said below with the key's name
     if _only_numbers(value):
-        try:
+        with contextlib.suppress(ValueError, TypeError, OverflowError):  # e.g. 10 ** 400
             array = np.array(value, np.float64)
-        except (ValueError, TypeError, OverflowError):
-            pass
     if array.shape != shape or not np.isfinite(array).all():
         raise ValueError(f"{name} must be finite numbers{nulls} of shape {shape}")
     return array
