@@ -19,7 +19,7 @@ from tools.train.real_composites import Composer, PatchLibrary
 
 def test_one_followed_game_teaches_the_navy_board_and_never_a_wrong_board(shared: Path) -> None:
     composer = Composer(PatchLibrary.load(shared))
-    args = argparse.Namespace(seed=1, films=1, every=6, moves=24, hold=2.0)
+    args = argparse.Namespace(seed=1, films=1, every=6, moves=24, hold=2.0, discs=False)
     result = measure_board(composer, "res", args, load_config(None))
     assert result["followed"]["frames_showing_wrong"] == 0
     assert result["learnt"].startswith("24 confirmed boards learnt"), result["learnt"]
