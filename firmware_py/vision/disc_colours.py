@@ -27,10 +27,10 @@ from c4game.exc import VisionError
 HUE_MARGIN = 15.0  # degrees each side of a calibrated disc's hue
 SATURATION_SHARE = 0.7  # of the disc's 20th-percentile saturation
 MIN_DISC_SATURATION = 0.15  # a calibrated disc paler than this is no colour at all
-# degrees along the warm arc from the red disc to the yellow: common sets lie 40-55 apart
-# (355 and 50; pink 338 and orange 28; orange-red 20 and lemon 60), two discs of one
-# colour within about 15
-MIN_PAIR_GAP = 25.0
+# degrees along the warm arc from the red disc to the yellow: the real sets measured lie
+# 30-55 apart (the navy board's 18 and 49, the turquoise board's 357 and 46, a pink and
+# orange restyle's 335 and 28), two discs of one colour within about 15
+MIN_PAIR_GAP = 20.0
 BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
 VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
 # The disc hues, in one place (degrees). The fixed bands name a pixel red or yellow
