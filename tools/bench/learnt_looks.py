@@ -15,12 +15,14 @@ With ``--discs`` the owner first ran ``c4pi calibrate --discs`` on that board
 (as the README asks for pale, orange or pink discs; ``--force`` where it
 gives up, as it then says): the empty board, then a red disc alone in
 column 1, then a yellow one in column 7, each held still; the game is then
-followed with what calibration taught.
+followed with what calibration taught, and the other games' frames are also
+read with calibration's looks alone (``calibrated_only``).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import sys
@@ -124,6 +126,7 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
                           getattr(film, "look", None))
         looks, calibrated = calibrated_discs(reader, twin)
         reader.hole_looks = looks
+    before_game = copy.deepcopy(looks)  # calibration's looks alone (nothing, without it)
     teacher = LookTeacher(looks)
     followed = summarise([run_film(film.frames(steps), reader, params, teacher=teacher)])
     look = getattr(film, "look", None)  # the same board and pieces in the other games
@@ -136,6 +139,8 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
                          ("positions", "shown", "frames_showing_wrong")},
             "calibrated": calibrated, "learnt": looks.summary(),
             "nothing_learnt": read_settled(reader, settled, None),
+            **({"calibrated_only": read_settled(reader, settled, before_game)}
+               if args.discs else {}),
             "with_looks": read_settled(reader, settled, looks)}
 
 
