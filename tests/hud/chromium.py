@@ -49,10 +49,19 @@ def chromium() -> Iterator[object]:
 
 def set_viewport(driver: object, width: int, height: int) -> None:
     """Make the page's own area (``innerWidth`` x ``innerHeight``) ``width`` x ``height``."""
-    driver.set_window_size(width, height)
-    inner = driver.execute_script("return [innerWidth, innerHeight]")
-    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
-    inner = driver.execute_script("return [innerWidth, innerHeight]")
+    window = [width, height]
+    inner: list[int] = []
+    for _ in range(5):  # a busy machine may apply a resize late: measure, correct, again
+        driver.set_window_size(*window)
+        inner, before = driver.execute_script("return [innerWidth, innerHeight]"), None
+        for _ in range(10):  # until two readings agree
+            if inner == [width, height]:
+                return
+            if inner == before:
+                break
+            time.sleep(0.05)
+            inner, before = driver.execute_script("return [innerWidth, innerHeight]"), inner
+        window = [window[0] + width - inner[0], window[1] + height - inner[1]]
     assert inner == [width, height], f"the browser window gives {inner}, not {width}x{height}"
 
 
