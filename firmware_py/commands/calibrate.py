@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi calibrate: {error}", file=sys.stderr)
         return EX_NOINPUT
     except (ModelError, VisionError) as error:
-        print(f"c4pi calibrate: {error}", file=sys.stderr)
+        print(f"c4pi calibrate: {error} (nothing stored: run it again)", file=sys.stderr)
         return 3
     try:
         looks.save(path)
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     what = "the empty board and the disc colours" if args.discs else "the empty board"
     kept = "; the looks learnt before forgotten" if args.force else ""
     if looks.lattice is not None:
-        kept = f"; where its holes were found stored (the appliance starts there){kept}"
+        kept = f"; the positions of its holes stored too (the appliance starts from them){kept}"
     if games and not looks.boards:  # teach() forgot them: the grid stands elsewhere now
         kept = (f"; the camera or the board has moved since: the looks learnt from {games} "
                 f"positions are forgotten")

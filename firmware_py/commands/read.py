@@ -35,7 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "read", help="read a Connect Four board from one image",
         description="Read one camera frame (any format OpenCV reads) and print the grid "
-                    "(6 lines, top row first). Exit 0 when the reading is ok, 3 otherwise "
+                    "(6 lines, top row first). The picture is read alone, as a new "
+                    "installation would read it: nothing this installation learnt (c4pi "
+                    "calibrate, the games followed) is used; c4pi snapshot reads with it. "
+                    "Exit 0 when the reading is ok, 3 otherwise "
                     "(no-board, invalid, finished); 2 when the image cannot be read. "
                     + CONFIDENCE_MEANS)
     parser.add_argument("image", metavar="IMAGE", help="image file")

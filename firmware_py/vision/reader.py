@@ -62,7 +62,7 @@ from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
 DEFAULT_DISC_DEPTH: float = VisionConfig.disc_depth_pitch
 DEPTH_NOTES = {
     ESTIMATED: "no camera intrinsics: the discs' depth is corrected with a focal length "
-               "estimated from the markers",
+               "estimated from the board's view (its markers or its holes)",
     NONE: "no camera intrinsics and a view too frontal to estimate them: the discs' depth "
           "is not corrected in such frames",
 }

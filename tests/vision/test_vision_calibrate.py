@@ -447,5 +447,5 @@ def test_calibrate_command_says_it_stored_where_the_holes_are(
         cv2.imwrite(str(folder / f"{index:04d}.png"), render_frame("", HOLES_VIEW, seed=42))
     out = tmp_path / "looks.json"
     assert main(["calibrate", "--source", str(folder), "--out", str(out)]) == 0
-    assert "where its holes were found stored" in capsys.readouterr().out
+    assert "the positions of its holes stored too" in capsys.readouterr().out
     assert HoleLooks.load(out).lattice is not None
