@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from c4game.board import COLOUR_NAMES, Board, added_column
+from c4game.exc import SolverError
 from firmware_py.play.levels import Level, choose
 from firmware_py.speech.phrases import opponent_move_clips, opponent_result_clips
 
@@ -176,5 +177,9 @@ def worker_thinker(worker: SolverWorker, priority: int) -> Think:
                 log.warning("opponent: no answer from the solver: %s", error)
             done(None if error is not None or answer is None else answer.scores)
 
-        worker.submit(board, priority=priority, tag="opponent", on_done=on_done, scores=True)
+        try:
+            worker.submit(board, priority=priority, tag="opponent", on_done=on_done, scores=True)
+        except SolverError as error:  # the worker was stopped: the appliance is stopping
+            log.info("opponent: not thinking: %s", error)
+            done(None)
     return think

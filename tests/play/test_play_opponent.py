@@ -123,3 +123,17 @@ def test_end_to_end_on_the_simulated_camera_with_a_wrong_disc(solver: Solver) ->
         return
     assert kept == asked
     assert said[-1] in (("i-win",), ("you-win",), ("final-draw",))
+
+
+def test_a_stopped_solver_worker_leaves_the_opponent_without_an_answer_not_a_traceback(
+        solver: Solver) -> None:
+    """The appliance stopping while a disc is committed (the README walk's demo once
+    logged a traceback there): the thinker says there is no answer."""
+    from firmware_py.play.opponent import worker_thinker
+    from firmware_py.worker import SolverWorker
+
+    worker = SolverWorker(solver).start()
+    worker.stop()
+    answers: list[object] = []
+    worker_thinker(worker, priority=0)(Board.from_moves("4"), answers.append)
+    assert answers == [None]
