@@ -81,7 +81,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
     empty, only whether every hole is seen: the owner has taken every disc out.
     """
     taken, corners, shown, last_reason, hint, seen = [], [], [], "no frame", "", 0
-    lattice = None  # where the board's holes were found, when they found it
+    by_holes = None  # the last frame counted, when its holes found the board
     counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
     with _without_looks(reader):
         for frame in frames:
@@ -91,8 +91,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                 taken.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
                 shown.append(_seen_holes(analysis))
-                lattice = (reader.hole_locator.stored(frame)
-                           if analysis.fit.found_by == "holes" else None)
+                by_holes = frame if analysis.fit.found_by == "holes" else None
                 if len(taken) == FRAMES_NEEDED:
                     break
             else:
@@ -109,7 +108,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
     looks.forget_empty()  # the empty looks start again from these frames
     for features, grid_corners, holes in zip(taken, corners, shown, strict=True):
         looks.teach(features, np.zeros(CELLS, int), holes, grid_corners)
-    looks.lattice = lattice
+    looks.lattice = None if by_holes is None else reader.hole_locator.stored(by_holes)
     looks.calibrated_at = (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds")
     return looks
 

@@ -27,8 +27,8 @@ A fixed installation starts from where ``c4pi calibrate`` found its board
 in that one frame, :meth:`HoleLocator.start_from`). The first frame finds
 the lattice afresh as well: a sure find within :data:`STILL_PITCH` keeps the
 stored lattice, one farther replaces it (the camera moved while the
-appliance was off); when that find is not sure (a full board, a hand over
-it) the stored lattice is read through only while its points show what they
+appliance was off); when that find is not sure (a full board, a dark board)
+the stored lattice is read through only while its points show what they
 showed at calibration, as any kept lattice.
 """
 
@@ -97,12 +97,12 @@ class HoleLocator:
         self._age = 0  # frames since the last find
         self._failed = False  # the last find found no sure lattice
         self._why = "the holes were not looked for yet"
-        self._stored: StoredLattice | None = None  # kept from the next frame on
+        self._start: StoredLattice | None = None  # kept from the next frame on
 
     def start_from(self, stored: StoredLattice) -> None:
         """Start from ``stored`` (see the module docstring): kept from the next frame, which
         also finds the lattice afresh."""
-        self._kept, self._stored = None, stored
+        self._kept, self._start = None, stored
 
     def stored(self, frame: np.ndarray) -> StoredLattice | None:
         """The kept lattice and what its points show in ``frame`` (what ``c4pi calibrate``
@@ -118,9 +118,9 @@ class HoleLocator:
     def locate(self, frame: np.ndarray) -> BoardFit:
         """The board plane of ``frame`` (BGR) from its hole lattice."""
         self._age += 1
-        if self._stored is not None:
-            self._kept, self._age = self._from_stored(self._stored, frame), self.refind_frames
-            self._stored = None
+        if self._start is not None:
+            self._kept, self._age = self._from_stored(self._start, frame), self.refind_frames
+            self._start = None
         kept = self._kept
         same = kept is not None and same_view(view_at(frame, kept.lattice), kept.view)
         due = (self._age >= self.refind_frames if same
