@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from firmware_py.hud.hub import HudHub, Solved
     from firmware_py.vision.reader import BoardReader
-    from firmware_py.vision.reading import Reading
+    from firmware_py.vision.reading import Expectation, Reading
 
 HUD_PRIORITY = -10  # below the vision loop (0) and the serial link (10)
 
@@ -33,12 +33,12 @@ class AnalysingReader:
         self.reader = reader
         self.hub = hub
 
-    def read(self, image: np.ndarray) -> Reading:
+    def read(self, image: np.ndarray, expectation: Expectation | None = None) -> Reading:
         analyse = getattr(self.reader, "analyse", None)
         if analyse is None:
-            reading, analysis = self.reader.read(image), None
+            reading, analysis = self.reader.read(image, expectation), None
         else:
-            analysis = analyse(image)
+            analysis = analyse(image, expectation)
             reading = analysis.reading
         self.hub.on_frame(image, reading, analysis)
         return reading

@@ -10,27 +10,32 @@ those hypotheses with the frame's evidence:
 * before any board, **the empty board** (a game's start) and the frame's own
   legal board;
 * a board **read again** (:attr:`BeliefState.reread`: after no board has led
-  for :data:`SETTLE_S`, the frame's most probable legal board,
-  :func:`~firmware_py.vision.decide.decide`, becomes a hypothesis: a cleared
-  board, two discs at once, a disc taken out);
+  for :data:`SETTLE_S`, the board the reader decided on this frame becomes a
+  hypothesis: a cleared board, two discs at once, a disc taken out);
 * **something else**: the grid seen, hole by hole, explaining every change
   (a hand, a falling disc, a cheat), at a cost of :data:`SURPRISE` nats.
 
 The evidence for a board is the sum over its 42 holes of the readers'
 log-probability of what it says the hole holds (``Reading.cell_log_probs``).
-A hole that still looks as it did when R was committed (its *look*,
-:func:`~firmware_py.vision.look_evidence.familiar`) is held to what R says it
-holds (a red wall behind an empty hole stays empty: :func:`held`).
+The filter hands the reader, with each frame, its :class:`Expectation`
+(:func:`expectation_of`): each hole's look when R was committed and what R
+says it holds. The reader holds a hole that still looks so to what R says
+(a red wall behind an empty hole stays empty,
+:mod:`firmware_py.vision.expectation`), and decides the frame's board once,
+on that evidence, under the game's rule (``Reading.cell_held``); the filter
+decides nothing again.
 A hole whose look changed is *unexplained* by every board whose class there
 the readers do not favour over both others by :data:`CONFIRM_MARGIN` (a
 board read again answers only for the holes it keeps): each such hole costs
 that board the threshold less :data:`CONFIRM_MARGIN`, so the next disc leads
 R once the readers favour the side to move's colour there by
-:data:`CONFIRM_MARGIN`. A reader without looks has no hole held or
-unexplained: its evidence alone decides.
-Before the first board, a hole gravity proved empty that still shows the
-room is held empty (:mod:`.first_sight`), and the empty board has
-:data:`SURPRISE` over any other (a game starts on the empty board).
+:data:`CONFIRM_MARGIN`. A reading without looks, or not read under the
+filter's expectation, has no hole held or unexplained: its evidence alone
+decides.
+Before the first board, the expectation is the room seen through the holes
+gravity proved empty (:mod:`.first_sight`): such a hole that still shows the
+room is held empty; and the empty board has :data:`SURPRISE` over any other
+(a game starts on the empty board).
 
 A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
@@ -56,12 +61,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
+from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
 from firmware_py.pipeline.first_sight import RoomLooks
 from firmware_py.succession import next_boards, why_not_after
-from firmware_py.vision.decide import decide
-from firmware_py.vision.look_evidence import familiar
-from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
+from firmware_py.vision.reading import CLASSES, FINISHED, OK, Expectation, Reading
 
 Grid = tuple[str, ...]
 
@@ -75,7 +79,7 @@ COMMIT_FRAMES = 4  # ... and in at least this many frames (a slow camera)
 SETTLE_S = 1.0  # no board leads this long: read again; any other board leads: committed
 REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
-HELD_DOUBT = 1e-3  # a held hole's doubt about the class it is held to
+GRID_DOUBT = 1e-3  # a grid-only reading's surest cell's doubt (evidence_of)
 MAX_ADDED = 3  # discs a board read again may add at once (moves missed)
 
 COMMIT_FIRST = "first"
@@ -112,6 +116,7 @@ class BeliefState:
     leader_frames: int = 0
     unsure_since: float | None = None  # since when no board passes the threshold
     confirmed_since: float | None = None  # R confirmed through changed looks since
+    expectation: Expectation | None = None  # handed to the reader with the next frame
 
     def lost(self) -> BeliefState:
         """The board left the view: its committed board and looks stay (it usually
@@ -137,45 +142,86 @@ class Verdict:
 class _Hypothesis:
     board: Board
     prior: float
-    reread: bool = False  # a board read again: its own changes were judged by decide
+    reread: bool = False  # a board read again: its own changes were judged by the reader
 
 
 def believe(state: BeliefState, reading: Reading, now: float,
             params: BeliefParams) -> tuple[BeliefState, Verdict]:
     """Weigh one frame (see the module docstring)."""
+    after, verdict = _weigh(state, reading, now, params)
+    if (after.committed is state.committed and after.baseline is state.baseline
+            and after.room is state.room and after.expectation is not None):
+        return after, verdict  # nothing it is made of changed: the same expectation
+    return replace(after, expectation=expectation_of(after, params)), verdict
+
+
+def expectation_of(state: BeliefState, params: BeliefParams) -> Expectation | None:
+    """What the next frame should show, for the reader (None: nothing expected): the
+    committed board's classes and looks, or before any board the room seen through the
+    holes gravity proved empty."""
+    rule = game_rule(state.committed, params.first)
+    if state.committed is not None:
+        if state.baseline is None:
+            return None
+        return Expectation(state.baseline, classes_of(state.committed), rule)
+    if state.room is None:
+        return None
+    return Expectation(state.room.looks, np.zeros(WIDTH * HEIGHT, int), rule)
+
+
+def _weigh(state: BeliefState, reading: Reading, now: float,
+           params: BeliefParams) -> tuple[BeliefState, Verdict]:
     log_probs = evidence_of(reading)
     if not reading.found or log_probs is None:  # no evidence: the belief stands
         return state, Verdict(AWAY)
     committed, looks = state.committed, reading.cell_looks
+    held_holes = held_by(reading, state.expectation)
     if committed is None:
         room = state.room or RoomLooks.empty()
         if looks is not None:
             room = room.learn(looks, log_probs)
-            log_probs = held(log_probs, np.zeros(WIDTH * HEIGHT, int), room.still_room(looks))
         state = replace(state, room=room)
         kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
         against = changed
     else:
         committed_classes = classes_of(committed)
-        if looks is None or state.baseline is None:  # no looks: the readers alone
+        if held_holes is None or state.baseline is None:  # the readers alone
             changed = np.zeros(WIDTH * HEIGHT, bool)
             kind = CHANGED
         else:
-            changed = ~familiar(looks, state.baseline)
-            log_probs = held(log_probs, committed_classes, ~changed)
+            changed = ~held_holes
             kind = UNCHANGED if not changed.any() else CHANGED
         against = changed & (_leads(log_probs, committed_classes) < CONFIRM_MARGIN)
-    hypotheses = _hypotheses(state, log_probs, params)
+    hypotheses = _hypotheses(state, reading, params)
     boards, leads = _posterior(hypotheses, log_probs, changed, params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
     state = _after_frame(state, reading, kind, leader, against, now, params)
     if leader is None:
-        return _unsure(state, log_probs, kind, now, params)
+        return _unsure(state, reading, kind, now, params)
     if committed is not None and grid_of(leader) == grid_of(committed):
         return (replace(state, leader=None, leader_frames=0, reread=None, unsure_since=None),
                 Verdict(kind, shown=True, leader=leader))
     return _lead(state, leader, kind, reading, now, params)
+
+
+def held_by(reading: Reading, expectation: Expectation | None) -> np.ndarray | None:
+    """The holes the reader held to what ``expectation`` says (None: the reading was
+    not read under it, or had no looks: nothing is known held or changed)."""
+    if expectation is None or reading.expectation is not expectation:
+        return None
+    return reading.cell_held
+
+
+def read_board(reading: Reading, rule: str) -> Board | None:
+    """The board the reader decided on this frame, as a board of ``rule``'s games
+    (None when it read none, or when the rule does not allow it)."""
+    if reading.status not in (OK, FINISHED) or reading.grid is None:
+        return None
+    try:
+        return Board.from_grid(list(reading.grid), rule)
+    except InvalidGridError:
+        return None
 
 
 def starts_empty(reading: Reading, params: BeliefParams) -> bool:
@@ -198,7 +244,7 @@ def evidence_of(reading: Reading) -> np.ndarray | None:
                             np.float64)
     if np.all(confidence <= 1 / 3):
         return None
-    sure = np.clip(confidence, 1 / 3, 1 - HELD_DOUBT)
+    sure = np.clip(confidence, 1 / 3, 1 - GRID_DOUBT)
     probs = np.repeat(((1 - sure) / 2)[:, None], len(CLASSES), axis=1)
     probs[np.arange(len(sure)), classes_of(reading.grid)] = sure
     return np.log(probs)
@@ -208,18 +254,6 @@ def classes_of(grid: Board | Grid) -> np.ndarray:
     """(42,) class index (:data:`CLASSES`) of each hole, top row first."""
     lines = grid.grid_lines() if isinstance(grid, Board) else grid
     return np.array([CLASSES.index(char) for char in "".join(lines)])
-
-
-def held(log_probs: np.ndarray, classes: np.ndarray, holes: np.ndarray) -> np.ndarray:
-    """``log_probs`` with a prior on each of ``holes`` for its class in ``classes``
-    (1 - 2 :data:`HELD_DOUBT`; the others :data:`HELD_DOUBT` each), so only readers
-    more than 6.9 nats sure of another class overrule what the hole is held to."""
-    prior = np.full((len(classes), len(CLASSES)), np.log(HELD_DOUBT))
-    prior[np.arange(len(classes)), classes] = np.log(1 - 2 * HELD_DOUBT)
-    result = np.array(log_probs, np.float64, copy=True)
-    result[holes] += prior[holes]
-    result[holes] -= np.logaddexp.reduce(result[holes], axis=1, keepdims=True)
-    return result
 
 
 def _leads(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -237,18 +271,17 @@ def grid_of(board: Board) -> Grid:
     return tuple(board.grid_lines())
 
 
-def _hypotheses(state: BeliefState, log_probs: np.ndarray,
+def _hypotheses(state: BeliefState, reading: Reading,
                 params: BeliefParams) -> list[_Hypothesis]:
     """R, its next boards and a board read again; before any board, the empty board
-    and the frame's own legal board (:data:`SURPRISE` behind)."""
+    and the board the reader decided (:data:`SURPRISE` behind)."""
     committed = state.committed
     if committed is None:
         rule = params.first
         found = [_Hypothesis(Board.empty(starter(0, 0, rule)), 0.0)]
-        decision = decide(log_probs, params.margin, rule=rule)
-        if decision.status in (OK, FINISHED) and decision.board is not None \
-                and decision.board.n_discs:
-            found.append(_Hypothesis(decision.board, -SURPRISE))
+        board = read_board(reading, rule)
+        if board is not None and board.n_discs:
+            found.append(_Hypothesis(board, -SURPRISE))
         return found
     found = [_Hypothesis(committed, 0.0)]
     found += [_Hypothesis(board, 0.0) for board in next_boards(committed, params.first)]
@@ -314,19 +347,19 @@ def _after_frame(state: BeliefState, reading: Reading, kind: str, leader: Board 
     return replace(state, confirmed_since=since)
 
 
-def _unsure(state: BeliefState, log_probs: np.ndarray, kind: str, now: float,
+def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
             params: BeliefParams) -> tuple[BeliefState, Verdict]:
-    """No board passes the threshold; after :data:`SETTLE_S` the board is read again
-    and its most probable legal board becomes a hypothesis."""
+    """No board passes the threshold; after :data:`SETTLE_S` the board the reader
+    decided on this frame (under the game's rule) becomes a hypothesis."""
     since = state.unsure_since if state.unsure_since is not None else now
     state = replace(state, leader=None, unsure_since=since)
     committed = state.committed
     if committed is None or now - since < params.settle_s:
         return state, Verdict(kind)
-    decision = decide(log_probs, params.margin, rule=game_rule(committed, params.first))
-    if decision.status not in (OK, FINISHED) or decision.board is None:
+    board = read_board(reading, game_rule(committed, params.first))
+    if board is None:
         return state, Verdict(kind)
-    return replace(state, reread=decision.board), Verdict(kind)
+    return replace(state, reread=board), Verdict(kind)
 
 
 def _lead(state: BeliefState, leader: Board, kind: str, reading: Reading, now: float,

@@ -4,10 +4,10 @@ Until a board is committed, every frame teaches :class:`RoomLooks` the look of
 the holes that gravity proves empty: each hole above the lowest one the
 readers are :data:`EMPTY_SURE` nats sure is empty (no disc floats). A red
 wall seen through a high hole from the first frame is then known for what it
-is: when the board is read before anything is committed, every hole that
-still looks as it did when it was proven empty is held empty (by the game
-filter, :mod:`.belief`), even once discs stand below it and the readers, seeing
-red, would make a legal board of it.
+is: these looks are the game filter's expectation before anything is
+committed (:func:`~.belief.expectation_of`), so the reader holds empty every
+hole that still looks as it did when it was proven empty, even once discs
+stand below it and the readers, seeing red, would make a legal board of it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
-from firmware_py.vision.look_evidence import familiar
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
 
@@ -53,10 +52,3 @@ class RoomLooks:
         learnt = self.looks.copy()
         learnt[new] = looks[new]
         return RoomLooks(learnt)
-
-    def still_room(self, looks: np.ndarray) -> np.ndarray:
-        """(42,) True where a hole looks as it did when it was proven empty
-        (:func:`~firmware_py.vision.look_evidence.familiar`)."""
-        still: np.ndarray = ~np.isnan(self.looks[:, 0]) & familiar(looks,
-                                                                   np.nan_to_num(self.looks))
-        return still

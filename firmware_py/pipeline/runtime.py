@@ -44,7 +44,7 @@ from firmware_py.pipeline.events import (
 )
 from firmware_py.pipeline.reducer import PipelineParams, PipelineState, reduce
 from firmware_py.pipeline.teach import LookTeacher
-from firmware_py.vision.reading import NO_BOARD, Reading
+from firmware_py.vision.reading import NO_BOARD, Expectation, Reading
 
 if TYPE_CHECKING:
     import random
@@ -87,9 +87,10 @@ class Announcer(Protocol):
 
 
 class FrameReader(Protocol):
-    """What the frame loop needs of the reader (:class:`~firmware_py.vision.reader.BoardReader`)."""
+    """What the frame loop needs of the reader (:class:`~firmware_py.vision.reader.BoardReader`):
+    a frame read under the game filter's expectation (:attr:`Pipeline.expectation`)."""
 
-    def read(self, image: np.ndarray) -> Reading: ...
+    def read(self, image: np.ndarray, expectation: Expectation | None = None) -> Reading: ...
 
 
 class Frames(Protocol):
@@ -231,6 +232,12 @@ class Pipeline:
     def view(self) -> View:
         return self.state.view
 
+    @property
+    def expectation(self) -> Expectation | None:
+        """What the game filter expects the next frame to show: hand it to the reader
+        with that frame (:meth:`FrameReader.read`)."""
+        return self.state.belief.expectation
+
     def feed(self, reading: Reading, now: float) -> None:
         """One frame's reading at ``now`` (after any solver results due by then)."""
         for when, event in self.solver.due(now):
@@ -339,8 +346,10 @@ class FrameLoop:
         return self.frames
 
     def read(self, image: np.ndarray) -> Reading:
+        """``image`` read under the pipeline's expectation; a :class:`VisionError` is
+        a frame without a board."""
         try:
-            return self.reader.read(image)
+            return self.reader.read(image, self.pipeline.expectation)
         except VisionError as error:
             log.warning("frame not read: %s", error)
             return Reading(NO_BOARD, reason=str(error))

@@ -18,7 +18,9 @@ One straight line of named stages (see ``docs/vision.md``):
    that looks as a known look is read as that, the others as the readers
    read them; (the **frame fit**, :mod:`.frame_fit`, this frame's own looks,
    only when asked: off live);
-8. **decide** (:mod:`.decide`): the most probable legal position, read only
+8. **expect** (:mod:`.expectation`, when the game filter hands one with the
+   frame): a hole that still looks as the game expects is held to what it held;
+9. **decide** (:mod:`.decide`): the most probable legal position, read only
    as it is seen and when it is far enough ahead of its runner-up.
 
 The reader learns nothing from its own readings: the model of looks is
@@ -48,15 +50,16 @@ from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, 
 from firmware_py.vision.colour import CAMERA_AS_IS, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader, covered_cells
 from firmware_py.vision.combine import combine, readers_differ
-from firmware_py.vision.decide import DEFAULT_MARGIN, Decision, decide
+from firmware_py.vision.decide import DEFAULT_MARGIN, Decision
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
+from firmware_py.vision.expectation import weigh_and_decide
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.markers import Marker, MarkerDetector
-from firmware_py.vision.reading import INVALID, NO_BOARD, Reading
+from firmware_py.vision.reading import INVALID, NO_BOARD, Expectation, Reading
 
 # pitches: common boards hold their discs 0.3-0.4 P behind the face ([vision] disc_depth_pitch)
 DEFAULT_DISC_DEPTH: float = VisionConfig.disc_depth_pitch
@@ -79,7 +82,7 @@ class FrameAnalysis:
     grid_image: np.ndarray | None = None  # normalised, half resolution
     cnn: np.ndarray | None = None  # (42, 3) probabilities
     colour: np.ndarray | None = None  # (42, 3) probabilities
-    log_probs: np.ndarray | None = None  # (42, 3) the two combined (:mod:`.combine`)
+    log_probs: np.ndarray | None = None  # (42, 3) combined (:mod:`.combine`), recalled, held
     decision: Decision | None = None
     markers: dict[int, Marker] = field(default_factory=dict)  # as detected, by id
 
@@ -149,11 +152,13 @@ class BoardReader:
                    disc_depth_pitch=vision.disc_depth_pitch, first=first,
                    board=vision.board)
 
-    def read(self, frame: np.ndarray) -> Reading:
-        """Read one BGR frame (H x W x 3 uint8)."""
-        return self.analyse(frame).reading
+    def read(self, frame: np.ndarray, expectation: Expectation | None = None) -> Reading:
+        """Read one BGR frame (H x W x 3 uint8), under the game filter's ``expectation``
+        when it is given (:mod:`.expectation`)."""
+        return self.analyse(frame, expectation).reading
 
-    def analyse(self, frame: np.ndarray) -> FrameAnalysis:
+    def analyse(self, frame: np.ndarray,
+                expectation: Expectation | None = None) -> FrameAnalysis:
         """Read one frame and keep the intermediate results."""
         _check_frame(frame)
         markers = (self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
@@ -189,18 +194,21 @@ class BoardReader:
         if self.frame_fit:
             log_probs = _normalised(log_probs + frame_evidence(log_probs, features,
                                                                covered=covered))
-        decision = decide(log_probs, self.margin, explain=partial(readers_differ, cnn, colour),
-                          rule=self.first)
+        weighed = weigh_and_decide(log_probs, features, expectation, margin=self.margin,
+                                   rule=self.first,
+                                   explain=partial(readers_differ, cnn, colour))
+        decision = weighed.decision
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,
                           confidence=decision.confidence,
                           cell_confidence=decision.cell_confidence, markers=fit.markers,
                           reason=decision.reason, blur=blur_measure(grid_image),
                           reprojection_px=fit.reprojection_px,
-                          cell_log_probs=log_probs, cell_looks=features,
+                          cell_log_probs=weighed.log_probs, cell_looks=features,
                           cell_covered=covered, grid_corners=grid_corners,
-                          found_by=fit.found_by)
-        return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour, log_probs,
-                             decision, markers)
+                          found_by=fit.found_by, cell_held=weighed.held,
+                          expectation=expectation)
+        return FrameAnalysis(reading, fit, disc_fit, grid_image, cnn, colour,
+                             weighed.log_probs, decision, markers)
 
     def _locate(self, frame: np.ndarray, markers: dict[int, Marker]) -> BoardFit:
         """The board's front face: by its markers, else (``auto``) or only (``holes``)

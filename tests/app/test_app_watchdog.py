@@ -42,7 +42,7 @@ class StallingSource:
 
 
 class BlankReader:
-    def read(self, image: Any) -> Reading:
+    def read(self, image: Any, expectation: Any = None) -> Reading:
         return Reading(NO_BOARD, reason="test")
 
 

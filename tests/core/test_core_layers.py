@@ -134,7 +134,9 @@ def test_the_reader_never_imports_the_simulated_table_the_screen_speech_or_comma
 # them gets a Reading and never reaches into how it was made (#53).
 READER_STAGES = {"firmware_py.vision.reader", "firmware_py.vision.fit", "firmware_py.vision.cells",
                  "firmware_py.vision.markers", "firmware_py.vision.classifier",
-                 "firmware_py.vision.colour_reader", "firmware_py.vision.colour"}
+                 "firmware_py.vision.colour_reader", "firmware_py.vision.colour",
+                 "firmware_py.vision.look_evidence", "firmware_py.vision.expectation",
+                 "firmware_py.vision.decide"}  # the reader decides a frame once (#53)
 
 
 def test_the_pipeline_imports_no_stage_of_the_frame_reader() -> None:

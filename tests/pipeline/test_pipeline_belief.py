@@ -7,6 +7,8 @@ class with a chosen confidence, so each part of the model is driven on its own.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -21,13 +23,14 @@ from firmware_py.pipeline.belief import (
     UNCHANGED,
     BeliefParams,
     BeliefState,
-    believe,
     commit_kind,
     evidence_of,
 )
+from firmware_py.pipeline.belief import believe as filter_believe
 from firmware_py.vision.decide import decide
 from firmware_py.vision.hole_looks import EMPTY_GRID
 from firmware_py.vision.reading import NO_BOARD, OK, Reading
+from tests.pipeline.as_read import as_read, believe, expecting
 
 LOOKS = {".": np.full(12, 40.0), "R": np.full(12, 140.0), "Y": np.full(12, 220.0)}
 PARAMS = BeliefParams()
@@ -49,8 +52,9 @@ def reading_of(grid, *, sure: float = 0.95, rng=None, looks_of=None, override=No
 
 def committed(moves: str):
     board = Board.from_moves(moves)
-    return board, BeliefState(committed=board,
-                              baseline=reading_of(board.grid_lines()).cell_looks)
+    return board, expecting(BeliefState(committed=board,
+                                        baseline=reading_of(board.grid_lines()).cell_looks),
+                            PARAMS)
 
 
 def lowest_free_hole(board: Board, column: int) -> int:
@@ -149,6 +153,34 @@ def test_an_unchanged_board_is_shown_whatever_the_readers_say():
     doubt = {35: [0.2, 0.7, 0.1]}  # a red disc at column 1, but its hole looks as it did
     _, verdict = believe(state, reading_of(board.grid_lines(), override=doubt), 0.0, PARAMS)
     assert verdict.kind == UNCHANGED and verdict.shown and verdict.leader == board
+
+
+def test_only_a_reading_made_under_the_filters_own_expectation_has_holes_held():
+    board, state = committed("44")
+    doubt = {35: [0.2, 0.7, 0.1]}  # as above: readers favour red where nothing changed
+    frame = reading_of(board.grid_lines(), override=doubt)
+    _, verdict = filter_believe(state, as_read(frame, None, PARAMS), 0.0, PARAMS)
+    assert verdict.kind == CHANGED and not verdict.shown  # nothing held: no board leads
+    stale = expecting(replace(state, baseline=state.baseline.copy()), PARAMS).expectation
+    _, verdict = filter_believe(state, as_read(frame, stale, PARAMS), 0.0, PARAMS)
+    assert verdict.kind == CHANGED  # which holes changed is known only under its own
+    _, verdict = filter_believe(state, as_read(frame, state.expectation, PARAMS), 0.0, PARAMS)
+    assert verdict.kind == UNCHANGED and verdict.shown
+
+
+def test_the_expectation_is_the_committed_boards_looks_and_the_games_rule():
+    board, state = committed("4")
+    expectation = state.expectation
+    assert expectation.rule == "red" and np.array_equal(expectation.looks, state.baseline)
+    assert "".join(".RY"[index] for index in expectation.classes) == "".join(
+        board.grid_lines())
+    after, _ = believe(state, reading_of(board.grid_lines()), 0.0, PARAMS)
+    assert after.expectation is not expectation  # the baseline drifted: a new one
+    assert filter_believe(after, Reading(NO_BOARD), 0.1, PARAMS)[0].expectation \
+        is after.expectation  # nothing it is made of changed: the same object
+    room, _ = believe(BeliefState(), reading_of(EMPTY_GRID), 0.0, PARAMS)
+    assert room.expectation.rule == "either" and not room.expectation.classes.any()
+    assert np.isnan(room.expectation.looks[35:, 0]).all()  # the bottom row: nothing below
 
 
 @pytest.mark.parametrize("column", range(1, 8))

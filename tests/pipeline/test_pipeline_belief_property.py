@@ -19,8 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from c4game.board import Board
-from firmware_py.pipeline.belief import BeliefParams, BeliefState, believe
+from firmware_py.pipeline.belief import BeliefParams, BeliefState
 from firmware_py.vision.reading import OK, Reading
+from tests.pipeline.as_read import believe
 
 PARAMS = BeliefParams()
 

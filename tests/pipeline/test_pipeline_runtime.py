@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ from firmware_py.pipeline.runtime import (
     WorkerPort,
     speak,
 )
-from firmware_py.vision.reading import OK, Reading
+from firmware_py.vision.reading import OK, Expectation, Reading
 from firmware_py.worker import SolverWorker
 
 P = PipelineParams()
@@ -226,7 +227,7 @@ class MapReader:
     def __init__(self, positions):
         self.positions = positions
 
-    def read(self, image):
+    def read(self, image, expectation=None):
         key = int(image[0, 0, 0])
         if key == 255:
             raise VisionError("sensor garbage")
@@ -244,6 +245,23 @@ def test_frame_loop_reads_feeds_and_survives_vision_errors(caplog):
     assert seen == ["ok", "ok", "no-board", "ok", "ok", "ok", "ok"]
     assert "sensor garbage" in caplog.text
     assert pipeline.view == solved_view("")
+
+
+def test_frame_loop_hands_the_reader_the_filters_expectation_of_each_frame():
+    handed = []
+
+    class RecordingReader(MapReader):
+        def read(self, image, expectation=None):
+            handed.append((expectation, pipeline.expectation))
+            return super().read(image)
+
+    images = [np.zeros((2, 2, 3), np.uint8)] * 3
+    pipeline = Pipeline(P, SyncPort(FakeSolver()))
+    pipeline.state = replace(pipeline.state, belief=replace(
+        pipeline.state.belief, expectation=Expectation(np.zeros((42, 12)), np.zeros(42, int))))
+    FrameLoop(ListSource(images), RecordingReader({0: ""}), pipeline).run()
+    assert len(handed) == 3 and all(given is current for given, current in handed)
+    assert handed[0][0] is not None
 
 
 def test_frame_loop_max_frames_and_stop():
@@ -297,6 +315,7 @@ def test_a_followed_empty_board_teaches_its_empty_holes_then_the_first_disc_conf
     from firmware_py.pipeline.teach import LookTeacher
     from firmware_py.vision.hole_looks import HoleLooks
     from firmware_py.vision.reading import OK, Reading
+    from tests.pipeline.as_read import as_read
 
     def reading(moves: str, doubted: int | None = None) -> Reading:
         board = Board.from_moves(moves)
@@ -311,14 +330,17 @@ def test_a_followed_empty_board_teaches_its_empty_holes_then_the_first_disc_conf
     pipeline = Pipeline(PipelineParams(), SyncPort(FakeSolver()))
     looks = HoleLooks()
     teacher = LookTeacher(looks)
+    def read(moves: str, doubted: int | None = None) -> Reading:  # as the reader reads
+        return as_read(reading(moves, doubted), pipeline.expectation, PipelineParams().belief)
+
     for frame in range(6):
-        feed_and_teach(pipeline, reading("", doubted=38), frame / 10, teacher)
+        feed_and_teach(pipeline, read("", doubted=38), frame / 10, teacher)
     assert pipeline.state.reference.n_discs == 0  # the start prior reads it empty
     # committed: its holes the readers favour empty, not the doubt (a pale disc's look
     # must never be learnt as the empty hole's); no board learnt yet
     assert looks.boards == 0 and looks.counts[:, 0].sum() == 41 and not looks.counts[38, 0]
     for frame in range(6, 12):
-        feed_and_teach(pipeline, reading("4"), frame / 10, teacher)
+        feed_and_teach(pipeline, read("4"), frame / 10, teacher)
     assert pipeline.state.reference.moves == "4"
     assert looks.boards == 1 and looks.counts[38, 0] == 1  # confirmed: the board, whole
     assert not looks.counts[:, 1:].any()

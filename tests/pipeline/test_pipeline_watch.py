@@ -22,7 +22,7 @@ SCRIPT = [10] * 3 + [20] * 8 + [30] * 8 + [10] * 8 + [30] * 6 + [40] * 6
 class ValueReader:
     """Reads the position named by a frame's brightness."""
 
-    def read(self, image):
+    def read(self, image, expectation=None):
         moves = POSITIONS[int(round(float(image.mean()) / 10) * 10)]
         if moves is None:
             return Reading(NO_BOARD)

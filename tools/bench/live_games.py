@@ -108,7 +108,7 @@ def run_film(frames: Iterable[FilmFrame], reader: Any, params: PipelineParams | 
     recent: deque[Grid] = deque(maxlen=SHOWN_LATE_FRAMES)
     for frame in frames:
         recent.append(frame.truth)
-        reading = reader.read(frame.image)
+        reading = reader.read(frame.image, pipeline.expectation)
         feed_and_teach(pipeline, reading, frame.t, teacher)
         view = pipeline.view
         views.append(view)
