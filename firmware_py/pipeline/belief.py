@@ -7,8 +7,8 @@ those hypotheses with the frame's evidence:
 
 * **R**, the committed board;
 * each board **one disc after R** (:func:`~firmware_py.succession.next_boards`);
-* before any board, **the empty board** (a game's start) and the frame's own
-  legal board;
+* before any board, **the empty board** (a game's start) and the board the
+  reader decided on this frame;
 * a board **read again** (:attr:`BeliefState.reread`: after no board has led
   for :data:`SETTLE_S`, the board the reader decided on this frame becomes a
   hypothesis: a cleared board, two discs at once, a disc taken out);
@@ -31,7 +31,8 @@ that board the threshold less :data:`CONFIRM_MARGIN`, so the next disc leads
 R once the readers favour the side to move's colour there by
 :data:`CONFIRM_MARGIN`. A reading without looks, or not read under the
 filter's expectation, has no hole held or unexplained: its evidence alone
-decides.
+decides; one read under another expectation (held to another board) is no
+evidence at all.
 Before the first board, the expectation is the room seen through the holes
 gravity proved empty (:mod:`.first_sight`): such a hole that still shows the
 room is held empty; and the empty board has :data:`SURPRISE` over any other
@@ -56,6 +57,7 @@ light changed for good, the camera was nudged).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -63,11 +65,12 @@ import numpy as np
 from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
-from firmware_py.pipeline.first_sight import RoomLooks
+from firmware_py.pipeline.first_sight import LOOK_FEATURES, RoomLooks
 from firmware_py.succession import next_boards, why_not_after
 from firmware_py.vision.reading import CLASSES, FINISHED, OK, Expectation, Reading
 
 Grid = tuple[str, ...]
+LOG = logging.getLogger(__name__)
 
 # nats: the prior cost of what a watcher does not expect: "something else" against a
 # board that explains the frame, and, before any board, a game begun elsewhere than
@@ -155,25 +158,25 @@ def believe(state: BeliefState, reading: Reading, now: float,
     return replace(after, expectation=expectation_of(after, params)), verdict
 
 
-def expectation_of(state: BeliefState, params: BeliefParams) -> Expectation | None:
-    """What the next frame should show, for the reader (None: nothing expected): the
-    committed board's classes and looks, or before any board the room seen through the
-    holes gravity proved empty."""
+def expectation_of(state: BeliefState, params: BeliefParams) -> Expectation:
+    """What the next frame should show, for the reader: the game's rule of who started
+    and, where known, each hole's look and class: the committed board's looks and
+    classes, or before any board the room seen through the holes gravity proved
+    empty (NaN looks: nothing expected of the hole)."""
     rule = game_rule(state.committed, params.first)
+    unknown = np.full((WIDTH * HEIGHT, LOOK_FEATURES), np.nan, np.float32)
     if state.committed is not None:
-        if state.baseline is None:
-            return None
-        return Expectation(state.baseline, classes_of(state.committed), rule)
-    if state.room is None:
-        return None
-    return Expectation(state.room.looks, np.zeros(WIDTH * HEIGHT, int), rule)
+        looks = state.baseline if state.baseline is not None else unknown
+        return Expectation(looks, classes_of(state.committed), rule)
+    looks = state.room.looks if state.room is not None else unknown
+    return Expectation(looks, np.zeros(WIDTH * HEIGHT, int), rule)
 
 
 def _weigh(state: BeliefState, reading: Reading, now: float,
            params: BeliefParams) -> tuple[BeliefState, Verdict]:
     log_probs = evidence_of(reading)
-    if not reading.found or log_probs is None:  # no evidence: the belief stands
-        return state, Verdict(AWAY)
+    if not reading.found or log_probs is None or _read_under_another(reading, state):
+        return state, Verdict(AWAY)  # no evidence: the belief stands
     committed, looks = state.committed, reading.cell_looks
     held_holes = held_by(reading, state.expectation)
     if committed is None:
@@ -205,9 +208,18 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
     return _lead(state, leader, kind, reading, now, params)
 
 
+def _read_under_another(reading: Reading, state: BeliefState) -> bool:
+    """Whether ``reading`` was read under an expectation that is not this state's: its
+    evidence holds holes to another board's classes, so it is no evidence here."""
+    stale = reading.expectation is not None and reading.expectation is not state.expectation
+    if stale:
+        LOG.debug("a reading read under another expectation is not weighed")
+    return stale
+
+
 def held_by(reading: Reading, expectation: Expectation | None) -> np.ndarray | None:
-    """The holes the reader held to what ``expectation`` says (None: the reading was
-    not read under it, or had no looks: nothing is known held or changed)."""
+    """The holes the reader held to what ``expectation`` says (None: read without one,
+    or without looks: nothing is known held or changed)."""
     if expectation is None or reading.expectation is not expectation:
         return None
     return reading.cell_held
@@ -225,9 +237,9 @@ def read_board(reading: Reading, rule: str) -> Board | None:
 
 
 def starts_empty(reading: Reading, params: BeliefParams) -> bool:
-    """Whether, with nothing committed, this one frame's leading board is the empty
-    board by the start prior alone (no room held: nothing seen before it)."""
-    _, verdict = believe(BeliefState(), replace(reading, cell_looks=None), 0.0, params)
+    """Whether, with nothing committed, this one frame (read without an expectation:
+    nothing seen before it) leads with the empty board by the start prior alone."""
+    _, verdict = believe(BeliefState(), reading, 0.0, params)
     return verdict.leader is not None and verdict.leader.n_discs == 0
 
 

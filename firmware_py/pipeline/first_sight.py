@@ -19,6 +19,7 @@ import numpy as np
 from c4game.board import HEIGHT, WIDTH
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
+LOOK_FEATURES = 12  # numbers of a hole's look (vision.cells.cell_features)
 
 
 def proven_empty(log_probs: np.ndarray) -> np.ndarray:
@@ -42,7 +43,7 @@ class RoomLooks:
 
     @classmethod
     def empty(cls) -> RoomLooks:
-        return cls(np.full((WIDTH * HEIGHT, 12), np.nan, np.float32))
+        return cls(np.full((WIDTH * HEIGHT, LOOK_FEATURES), np.nan, np.float32))
 
     def learn(self, looks: np.ndarray, log_probs: np.ndarray) -> RoomLooks:
         """Remember the looks of the holes this frame proves empty, first sight kept."""

@@ -313,7 +313,8 @@ def speak(announcer: Announcer, effect: Announce | Silence) -> None:
 class FrameLoop:
     """Source → reader → pipeline, until the source ends or ``stop`` is set.
 
-    ``reader`` has ``read(image) -> Reading``; a :class:`VisionError` from it
+    ``reader`` has ``read(image, expectation) -> Reading`` (each frame is read under
+    the pipeline's expectation); a :class:`VisionError` from it
     counts as a frame without a board. ``on_frame(frame, reading)`` sees every
     frame (status lines, benchmarks). ``teacher`` (a
     :class:`~firmware_py.pipeline.teach.LookTeacher`) learns the followed empty board

@@ -16,7 +16,10 @@ because the first disc is seen by how its hole changed from the empty look
 (a pale pink disc the generic readers call empty). Only the holes the
 readers favour empty in the committing frame: the start prior may have read
 the board empty over a disc, whose look must never be learnt as the empty
-hole's. The first disc then confirms the whole board, as any other.
+hole's. (The frame's evidence is as the reader gave it, under the game's
+expectation: a hole gravity proved empty that still shows what it showed then
+is held empty and taught so, a red wall behind it included, as ``c4pi
+calibrate`` would.) The first disc then confirms the whole board, as any other.
 
 ``on_learnt`` hears of each board learnt (the screen's status line). The
 looks are stored (``store``) every :data:`STORE_EVERY` boards learnt and

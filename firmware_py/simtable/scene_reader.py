@@ -14,7 +14,7 @@ from c4game.board import HEIGHT, WIDTH, Board
 from c4game.exc import InvalidGridError
 from firmware_py.simtable.script import Scene
 from firmware_py.vision.geometry import MARKER_CENTRES, cell_centres
-from firmware_py.vision.reading import FINISHED, INVALID, NO_BOARD, OK, Reading
+from firmware_py.vision.reading import FINISHED, INVALID, NO_BOARD, OK, Expectation, Reading
 
 CENTRES = cell_centres()  # 42 x 2, top row first
 
@@ -31,11 +31,14 @@ class SceneReader:
     probability of the board it decided: :attr:`Reading.confidence`).
     """
 
-    def __init__(self, seed: int = 0, flicker_error: float = 0.15) -> None:
+    def __init__(self, seed: int = 0, flicker_error: float = 0.15, first: str = "red") -> None:
         self.rng = random.Random(seed)
         self.flicker_error = flicker_error
+        self.first = first  # who may start ([game] first), without an expectation
 
-    def read_scene(self, scene: Scene) -> Reading:
+    def read_scene(self, scene: Scene, expectation: Expectation | None = None) -> Reading:
+        """The scene as a fallible camera sees it; its board checked under the game
+        filter's ``expectation``'s rule of who started (``first`` without one)."""
         if not scene.visible or _hand_hides_a_marker(scene):
             return Reading(NO_BOARD, reason="markers not found")
         cells = [char for line in scene.grid for char in line]
@@ -52,7 +55,7 @@ class SceneReader:
         cell_confidence = tuple(confidence)
         lowest = min(cell_confidence)
         try:
-            board = Board.from_grid(grid)
+            board = Board.from_grid(grid, expectation.rule if expectation else self.first)
         except InvalidGridError as error:
             return Reading(INVALID, grid, None, lowest, cell_confidence, markers=4,
                            reason=str(error))

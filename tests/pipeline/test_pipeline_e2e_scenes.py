@@ -60,7 +60,7 @@ def play(actions, seed: int = 0, start: Board | None = None) -> Run:
         run.truths.append(scene.truth)
         if scene.event:
             run.events.append((index, scene.event))
-        pipeline.feed(reader.read_scene(scene), index / FPS)
+        pipeline.feed(reader.read_scene(scene, pipeline.expectation), index / FPS)
     return run
 
 
@@ -180,3 +180,19 @@ def test_a_game_yellow_starts_is_followed_and_announced_like_one_red_starts(seed
                        for n in range(1, len(said))]
     assert said == wanted and said[1] == "R"  # Red answers Yellow's first disc
 
+
+
+def test_the_scene_reader_checks_a_board_under_the_games_rule_of_who_started():
+    """A fake reader too reads under the game filter's expectation: a board Yellow
+    started (one yellow disc more) is a board of a game Yellow started, not a refusal."""
+    import numpy as np
+
+    from firmware_py.vision.reading import Expectation
+
+    start = Board.from_moves("445", first="Y")
+    scene = next(iter(compile_scenes([Wait(0.2)], FPS, start=start, seed=0)))
+    reader = SceneReader(0)
+    assert reader.read_scene(scene).status == "invalid"  # Red first without one
+    yellows = Expectation(np.full((42, 12), np.nan), np.zeros(42, int), rule="yellow")
+    reading = reader.read_scene(scene, yellows)
+    assert reading.status == "ok" and reading.board.first == "Y"

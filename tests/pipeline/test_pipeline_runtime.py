@@ -344,3 +344,58 @@ def test_a_followed_empty_board_teaches_its_empty_holes_then_the_first_disc_conf
     assert pipeline.state.reference.moves == "4"
     assert looks.boards == 1 and looks.counts[38, 0] == 1  # confirmed: the board, whole
     assert not looks.counts[:, 1:].any()
+
+
+def test_the_screens_tap_hands_the_expectation_on_to_the_reader():
+    """With the screen on, the frame loop reads through ``AnalysingReader``: the game
+    filter's expectation must reach the board reader through it."""
+    from firmware_py.hud.taps import AnalysingReader
+
+    class Analyser:
+        def __init__(self):
+            self.handed = []
+
+        def analyse(self, image, expectation=None):
+            self.handed.append(expectation)
+            return type("Analysis", (), {"reading": ok("")})()
+
+    class Hub:
+        def __init__(self):
+            self.frames = 0
+
+        def on_frame(self, image, reading, analysis):
+            self.frames += 1
+
+    board_reader, hub = Analyser(), Hub()
+    expectation = Expectation(np.zeros((42, 12)), np.zeros(42, int))
+    reading = AnalysingReader(board_reader, hub).read(np.zeros((2, 2, 3), np.uint8),
+                                                      expectation)
+    assert board_reader.handed == [expectation] and hub.frames == 1 and reading.status == OK
+
+
+def test_a_red_wall_seen_through_a_hole_gravity_proved_empty_is_taught_as_empty():
+    """Live, the reader holds a hole that still shows what it showed when gravity proved
+    it empty: the empty board committed teaches its look (a red wall) as the empty
+    hole's, as ``c4pi calibrate`` would; a hole nothing proved keeps the readers' doubt."""
+    from firmware_py.pipeline.fakes import FakeSolver
+    from firmware_py.pipeline.reducer import PipelineParams
+    from firmware_py.pipeline.runtime import Pipeline, SyncPort, feed_and_teach
+    from firmware_py.pipeline.teach import LookTeacher
+    from firmware_py.vision.hole_looks import HoleLooks
+    from tests.pipeline.as_read import as_read
+
+    looks = np.full((42, 12), 40.0)
+    probs = np.tile((0.98, 0.01, 0.01), (42, 1))
+    looks[3] = 120.0
+    probs[3] = (0.05, 0.9, 0.05)  # column 4's top hole: a red wall, read red
+    probs[36] = (0.4, 0.5, 0.1)  # column 2's bottom hole: a doubt nothing proves empty
+    frame = Reading(OK, ("",) * 6, None, 0.5, markers=4, cell_looks=looks,
+                    cell_log_probs=np.log(probs))
+    pipeline = Pipeline(PipelineParams(), SyncPort(FakeSolver()))
+    taught = HoleLooks()
+    teacher = LookTeacher(taught)
+    for index in range(8):
+        reading = as_read(frame, pipeline.expectation, PipelineParams().belief)
+        feed_and_teach(pipeline, reading, index / 10, teacher)
+    assert pipeline.state.reference is not None and pipeline.state.reference.n_discs == 0
+    assert taught.counts[3, 0] == 1 and not taught.counts[36].any()

@@ -117,3 +117,4 @@ def test_only_a_live_camera_teaches_the_stored_board() -> None:
     assert teaches_this_board(SimpleNamespace(live=True, name="usb:0"))
     assert not teaches_this_board(SimpleNamespace(live=True, name="sim"))
     assert not teaches_this_board(SimpleNamespace(live=False, name="game.mp4"))
+

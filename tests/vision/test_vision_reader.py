@@ -141,13 +141,15 @@ def test_a_frame_read_under_an_expectation_holds_the_holes_that_look_as_expected
         reader: BoardReader) -> None:
     """Live, the game filter hands the reader what it expects: the holes that still
     look so are held to what they held, and the board is decided once on that."""
+    from c4game.board import Board
     from firmware_py.vision.reading import Expectation
 
     spec = RenderSpec(yaw_deg=15, pitch_deg=-10, noise_sigma=3, clutter=0)
     frame = render_frame("4453", spec, seed=SEED_BASE + 510)
     alone = reader.read(frame)
     assert alone.status == "ok" and alone.cell_held is None and alone.expectation is None
-    truth = "".join(alone.board.grid_lines())
+    truth = "".join(Board.from_moves("4453").grid_lines())
+    assert "".join(alone.grid) == truth
     classes = np.array([".RY".index(char) for char in truth])
     expectation = Expectation(alone.cell_looks.copy(), classes, rule="red")
     reading = reader.read(frame, expectation)
@@ -158,6 +160,7 @@ def test_a_frame_read_under_an_expectation_holds_the_holes_that_look_as_expected
     wrong[6] = 1  # top row, column 7
     held = reader.read(frame, Expectation(alone.cell_looks.copy(), wrong, rule="red"))
     assert held.cell_held.all() and held.status == "invalid" and held.grid[0][6] == "R"
+    assert np.argmax(held.cell_log_probs[6]) == 1  # the evidence the filter weighs, held
 
 
 def test_a_hand_over_the_grid_is_never_a_wrong_ok(reader: BoardReader) -> None:

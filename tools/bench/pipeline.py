@@ -158,7 +158,7 @@ def play_game(index: int, args: argparse.Namespace, solver: Any) -> GameStats:
         truths.append(scene.truth)
         if scene.event == LANDED:
             landings.append((index, scene.truth))
-        reading = (scene_reader.read_scene(scene) if reader is None
+        reading = (scene_reader.read_scene(scene, pipeline.expectation) if reader is None
                    else reader.read(image, pipeline.expectation))
         feed_and_teach(pipeline, reading, index / args.fps, teacher)
         views.append(shown[0])
