@@ -83,12 +83,15 @@ def _probe_kernel() -> np.ndarray:
 
 def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
                   discs: dict[str, DiscColour] | None = None,
-                  min_value: float = MIN_VALUE) -> np.ndarray:
+                  min_value: float = MIN_VALUE, fixed_bands: bool = True) -> np.ndarray:
     """(N, 2) best share of red and of yellow pixels in a disc-sized probe of each crop.
 
-    A pixel counts when its saturation is at least ``min_saturation`` (0-1),
-    or when it lies in the band of this installation's calibrated disc of
-    that colour (``discs``, :mod:`~firmware_py.vision.disc_colours`).
+    A pixel counts when it lies in the colour's fixed band at a saturation of at
+    least ``min_saturation`` (0-1), or in the band of the disc of that colour
+    given (``discs``: this installation's calibrated ones, or this frame's own,
+    :mod:`~firmware_py.vision.disc_colours`). Without ``fixed_bands`` only the
+    given discs' bands count (this frame's discs are not the fixed bands' colours,
+    :mod:`~firmware_py.vision.frame_discs`).
     """
     count, side = crops.shape[0], crops.shape[1]
     hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
@@ -102,7 +105,7 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     rows = np.array([centre + dy for dy in PROBE_OFFSETS])
     cols = np.array([centre + dx for dx in PROBE_OFFSETS])
     for index, ranges in enumerate((RED_HUES, YELLOW_HUES)):
-        mask = bright & in_hue_ranges(hue, ranges) & own_side[index]
+        mask = bright & in_hue_ranges(hue, ranges) & own_side[index] & fixed_bands
         if calibrated[index] is not None:
             mask |= calibrated[index] & lit
         mask = mask.astype(np.float32)
@@ -147,17 +150,20 @@ class ColourCellReader:
     def probabilities(self, crops: np.ndarray, covered: np.ndarray | None = None, *,
                       discs: dict[str, DiscColour] | None = None,
                       empty_looks: np.ndarray | None = None,
-                      features: np.ndarray | None = None) -> np.ndarray:
+                      features: np.ndarray | None = None,
+                      fixed_bands: bool = True) -> np.ndarray:
         """(42, 3) probabilities of normalised BGR crops (42, S, S, 3) uint8.
 
         ``covered`` is the explicit mask of the cells the reader has no opinion on
         (:func:`covered_cells`, computed when not given): they get :data:`UNSURE`.
-        ``discs``: this set's calibrated disc colours; ``empty_looks`` (42, 12, NaN
+        ``discs``: this set's calibrated disc colours, or this frame's own (then
+        without ``fixed_bands``, :func:`colour_shares`); ``empty_looks`` (42, 12, NaN
         where unknown): each hole's empty look, with the crops'
         :func:`~firmware_py.vision.cells.cell_features` (``features``,
         computed when not given).
         """
-        probabilities = shares_to_probabilities(colour_shares(crops, discs=discs))
+        probabilities = shares_to_probabilities(
+            colour_shares(crops, discs=discs, fixed_bands=fixed_bands))
         covered = covered_cells(crops) if covered is None else np.asarray(covered, bool)
         probabilities[covered] = UNSURE
         if empty_looks is None or not np.isfinite(empty_looks[:, 0]).any():
@@ -169,13 +175,15 @@ class ColourCellReader:
         changed = known & (distance >= CHANGED_DISTANCE) & ~covered
         if changed.any():
             probabilities[changed] = _changed_cell_probabilities(
-                crops[changed], probabilities[changed], empty_looks[changed], discs)
+                crops[changed], probabilities[changed], empty_looks[changed], discs,
+                fixed_bands)
         return probabilities
 
 
 def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
                                 empty_looks: np.ndarray,
-                                discs: dict[str, DiscColour] | None) -> np.ndarray:
+                                discs: dict[str, DiscColour] | None,
+                                fixed_bands: bool = True) -> np.ndarray:
     """Cells no longer as they looked empty: a disc when filled with a paler disc hue.
 
     Something now stands in such a hole. Filled with a disc's hue (at least
@@ -186,7 +194,8 @@ def _changed_cell_probabilities(crops: np.ndarray, probabilities: np.ndarray,
     the light moved); otherwise the reading stands. The shares are scaled so
     that :data:`CHANGED_DISC_SHARE` takes the place of :data:`DISC_SHARE`.
     """
-    shares = colour_shares(crops, CHANGED_MIN_SATURATION, discs, CHANGED_MIN_VALUE)
+    shares = colour_shares(crops, CHANGED_MIN_SATURATION, discs, CHANGED_MIN_VALUE,
+                           fixed_bands)
     shares = np.minimum(shares * (DISC_SHARE / CHANGED_DISC_SHARE), 1.0)
     loose = shares_to_probabilities(np.where(_pale_disc_hues(empty_looks), 0.0, shares))
     disc = loose[:, 1:].max(axis=1) > probabilities[:, 1:].max(axis=1)

@@ -17,6 +17,14 @@ that disc was committed in live games (``tools/bench/pipeline.py --views
 random``). A disc hue it sees stays strong evidence: it vetoes with what it
 can see, not with what it cannot.
 
+On a set whose discs are not the colours the CNN learnt (this frame's own
+disc colours are in use, :mod:`.frame_discs`: pink and orange discs, say)
+the CNN's "empty" is weighed the same way: it cannot see a pale disc of a
+colour it never met (a muted pink disc called empty at 0.96), so it vetoes
+no disc the colour reader sees in this frame's colours: there the cell
+stays doubtful and the board is refused rather than read without that
+disc. Where both call a hole empty, the CNN's "empty" counts in full.
+
 Measured on the labelled real cells (``firmware_py/vision/MODEL.md``), the
 plain product means what it says on the sources with plain discs and on the
 real-photo composites (expected calibration error 0.001-0.007); the colour
@@ -36,13 +44,18 @@ COLOUR_EMPTY_TRUST = 0.5  # weight of the colour reader's "empty" (the rest: no 
 TINY = 1e-12
 
 
-def combine(cnn: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """(42, 3) log-probabilities of each cell's class from both readers' (42, 3)."""
+def combine(cnn: np.ndarray, colour: np.ndarray, unfamiliar: bool = False) -> np.ndarray:
+    """(42, 3) log-probabilities of each cell's class from both readers' (42, 3);
+    ``unfamiliar``: this frame's discs are not the colours the CNN learnt (its "empty"
+    is then weighed as the colour reader's is where the colour reader sees a disc)."""
     cnn, colour = np.asarray(cnn, np.float64), np.asarray(colour, np.float64)
     if cnn.shape != colour.shape or cnn.ndim != 2 or cnn.shape[1] != 3:
         raise ValueError(f"expected two (N, 3) probability arrays, got {cnn.shape} and "
                          f"{colour.shape}")
-    product = np.clip(cnn, TINY, 1.0) * _trusted(np.clip(colour, TINY, 1.0))
+    cnn, colour = np.clip(cnn, TINY, 1.0), np.clip(colour, TINY, 1.0)
+    if unfamiliar:  # no veto of a disc the colour reader sees in this frame's colours
+        cnn = np.where((colour.argmax(axis=1) > 0)[:, None], _trusted(cnn), cnn)
+    product = cnn * _trusted(colour)
     product /= product.sum(axis=1, keepdims=True)
     return np.log((1.0 - FLOOR) * product + FLOOR / 3)
 

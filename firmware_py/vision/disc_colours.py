@@ -32,6 +32,7 @@ MIN_DISC_SATURATION = 0.15  # a calibrated disc paler than this is no colour at 
 # orange restyle's 335 and 28), two discs of one colour within about 15
 MIN_PAIR_GAP = 20.0
 BODY_RADIUS = 9.0  # px of the 32 px crop: well inside the disc
+MIN_DISC_PIXELS = 10  # lit body pixels a disc needs to be measured
 VALUE_FLOOR = 0.22  # pixels darker than this carry no hue
 # The disc hues, in one place (degrees). The fixed bands name a pixel red or yellow
 # when no disc was calibrated (``colour_reader``). A calibrated disc's own hue may lie
@@ -47,10 +48,14 @@ COLOURS = ("R", "Y")
 
 @dataclass(frozen=True)
 class DiscColour:
-    """One calibrated disc: its median hue (degrees) and low saturation (0-1)."""
+    """One disc colour: its median hue (degrees), low saturation (0-1) and how far
+    (degrees) a pixel's hue may stray from it (a calibrated disc's is
+    :data:`HUE_MARGIN`; a colour found in one frame is held to its discs' own spread,
+    :mod:`.frame_discs`)."""
 
     hue_deg: float
     saturation: float
+    hue_margin: float = HUE_MARGIN
 
     def to_dict(self) -> dict[str, float]:
         return {"hue_deg": round(self.hue_deg, 2), "saturation": round(self.saturation, 4)}
@@ -94,7 +99,7 @@ def measure_disc(crop: np.ndarray) -> DiscColour:
     """The colour of the disc filling a normalised BGR crop (S, S, 3) uint8."""
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV_FULL)[_body_mask(crop.shape[0])]
     hsv = hsv[hsv[:, 2] >= VALUE_FLOOR * 255].astype(np.float64)
-    if len(hsv) < 10:
+    if len(hsv) < MIN_DISC_PIXELS:
         raise VisionError("the disc is too dark to measure: light the board")
     angles = np.deg2rad(hsv[:, 0] * (360.0 / 256.0))
     weights = hsv[:, 1] + 1e-6
@@ -152,16 +157,16 @@ def disc_masks(hue: np.ndarray, saturation: np.ndarray,
     ``hue`` in degrees, ``saturation`` 0-1, any shape (too dark a pixel is the
     caller's to leave out).
     """
-    margin = HUE_MARGIN
+    half_gap = HUE_MARGIN
     if len(discs) == 2:
-        gap = float(hue_distance(discs["R"].hue_deg, discs["Y"].hue_deg))
-        margin = min(HUE_MARGIN, gap / 2)
+        half_gap = float(hue_distance(discs["R"].hue_deg, discs["Y"].hue_deg)) / 2
     masks = []
     for key in COLOURS:
         colour = discs.get(key)
         if colour is None:
             masks.append(None)
             continue
+        margin = min(colour.hue_margin, half_gap)
         masks.append((hue_distance(hue, colour.hue_deg) < margin)
                      & (saturation >= SATURATION_SHARE * colour.saturation))
     return masks[0], masks[1]

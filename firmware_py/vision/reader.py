@@ -11,8 +11,11 @@ One straight line of named stages (see ``docs/vision.md``):
    the reference, cut into 42 **crops**;
 5. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
    colour reader (:mod:`.colour_reader`, told which holes no longer look as
-   they did empty);
-6. **combine** (:mod:`.combine`): one calibrated opinion per cell;
+   they did empty, and the disc colours: calibrated ones, else this frame's
+   own where the fixed bands do not name its discs, :mod:`.frame_discs`);
+6. **combine** (:mod:`.combine`): one calibrated opinion per cell (on a frame
+   read with its own disc colours the CNN's "empty" vetoes no disc the colour
+   reader sees);
 7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
    of how each hole looks empty, with a red and with a yellow disc; a hole
    that looks as a known look is read as that, the others as the readers
@@ -54,6 +57,7 @@ from firmware_py.vision.decide import DEFAULT_MARGIN, Decision
 from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.expectation import weigh_and_decide
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
+from firmware_py.vision.frame_discs import frame_disc_colours
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.hole_locator import HoleLocator
@@ -106,6 +110,8 @@ class BoardReader:
 
     ``hole_looks`` (None: no memory) is this installation's model of its holes'
     looks, consulted each frame and taught elsewhere (never by the reader).
+    ``frame_discs`` (on in the product): a frame whose discs the fixed hue bands
+    do not name is read by its own two disc colours (:mod:`.frame_discs`).
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
@@ -115,7 +121,7 @@ class BoardReader:
                  marker_size_pitch: float = VisionConfig.marker_size_pitch,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = False,
+                 frame_fit: bool = False, frame_discs: bool = True,
                  first: str = "either", board: str = "auto",
                  hole_locator: HoleLocator | None = None) -> None:
         self.classifier = classifier
@@ -127,6 +133,7 @@ class BoardReader:
         self.margin = margin
         self.disc_depth_pitch = disc_depth_pitch
         self.frame_fit = frame_fit
+        self.frame_discs = frame_discs
         self.first = first  # who may start ([game] first, SPEC §1)
         if board not in BOARD_FINDERS:
             raise ValueError(f"board {board!r} is not one of {BOARD_FINDERS}")
@@ -184,10 +191,14 @@ class BoardReader:
         covered = covered_cells(crops)  # the holes a hand (or the like) hides: no opinion
         grid_corners = fit.project(GRID_CORNERS)
         looks = self.hole_looks
+        discs = looks.discs if looks and looks.discs else None
+        frame_discs = (frame_disc_colours(crops, cnn, covered)
+                       if discs is None and self.frame_discs else None)
         colour = self.colour_reader.probabilities(
-            crops, covered, discs=looks.discs if looks else None, features=features,
+            crops, covered, discs=frame_discs or discs, features=features,
+            fixed_bands=not frame_discs,
             empty_looks=looks.empty_looks(grid_corners) if looks else None)
-        log_probs = combine(cnn, colour)
+        log_probs = combine(cnn, colour, unfamiliar=bool(frame_discs))
         if looks is not None:
             log_probs = looks.recall(log_probs, features, covered=covered,
                                      grid_corners=grid_corners)

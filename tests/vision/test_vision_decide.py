@@ -196,6 +196,21 @@ def test_combine_is_the_normalised_product_with_a_floor() -> None:
         combine(cnn, colour[:41])
 
 
+def test_on_an_unfamiliar_set_the_cnns_empty_weighs_as_the_colour_readers() -> None:
+    """A pale pink disc the CNN calls empty (0.96) and the colour reader, told this
+    frame's pink, half sees (red 0.51): on discs the CNN learnt, its empty wins by
+    more than the margin; where this frame's discs are not the colours it learnt
+    (``unfamiliar``), neither reader's empty vetoes the other's disc: the cell stays
+    doubtful and the board without the disc is not read."""
+    cnn, colour = np.array([[0.96, 0.03, 0.01]]), np.array([[0.34, 0.51, 0.15]])
+    familiar, unfamiliar = (combine(cnn, colour, unfamiliar=flag)[0] for flag in (False, True))
+    assert familiar[0] - familiar[1] > MARGIN
+    assert 0.0 < unfamiliar[0] - unfamiliar[1] < MARGIN
+    # the CNN's disc stays strong evidence on an unfamiliar set too
+    disc = combine(np.array([[0.03, 0.96, 0.01]]), np.array([[0.5, 0.3, 0.2]]), True)[0]
+    assert disc[1] - disc[0] > 1.0
+
+
 def _brute_force(logs: np.ndarray, base: tuple[str, ...], cells: list[int], rule: str = "red"
                  ) -> list[tuple[float, tuple[str, ...]]]:
     """Every legal grid that differs from ``base`` only in ``cells``, best first."""

@@ -317,6 +317,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     from firmware_py.vision.colour_reader import covered_cells
     from firmware_py.vision.combine import combine
     from firmware_py.vision.decide import decide
+    from firmware_py.vision.frame_discs import frame_disc_colours
     from firmware_py.vision.frame_fit import frame_evidence
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
@@ -339,8 +340,10 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
             r.normalise(warp_grid(f, ft, step=2))))
         features = timed("features", lambda c=crops: cell_features(c))
         cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
-        colour = timed("colour", lambda c=crops, fe=features: reader.colour_reader.probabilities(
-            c, features=fe))
+        discs = timed("frame_discs", lambda c=crops, p=cnn: frame_disc_colours(
+            c, p, covered_cells(c)))
+        colour = timed("colour", lambda c=crops, fe=features, d=discs: reader.colour_reader
+                       .probabilities(c, features=fe, discs=d or None, fixed_bands=not d))
         combined = timed("combine", lambda a=cnn, b=colour: combine(a, b))
         evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
             lp, fe, covered=covered_cells(c)))
@@ -382,6 +385,8 @@ def main() -> int:
                         help="who may start ([game] first; default either)")
     parser.add_argument("--frame-fit", action="store_true",
                         help="with the frame's own looks (vision/frame_fit.py; off live)")
+    parser.add_argument("--no-frame-discs", action="store_true",
+                        help="without this frame's own disc colours (vision/frame_discs.py)")
     parser.add_argument("--without", choices=("cnn", "colour"),
                         help="one generic reader left out (it says nothing: flat)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
@@ -398,6 +403,7 @@ def main() -> int:
         vision = replace(vision, disc_depth_pitch=args.disc_depth)
     reader = BoardReader.from_config(vision, None, num_threads=1)
     reader.frame_fit = args.frame_fit
+    reader.frame_discs = not args.no_frame_discs
     reader.first = args.first
     if args.without:
         without_reader(reader, args.without)

@@ -1,0 +1,87 @@
+"""This frame's own disc colours (vision/frame_discs.py): a set of pink and orange discs
+is read by its own two hues; common discs, one colour in two shades, too few discs and a
+shape reader naming the sides otherwise leave the fixed bands."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware_py.vision.colour_reader import colour_shares
+from firmware_py.vision.frame_discs import frame_disc_colours
+
+EMPTY, RED, YELLOW = (0.9, 0.05, 0.05), (0.05, 0.9, 0.05), (0.05, 0.05, 0.9)
+
+
+def _crop(hue: float, saturation: float, value: float = 0.8) -> np.ndarray:
+    """A 32 px crop filled with one HSV colour (hue in degrees, the rest 0-1)."""
+    hsv = np.full((32, 32, 3), (round(hue * 256 / 360) % 256, round(saturation * 255),
+                                round(value * 255)), np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR_FULL)
+
+
+def _frame(discs: list[tuple[float, float, tuple[float, float, float]]]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """42 crops: the ``discs`` (hue, saturation, the shape reader's probabilities) first,
+    the rest empty holes of a blue board; nothing covered."""
+    crops = [_crop(hue, saturation) for hue, saturation, _ in discs]
+    probs = [shape for _, _, shape in discs]
+    while len(crops) < 42:
+        crops.append(_crop(225.0, 0.6, 0.35))
+        probs.append(EMPTY)
+    return np.stack(crops), np.array(probs), np.zeros(42, bool)
+
+
+def test_pink_and_orange_discs_are_this_frames_red_and_yellow() -> None:
+    pink = [(336.0 + 2 * k, 0.45, RED) for k in range(4)]
+    orange = [(26.0 + k, 0.85, YELLOW) for k in range(4)]
+    crops, shape, covered = _frame(pink + orange)
+    found = frame_disc_colours(crops, shape, covered)
+    assert set(found) == {"R", "Y"}
+    assert abs(found["R"].hue_deg - 339) < 3 and abs(found["Y"].hue_deg - 27.5) < 3
+    assert found["R"].saturation < 0.55  # paler than the fixed bands' floor
+    # read with them and without the fixed bands: the orange is yellow, the pink red
+    shares = colour_shares(crops[[0, 4]], discs=found, fixed_bands=False)
+    assert shares[0, 0] > 0.9 and shares[0, 1] < 0.1
+    assert shares[1, 1] > 0.9 and shares[1, 0] < 0.1
+    fixed = colour_shares(crops[[0, 4]])  # the fixed bands alone: pink empty, orange red
+    assert fixed[0].max() < 0.1 and fixed[1, 0] > 0.9
+
+
+def test_a_lemon_yellow_is_not_a_set_of_orange_discs() -> None:
+    """A yellow glimpsed behind an empty hole of a set of orange discs is neither colour:
+    only this frame's discs' hues count, the fixed yellow band does not."""
+    pink = [(338.0, 0.45, RED)] * 3
+    orange = [(27.0, 0.85, YELLOW)] * 3
+    crops, shape, covered = _frame(pink + orange)
+    found = frame_disc_colours(crops, shape, covered)
+    lemon = _crop(50.0, 0.85)[None]
+    assert colour_shares(lemon)[0, 1] > 0.9  # the fixed bands: a yellow disc
+    assert colour_shares(lemon, discs=found, fixed_bands=False)[0].max() < 0.1
+
+
+@pytest.mark.parametrize(("name", "discs"), [
+    ("common red and yellow: the fixed bands name them",
+     [(356.0, 0.8, RED)] * 4 + [(48.0, 0.85, YELLOW)] * 4),
+    ("one red set in two shades, the shape reader says red for all",
+     [(340.0, 0.45, RED)] * 4 + [(12.0, 0.45, RED)] * 4),
+    ("too few discs", [(338.0, 0.45, RED), (27.0, 0.85, YELLOW)]),
+    ("pink and orange, the shape reader naming them the other way",
+     [(338.0, 0.45, YELLOW)] * 3 + [(27.0, 0.85, RED)] * 3),
+    ("two kinds too close in hue", [(20.0, 0.45, RED)] * 3 + [(32.0, 0.45, YELLOW)] * 3),
+    ("green and blue pieces: not warm", [(120.0, 0.7, RED)] * 3 + [(220.0, 0.7, YELLOW)] * 3),
+])
+def test_no_colours_where_the_frame_shows_no_such_pair(name: str, discs: list) -> None:
+    crops, shape, covered = _frame(discs)
+    assert frame_disc_colours(crops, shape, covered) == {}, name
+
+
+def test_covered_cells_are_not_measured() -> None:
+    """A hand over the discs: nothing left to measure, no colours."""
+    pink = [(338.0, 0.45, RED)] * 3
+    orange = [(27.0, 0.85, YELLOW)] * 3
+    crops, shape, covered = _frame(pink + orange)
+    assert frame_disc_colours(crops, shape, covered)
+    covered[:6] = True
+    assert frame_disc_colours(crops, shape, covered) == {}
