@@ -17,6 +17,7 @@ saturation. The bands are kept with the hole looks (:mod:`.hole_looks`).
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass
 
 import cv2
@@ -97,15 +98,28 @@ def _body_mask(side: int) -> np.ndarray:
 
 def measure_disc(crop: np.ndarray) -> DiscColour:
     """The colour of the disc filling a normalised BGR crop (S, S, 3) uint8."""
-    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV_FULL)[_body_mask(crop.shape[0])]
-    hsv = hsv[hsv[:, 2] >= VALUE_FLOOR * 255].astype(np.float64)
-    if len(hsv) < MIN_DISC_PIXELS:
+    hues, lows, lit = measure_discs(crop[None])
+    if lit[0] < MIN_DISC_PIXELS:
         raise VisionError("the disc is too dark to measure: light the board")
-    angles = np.deg2rad(hsv[:, 0] * (360.0 / 256.0))
-    weights = hsv[:, 1] + 1e-6
-    hue = np.rad2deg(np.arctan2((np.sin(angles) * weights).sum(),
-                                (np.cos(angles) * weights).sum())) % 360.0
-    return DiscColour(round(float(hue), 2), round(float(np.percentile(hsv[:, 1], 20) / 255.0), 4))
+    return DiscColour(round(float(hues[0]), 2), round(float(lows[0]), 4))
+
+
+def measure_discs(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hues, low saturations, lit pixels) of the discs filling normalised BGR crops
+    (N, S, S, 3) uint8: the saturation-weighted mean hue (degrees) of the body's lit
+    pixels, their 20th-percentile saturation (0-1; NaN where none is lit), their count."""
+    count, side = crops.shape[0], crops.shape[1]
+    hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
+    body = hsv.reshape(count, side, side, 3)[:, _body_mask(side)].astype(np.float64)
+    lit = body[..., 2] >= VALUE_FLOOR * 255
+    angles = np.deg2rad(body[..., 0] * (360.0 / 256.0))
+    weights = (body[..., 1] + 1e-6) * lit
+    hues = np.rad2deg(np.arctan2((np.sin(angles) * weights).sum(axis=1),
+                                 (np.cos(angles) * weights).sum(axis=1))) % 360.0
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a crop with no lit pixel: NaN
+        lows = np.nanpercentile(np.where(lit, body[..., 1], np.nan), 20, axis=1) / 255.0
+    return hues, lows, lit.sum(axis=1)
 
 
 def along_warm_arc(hue: float) -> float | None:

@@ -8,7 +8,7 @@ pieces are of two colours; the pinker one plays red". So does this module,
 from one frame, before the colour reader runs:
 
 1. the cells the shape reader (the CNN) takes for discs, none covered, are
-   measured like a calibrated disc (:func:`~.disc_colours.measure_disc`);
+   measured like a calibrated disc (:func:`~.disc_colours.measure_discs`);
 2. their hues along the warm arc (magenta-pink to yellow) are split where
    they lie furthest apart; each side needs :data:`MIN_CELLS` cells, and the
    gap between the sides :data:`MIN_SPLIT` degrees;
@@ -37,20 +37,15 @@ bands read it. Calibrated colours (``c4pi calibrate --discs``) come first.
 
 from __future__ import annotations
 
-import functools
-
-import cv2
 import numpy as np
 
 from c4game.exc import VisionError
 from firmware_py.vision.colour_reader import MIN_SATURATION
 from firmware_py.vision.disc_colours import (
-    BODY_RADIUS,
     HUE_MARGIN,
     MIN_DISC_PIXELS,
     MIN_DISC_SATURATION,
     RED_HUES,
-    VALUE_FLOOR,
     WARM_ARC,
     YELLOW_HUES,
     DiscColour,
@@ -58,6 +53,7 @@ from firmware_py.vision.disc_colours import (
     check_pair,
     hue_distance,
     in_hue_ranges,
+    measure_discs,
 )
 
 MIN_CELLS = 2  # discs each colour needs in the frame
@@ -104,34 +100,16 @@ def frame_disc_colours(crops: np.ndarray, shape_probs: np.ndarray,
     return {"R": red, "Y": yellow}
 
 
-@functools.cache
-def _body(side: int) -> np.ndarray:
-    yy, xx = np.mgrid[0:side, 0:side] - (side - 1) / 2
-    return np.hypot(yy, xx) <= BODY_RADIUS * side / 32
-
-
 def _measured(crops: np.ndarray, cells: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(hues, low saturations, cells) of the ``cells`` whose disc is warm and coloured,
-    measured as :func:`~.disc_colours.measure_disc` does (the saturation-weighted mean
-    hue of the lit body pixels, their 20th-percentile saturation)."""
+    """(hues, low saturations, cells) of the ``cells`` whose disc is warm, coloured and
+    lit enough to measure (:func:`~.disc_colours.measure_discs`)."""
     if not len(cells):
         return np.empty(0), np.empty(0), cells
-    side = crops.shape[1]
-    chosen = crops[cells].reshape(len(cells) * side, side, 3)
-    hsv = cv2.cvtColor(chosen, cv2.COLOR_BGR2HSV_FULL).reshape(len(cells), side, side, 3)
-    body = hsv[:, _body(side)].astype(np.float64)  # (n, pixels, 3)
-    lit = body[..., 2] >= VALUE_FLOOR * 255
-    angle = np.deg2rad(body[..., 0] * (360.0 / 256.0))
-    weight = (body[..., 1] + 1e-6) * lit
-    hues = np.rad2deg(np.arctan2((np.sin(angle) * weight).sum(1),
-                                 (np.cos(angle) * weight).sum(1))) % 360.0
-    saturation = np.where(lit, body[..., 1], np.nan) / 255.0
-    with np.errstate(all="ignore"):
-        low = np.nanpercentile(saturation, 20, axis=1) if lit.any() else np.zeros(len(cells))
-    keep = ((lit.sum(1) >= MIN_DISC_PIXELS) & np.nan_to_num(low >= MIN_DISC_SATURATION)
+    hues, lows, lit = measure_discs(crops[cells])
+    keep = ((lit >= MIN_DISC_PIXELS) & (np.nan_to_num(lows) >= MIN_DISC_SATURATION)
             & np.array([along_warm_arc(hue) is not None for hue in hues]))
-    return hues[keep], low[keep], cells[keep]
+    return hues[keep], lows[keep], cells[keep]
 
 
 def _colour(alongs: np.ndarray, hues: np.ndarray, low: float) -> DiscColour:
