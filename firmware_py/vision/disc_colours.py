@@ -17,7 +17,6 @@ saturation. The bands are kept with the hole looks (:mod:`.hole_looks`).
 from __future__ import annotations
 
 import functools
-import warnings
 from dataclasses import dataclass
 
 import cv2
@@ -109,6 +108,8 @@ def measure_discs(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     (N, S, S, 3) uint8: the saturation-weighted mean hue (degrees) of the body's lit
     pixels, their 20th-percentile saturation (0-1; NaN where none is lit), their count."""
     count, side = crops.shape[0], crops.shape[1]
+    if not count:
+        return np.empty(0), np.empty(0), np.empty(0, int)
     hsv = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2HSV_FULL)
     body = hsv.reshape(count, side, side, 3)[:, _body_mask(side)].astype(np.float64)
     lit = body[..., 2] >= VALUE_FLOOR * 255
@@ -116,10 +117,22 @@ def measure_discs(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     weights = (body[..., 1] + 1e-6) * lit
     hues = np.rad2deg(np.arctan2((np.sin(angles) * weights).sum(axis=1),
                                  (np.cos(angles) * weights).sum(axis=1))) % 360.0
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a crop with no lit pixel: NaN
-        lows = np.nanpercentile(np.where(lit, body[..., 1], np.nan), 20, axis=1) / 255.0
-    return hues, lows, lit.sum(axis=1)
+    return hues, _lit_percentile(body[..., 1], lit, 20.0) / 255.0, lit.sum(axis=1)
+
+
+def _lit_percentile(values: np.ndarray, lit: np.ndarray, percent: float) -> np.ndarray:
+    """Per row, the ``percent`` percentile (linear, as :func:`numpy.percentile`) of the
+    ``values`` where ``lit``; NaN in a row with none lit."""
+    ordered = np.sort(np.where(lit, values, np.inf), axis=1)
+    last = np.maximum(lit.sum(axis=1) - 1, 0)
+    position = percent / 100.0 * last
+    below = np.floor(position).astype(int)
+    above = np.minimum(below + 1, last)
+    rows = np.arange(len(values))
+    share = position - below
+    with np.errstate(invalid="ignore"):  # inf * 0 in a row with none lit
+        found = ordered[rows, below] * (1 - share) + ordered[rows, above] * share
+    return np.where(lit.any(axis=1), found, np.nan)
 
 
 def along_warm_arc(hue: float) -> float | None:

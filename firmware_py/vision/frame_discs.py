@@ -104,11 +104,9 @@ def _measured(crops: np.ndarray, cells: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(hues, low saturations, cells) of the ``cells`` whose disc is warm, coloured and
     lit enough to measure (:func:`~.disc_colours.measure_discs`)."""
-    if not len(cells):
-        return np.empty(0), np.empty(0), cells
     hues, lows, lit = measure_discs(crops[cells])
     keep = ((lit >= MIN_DISC_PIXELS) & (np.nan_to_num(lows) >= MIN_DISC_SATURATION)
-            & np.array([along_warm_arc(hue) is not None for hue in hues]))
+            & np.array([along_warm_arc(hue) is not None for hue in hues], bool))
     return hues[keep], lows[keep], cells[keep]
 
 

@@ -67,6 +67,7 @@ def test_a_lemon_yellow_is_not_a_set_of_orange_discs() -> None:
     ("one red set in two shades, the shape reader says red for all",
      [(340.0, 0.45, RED)] * 4 + [(12.0, 0.45, RED)] * 4),
     ("too few discs", [(338.0, 0.45, RED), (27.0, 0.85, YELLOW)]),
+    ("an empty board", []),
     ("pink and orange, the shape reader naming them the other way",
      [(338.0, 0.45, YELLOW)] * 3 + [(27.0, 0.85, RED)] * 3),
     ("two kinds too close in hue", [(20.0, 0.45, RED)] * 3 + [(32.0, 0.45, YELLOW)] * 3),
@@ -85,3 +86,28 @@ def test_covered_cells_are_not_measured() -> None:
     assert frame_disc_colours(crops, shape, covered)
     covered[:6] = True
     assert frame_disc_colours(crops, shape, covered) == {}
+
+
+def test_measuring_many_discs_at_once_is_measuring_each() -> None:
+    """The vectorised measurement against a plain per-crop one (the lit body pixels'
+    20th-percentile saturation, their saturation-weighted circular mean hue), on random
+    crops with dark pixels in them; a crop with none lit has no saturation."""
+    from firmware_py.vision.disc_colours import VALUE_FLOOR, _body_mask, measure_discs
+
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 256, (12, 32, 32, 3), dtype=np.uint8)
+    crops[3] //= 8  # nothing lit
+    hues, lows, lit = measure_discs(crops)
+    for index, crop in enumerate(crops):
+        hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV_FULL)[_body_mask(32)].astype(float)
+        hsv = hsv[hsv[:, 2] >= VALUE_FLOOR * 255]
+        assert lit[index] == len(hsv)
+        if not len(hsv):
+            assert np.isnan(lows[index])
+            continue
+        assert lows[index] == pytest.approx(np.percentile(hsv[:, 1], 20) / 255)
+        angle = np.deg2rad(hsv[:, 0] * 360 / 256)
+        weight = hsv[:, 1] + 1e-6
+        hue = np.rad2deg(np.arctan2((np.sin(angle) * weight).sum(),
+                                    (np.cos(angle) * weight).sum())) % 360
+        assert hues[index] == pytest.approx(hue, abs=1e-6)
