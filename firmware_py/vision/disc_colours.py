@@ -100,7 +100,7 @@ def measure_disc(crop: np.ndarray) -> DiscColour:
     hues, lows, lit = measure_discs(crop[None])
     if lit[0] < MIN_DISC_PIXELS:
         raise VisionError("the disc is too dark to measure: light the board")
-    return DiscColour(round(float(hues[0]), 2), round(float(lows[0]), 4))
+    return DiscColour(round(float(hues[0]), 2) % 360.0, round(float(lows[0]), 4))
 
 
 def measure_discs(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -115,7 +115,7 @@ def _colour(alongs: np.ndarray, hues: np.ndarray, low: float) -> DiscColour:
     spread."""
     hue = (WARM_ARC[0] + float(np.median(alongs))) % 360.0
     spread = float(np.percentile(hue_distance(hues, hue), SPREAD_PERCENTILE)) + PIXEL_SPREAD
-    return DiscColour(round(hue, 2), round(low, 4), min(HUE_MARGIN, round(spread, 2)))
+    return DiscColour(round(hue, 2) % 360.0, round(low, 4), min(HUE_MARGIN, round(spread, 2)))
 
 
 def _names(shape_probs: np.ndarray, cells: np.ndarray, kind: int) -> bool:

@@ -344,7 +344,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
             c, p, covered_cells(c)))
         colour = timed("colour", lambda c=crops, fe=features, d=discs: reader.colour_reader
                        .probabilities(c, features=fe, discs=d or None, fixed_bands=not d))
-        combined = timed("combine", lambda a=cnn, b=colour: combine(a, b))
+        combined = timed("combine", lambda a=cnn, b=colour, d=discs: combine(
+            a, b, unfamiliar=bool(d)))
         evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
             lp, fe, covered=covered_cells(c)))
         timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
@@ -358,7 +359,7 @@ def without_reader(reader: BoardReader, name: str) -> None:
         reader.classifier.logits = lambda batch: np.zeros((len(batch), 3), np.float32)
     else:
         reader.colour_reader.probabilities = (
-            lambda crops, *_: np.full((len(crops), 3), 1 / 3))
+            lambda crops, *_, **__: np.full((len(crops), 3), 1 / 3))
 
 
 def pin_one_cpu() -> str:
