@@ -184,7 +184,7 @@ def disc_masks(hue: np.ndarray, saturation: np.ndarray,
     ``hue`` in degrees, ``saturation`` 0-1, any shape (too dark a pixel is the
     caller's to leave out).
     """
-    half_gap = HUE_MARGIN
+    half_gap = float("inf")  # one disc: nothing to keep half-way to
     if len(discs) == 2:
         half_gap = float(hue_distance(discs["R"].hue_deg, discs["Y"].hue_deg)) / 2
     masks = []

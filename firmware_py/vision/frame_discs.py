@@ -27,8 +27,8 @@ from one frame, before the colour reader runs:
    :data:`PIXEL_SPREAD` for a disc's own pixels, at most ``HUE_MARGIN`` (a
    yellow glimpsed behind an empty hole of a set of orange discs is not
    orange);
-6. the frame is then *unfamiliar*: the CNN's "empty" is weighed as the
-   colour reader's is (:mod:`.combine`).
+6. the frame is then *unfamiliar*: where the colour reader sees a disc, the
+   CNN's "empty" is weighed as the colour reader's is (:mod:`.combine`).
 
 Nothing is fitted across frames; a frame whose discs do not fall into two
 such kinds (one colour only, too few discs) gets no colours and the fixed
@@ -74,10 +74,9 @@ def frame_disc_colours(crops: np.ndarray, shape_probs: np.ndarray,
     probabilities (empty, red, yellow); ``covered``: the cells a hand hides.
     """
     cells = np.flatnonzero((shape_probs[:, 0] < 0.5) & ~np.asarray(covered, bool))
-    hues, saturations, cells = _measured(crops, cells)
+    alongs, hues, saturations, cells = _measured(crops, cells)
     if len(cells) < 2 * MIN_CELLS:
         return {}
-    alongs = np.array([along_warm_arc(hue) for hue in hues])
     order = np.argsort(alongs)
     alongs, hues, saturations, cells = (x[order] for x in (alongs, hues, saturations, cells))
     gaps = np.diff(alongs)[MIN_CELLS - 1:len(alongs) - MIN_CELLS]
@@ -101,13 +100,14 @@ def frame_disc_colours(crops: np.ndarray, shape_probs: np.ndarray,
 
 
 def _measured(crops: np.ndarray, cells: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(hues, low saturations, cells) of the ``cells`` whose disc is warm, coloured and
-    lit enough to measure (:func:`~.disc_colours.measure_discs`)."""
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(degrees along the warm arc, hues, low saturations, cells) of the ``cells`` whose
+    disc is warm, coloured and lit enough to measure (:func:`~.disc_colours.measure_discs`)."""
     hues, lows, lit = measure_discs(crops[cells])
+    alongs = np.array([along_warm_arc(hue) for hue in hues], dtype=float)  # NaN: not warm
     keep = ((lit >= MIN_DISC_PIXELS) & (np.nan_to_num(lows) >= MIN_DISC_SATURATION)
-            & np.array([along_warm_arc(hue) is not None for hue in hues], bool))
-    return hues[keep], lows[keep], cells[keep]
+            & np.isfinite(alongs))
+    return alongs[keep], hues[keep], lows[keep], cells[keep]
 
 
 def _colour(alongs: np.ndarray, hues: np.ndarray, low: float) -> DiscColour:
