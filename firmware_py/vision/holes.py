@@ -9,10 +9,13 @@ stages, on a copy of the frame at most :data:`WORK_PX` on its long side:
    fill their ellipse; one per place.
 2. **lattice** (:func:`fit_lattice`): every round thing in turn proposes a
    lattice from its nearest neighbour across (a column step) and down (a row
-   step); the proposal that puts the most round things on lattice points
-   wins, and a homography from lattice (i, j) to the image is refitted on
-   them, grown outwards from that round thing (1.5 steps, then 2.5, ...: an
-   oblique view bends the far rows away from a flat extrapolation). Columns
+   step); the proposal that puts the most round things on the lattice
+   points of one 7 x 6 block through that round thing wins (a finer
+   lattice through glints between the holes may hold more in all, never
+   more in a block of the board's size), and a homography from lattice
+   (i, j) to the image is refitted on them, grown outwards from that round
+   thing (1.5 steps, then 2.5, ...: an oblique view bends the far rows away
+   from a flat extrapolation). Columns
    run across the image and rows down it: the board stands upright in the
    picture.
 3. **window** (:func:`best_window`): the 7 x 6 block of lattice points that
@@ -187,13 +190,13 @@ def fit_lattice(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     gaps = np.linalg.norm(points[:, None] - points[None], axis=2)
     np.fill_diagonal(gaps, np.inf)
     neighbours = np.argsort(gaps, axis=1)[:, :8]
-    best: tuple[int, np.ndarray] | None = None
+    best: tuple[tuple[int, int], np.ndarray] | None = None
     for anchor in range(len(points)):
         basis = _local_basis(points[neighbours[anchor]] - points[anchor])
         if basis is None:
             continue
         coords = np.linalg.solve(basis, (points - points[anchor]).T).T
-        count = int(_on_lattice(coords).sum())
+        count = _block_count(coords)
         if best is None or count > best[0]:
             best = (count, coords)
     if best is None:
@@ -212,6 +215,23 @@ def fit_lattice(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     if homography is None:
         return None
     return homography, coords, _on_lattice(coords)
+
+
+def _block_count(coords: np.ndarray) -> tuple[int, int]:
+    """(the most lattice points holding a round thing in one 7 x 6 block through the
+    anchor (0, 0), those on the whole lattice): a proposal is as good as the board it
+    makes. A step of half a pitch (a glint between holes taken for a neighbour) puts
+    as many round things on its finer lattice, but fewer in any block of the board's
+    size."""
+    on = _on_lattice(coords)
+    cells = np.round(coords[on]).astype(int)
+    inside = (np.abs(cells[:, 0]) < WIDTH) & (np.abs(cells[:, 1]) < HEIGHT)
+    grid = np.zeros((2 * HEIGHT - 1, 2 * WIDTH - 1), int)
+    np.add.at(grid, (cells[inside, 1] + HEIGHT - 1, cells[inside, 0] + WIDTH - 1), 1)
+    sums = np.pad(np.minimum(grid, 1).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    blocks = (sums[HEIGHT:, WIDTH:] - sums[:-HEIGHT, WIDTH:] - sums[HEIGHT:, :-WIDTH]
+              + sums[:-HEIGHT, :-WIDTH])
+    return int(blocks.max()), int(on.sum())
 
 
 def _local_basis(steps: np.ndarray) -> np.ndarray | None:

@@ -60,6 +60,29 @@ def test_a_projective_lattice_is_fitted_from_its_points(seed: int) -> None:
     assert lattice.holes == 42 and 36 <= lattice.runner_up <= 38
 
 
+GLINTS = {  # round things between the holes (a light's reflections, stickers' rims)
+    "two rows half a column across": [(i + 0.5, j) for j in (1, 4) for i in range(6)],
+    "two columns half a row down": [(i, j + 0.5) for i in (1, 4) for j in range(5)],
+    "a few between four holes": [(i + 0.5, j + 0.5) for i, j in
+                                 ((0, 0), (0, 1), (3, 2), (1, 3), (5, 0), (4, 4), (2, 1))],
+}
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("glints", GLINTS)
+def test_glints_between_the_holes_do_not_make_a_finer_lattice(glints: str, seed: int) -> None:
+    # A lattice of half the step holds every hole and every glint, more round things
+    # than the board's own, but no 7 x 6 block of it holds the board: the board's
+    # lattice is found, never a finer one (before, 4 of these 15 were accepted with 30
+    # holes of a finer lattice, and 10 refused).
+    homography, _ = tilted(seed=seed)
+    holes = project(homography, LATTICE)
+    lattice = lattice_in(np.vstack([holes, project(homography, np.array(GLINTS[glints]))]))
+    pitch = np.linalg.norm(holes[1] - holes[0])
+    assert lattice.ok and lattice.holes == 42, lattice.reason
+    assert np.linalg.norm(lattice.hole_centres() - holes, axis=1).max() < 0.1 * pitch
+
+
 def test_the_block_is_the_one_that_holds_the_most_points() -> None:
     coords = LATTICE + (3, -2)
     origin, holes, runner_up = best_window(np.vstack([coords, [(20, 20)]]))
@@ -127,7 +150,7 @@ def test_every_lattice_found_on_the_real_photos_is_right(found_on_raw) -> None:
 
 def test_most_real_photos_have_their_lattice_found(found_on_raw) -> None:
     found = sum(lattice.ok for _, lattice in found_on_raw)
-    assert found >= 30, [(row["file"], lattice.reason) for row, lattice in found_on_raw
+    assert found >= 31, [(row["file"], lattice.reason) for row, lattice in found_on_raw
                          if not lattice.ok]
     assert all(lattice.holes >= MIN_HOLES for _, lattice in found_on_raw if lattice.ok)
 
