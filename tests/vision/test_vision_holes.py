@@ -83,6 +83,56 @@ def test_glints_between_the_holes_do_not_make_a_finer_lattice(glints: str, seed:
     assert np.linalg.norm(lattice.hole_centres() - holes, axis=1).max() < 0.1 * pitch
 
 
+def circle_shapes(homography: np.ndarray, points: np.ndarray, across: float) -> np.ndarray:
+    """(N, 3) shapes (xx, xy, yy, as :func:`round_things` gives them) of circles
+    ``across`` lattice steps wide at the lattice ``points``, as the view draws them."""
+    here = project(homography, points)
+    local = np.stack([project(homography, points + (1.0, 0.0)) - here,
+                      project(homography, points + (0.0, 1.0)) - here], axis=2)
+    shape = (across / 2) ** 2 * local @ local.transpose(0, 2, 1)
+    return np.stack([shape[:, 0, 0], shape[:, 0, 1], shape[:, 1, 1]], axis=1)
+
+
+def on_the_holes(lattice: Lattice, holes: np.ndarray) -> bool:
+    """Whether every hole centre of ``lattice`` lies within 0.15 pitch of ``holes``."""
+    pitch = np.linalg.norm(holes[1] - holes[0])
+    return bool(np.linalg.norm(lattice.hole_centres() - holes, axis=1).max() < 0.15 * pitch)
+
+
+def test_a_finer_lattice_through_glints_is_refused_by_the_width_of_its_holes() -> None:
+    # Random boards with holes missed and glints at random half-pitch points: where
+    # no round thing proposes the board's own lattice, a finer one may hold enough
+    # round things in its block to pass every count (3 of these 100 without the
+    # shapes). Its holes are then 1.5 of its step across: refused.
+    rng = np.random.default_rng(7)
+    halves = np.array([(i + a, j + b) for j in range(-1, 7) for i in range(-1, 8)
+                       for a, b in ((0.5, 0.0), (0.0, 0.5), (0.5, 0.5))])
+    wrong_without_shapes = 0
+    for case in range(100):
+        homography, _ = tilted(seed=case % 5)
+        kept = rng.random(42) > rng.choice([0.0, 0.1, 0.25])
+        glints = halves[rng.random(len(halves)) < rng.choice([0.05, 0.15, 0.3])]
+        points = np.vstack([project(homography, LATTICE[kept]), project(homography, glints)])
+        points += rng.normal(0, 1, points.shape)
+        shapes = np.vstack([circle_shapes(homography, LATTICE[kept], 0.75),
+                            circle_shapes(homography, glints, 0.1)])
+        holes = project(homography, LATTICE)
+        without_shapes = lattice_in(points)
+        wrong_without_shapes += without_shapes.ok and not on_the_holes(without_shapes, holes)
+        lattice = lattice_in(points, shapes)
+        assert not lattice.ok or on_the_holes(lattice, holes), (case, lattice)
+    assert wrong_without_shapes >= 1  # the shapes were needed
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_holes_that_fit_between_their_neighbours_keep_their_lattice(seed: int) -> None:
+    homography, _ = tilted(seed=seed)
+    holes = project(homography, LATTICE)
+    assert lattice_in(holes, circle_shapes(homography, LATTICE, 0.9)).ok
+    too_wide = lattice_in(holes, circle_shapes(homography, LATTICE, 1.1))
+    assert not too_wide.ok and "wider than the lattice's step" in too_wide.reason
+
+
 def test_the_block_is_the_one_that_holds_the_most_points() -> None:
     coords = LATTICE + (3, -2)
     origin, holes, runner_up = best_window(np.vstack([coords, [(20, 20)]]))
