@@ -23,9 +23,12 @@ stages, on a copy of the frame at most :data:`WORK_PX` on its long side:
 4. **checks** (:func:`lattice_problem`): the lattice is refused unless it is
    sure: at least :data:`MIN_HOLES` round things on its 42 points, a lead of
    :data:`MIN_LEAD` over the block one column or row off (a lattice off by
-   one reads a perfectly legal wrong board), no line of round things just
-   past its edges (a larger grid, a shelf of round things), and no second
-   lattice of that size elsewhere (a second board, a screen showing one).
+   one reads a perfectly legal wrong board), its round things within
+   :data:`MAX_RESIDUAL` of a flat lattice, no line of round things just
+   past its edges (a larger grid, a shelf of round things), round things
+   that fit between their neighbours (:func:`_fit_problem`: a finer lattice
+   through glints between the holes does not), and no second lattice of
+   that size elsewhere (a second board, a screen showing one).
 
 Coordinates: lattice (i, j) = (column - 1, 6 - row) of the found board, so
 (0, 0) is the top-left hole and (6, 5) the bottom-right one.
@@ -103,6 +106,8 @@ def lattice_in(points: np.ndarray, shapes: np.ndarray | None = None) -> Lattice:
     """The checked lattice among ``points`` (N, 2), in their pixels; with the round
     things' ``shapes`` (N, 3: their ellipses' xx, xy, yy, :func:`round_things`) it is
     refused when they do not fit between its points."""
+    if shapes is not None and np.shape(shapes) != (len(points), 3):
+        raise ValueError(f"expected ({len(points)}, 3) shapes, got {np.shape(shapes)}")
     fitted = fit_lattice(points)
     if fitted is None:
         return Lattice(False, f"no lattice of round holes ({len(points)} round things seen)")
@@ -124,24 +129,27 @@ def lattice_in(points: np.ndarray, shapes: np.ndarray | None = None) -> Lattice:
 
 def _fit_problem(homography: np.ndarray, lattice: np.ndarray, shapes: np.ndarray) -> str:
     """Why the round things refuse the lattice they sit on: a hole fits between its
-    neighbours, so seen in lattice units (through the homography's local affine map,
-    whatever the view) it is less than one step across along each axis. A lattice
+    neighbours, so seen in lattice units (through the homography's local affine map
+    at the lattice point: a centred difference, unbiased by the perspective) it is
+    less than one step across along each axis. A lattice
     whose round things mostly are not (more than a quarter of them,
     :data:`FIT_PERCENTILE`: a merged blob may not be) is finer than the board's, its
     steps running through glints or stickers between the holes. On the 33 real
-    photos the round things are 0.60-0.83 of a step across (median; the 75th
-    percentile at most 0.87); on a lattice of half the step a hole is twice that
+    photos the round things are 0.59-0.83 of a step across (median; the 75th
+    percentile at most 0.86); on a lattice of half the step a hole is twice that
     along one axis."""
-    here = _apply(homography, lattice)
-    across = _apply(homography, lattice + (1.0, 0.0)) - here
-    down = _apply(homography, lattice + (0.0, 1.0)) - here
-    local = np.stack([across, down], axis=2)  # (N, 2, 2): image px per lattice step
-    inverse = np.linalg.inv(local)
-    xx, xy, yy = np.asarray(shapes, float).T
-    shape = np.stack([np.stack([xx, xy], 1), np.stack([xy, yy], 1)], 1)
-    in_steps = inverse @ shape @ inverse.transpose(0, 2, 1)
-    widths = 2 * np.sqrt(np.maximum(np.diagonal(in_steps, axis1=1, axis2=2), 0.0))
-    wide = float(np.percentile(widths.max(axis=1), FIT_PERCENTILE))
+    across = (_apply(homography, lattice + (0.5, 0.0))
+              - _apply(homography, lattice - (0.5, 0.0)))
+    down = _apply(homography, lattice + (0.0, 0.5)) - _apply(homography, lattice - (0.0, 0.5))
+    det = across[:, 0] * down[:, 1] - across[:, 1] * down[:, 0]  # px^2 per lattice cell
+    with np.errstate(divide="ignore", invalid="ignore"):  # a degenerate map: inf, wide
+        inverse = np.stack([np.stack([down[:, 1], -down[:, 0]], 1),
+                            np.stack([-across[:, 1], across[:, 0]], 1)], 1) / det[:, None, None]
+        xx, xy, yy = np.asarray(shapes, float).T
+        shape = np.stack([np.stack([xx, xy], 1), np.stack([xy, yy], 1)], 1)
+        in_steps = inverse @ shape @ inverse.transpose(0, 2, 1)
+        widths = 2 * np.sqrt(np.abs(np.diagonal(in_steps, axis1=1, axis2=2))).max(axis=1)
+    wide = float(np.percentile(np.nan_to_num(widths, nan=np.inf), FIT_PERCENTILE))
     if wide >= 1.0:
         return f"the round things are wider than the lattice's step ({wide:.2f} of it)"
     return ""
@@ -206,7 +214,8 @@ def _round_contours(binary: np.ndarray,
 
 def _ellipse_shape(half_a: float, half_b: float, angle_deg: float) -> tuple[float, ...]:
     """(xx, xy, yy) of S = R diag(half_a^2, half_b^2) R^T for an ellipse turned by
-    ``angle_deg``: its half-extent along a unit direction u is sqrt(u^T S u)."""
+    ``angle_deg`` (OpenCV's): the half-width of its shadow on a line of unit direction
+    u is sqrt(u^T S u)."""
     cos, sin = np.cos(np.deg2rad(angle_deg)), np.sin(np.deg2rad(angle_deg))
     a2, b2 = half_a * half_a, half_b * half_b
     return (a2 * cos * cos + b2 * sin * sin, (a2 - b2) * cos * sin,
