@@ -99,6 +99,7 @@ def _grid(moves: str) -> list[str]:
 def check_camera(config: Config, options: SelftestOptions) -> str:
     from c4game.exc import CameraError
     from firmware_py.sources.factory import open_source
+    from firmware_py.sources.folder import ImageFolderSource
 
     camera = config.camera
     if not camera.enabled:
@@ -113,17 +114,25 @@ def check_camera(config: Config, options: SelftestOptions) -> str:
         source.open()
         started = time.perf_counter()
         shape = None
+        read = 0
         for _ in range(options.frames):
             frame = source.read()
             if frame is None:
-                raise Fail(f"{camera.source}: no frame")
+                break
             shape = frame.image.shape
-        fps = options.frames / (time.perf_counter() - started)
+            read += 1
+        if shape is None:
+            raise Fail(f"{camera.source}: no frame")
+        fps = read / (time.perf_counter() - started)
     except CameraError as error:
         raise absent(str(error)) from None
     finally:
         source.close()
     assert shape is not None
+    if read < options.frames:
+        if not isinstance(source, ImageFolderSource):  # a live source that stopped
+            raise Fail(f"{camera.source}: {read} of {options.frames} frames, then none")
+        return f"{camera.source}: {shape[1]}x{shape[0]}, {read} frame(s) (all the source holds)"
     return f"{camera.source}: {shape[1]}x{shape[0]} at {fps:.1f} frames/s"
 
 
@@ -153,7 +162,7 @@ def check_board(config: Config, options: SelftestOptions) -> str:
     finally:
         source.close()
     if fit is None or not fit.ok:
-        return f"{mode}; the board is not found now ({fit.reason if fit else 'no frame'})"
+        raise Fail(f"{mode}; the board is not found now ({fit.reason if fit else 'no frame'})")
     how = f"its {fit.markers} markers" if fit.found_by == "markers" else "its holes"
     return f"{mode}; found now by {how}"
 

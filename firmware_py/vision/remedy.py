@@ -18,6 +18,9 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"marker\(s\) visible|locate the grid too loosely|admit no plane fit"),
      "Show all four markers to the camera, flat and uncovered (c4pi snapshot --annotate "
      "shows which it finds)."),
+    (re.compile(r"two lattices of holes"),
+     "Only one board in view: move the second board, or a screen showing one, out of "
+     "the picture."),
     (re.compile(r"lattice of holes|since the holes were found"),
      "Show the whole board to the camera, upright and uncovered; on a steep or cluttered "
      "view, stick on the four markers (c4pi markers)."),
@@ -34,8 +37,9 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "Something behind the board shows a disc colour through a hole: take the discs out "
      "and run c4pi calibrate, or hang a plain cloth behind the board."),
     (re.compile(r"CNN (red|yellow), colour empty\)"),
-     "If it names your discs of one colour, run c4pi calibrate --discs; if empty holes, "
-     "take the discs out and run c4pi calibrate."),
+     "If it names your discs of one colour, run c4pi calibrate --discs; if empty holes "
+     "(a spare disc lying behind the board shows through one), keep spare discs out of "
+     "sight behind the board, or take the discs out and run c4pi calibrate."),
     (re.compile(r"CNN (red|yellow), colour (red|yellow)\)"),
      "Light the board with white light; c4pi calibrate --discs learns your discs' colours."),
     (re.compile(r"uncertain cells"),

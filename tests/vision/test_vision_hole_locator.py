@@ -149,7 +149,7 @@ def test_selftest_says_how_the_board_is_found(tmp_path) -> None:
 
     from firmware_py.config import load_config
     from firmware_py.selftest.checks import check_board
-    from firmware_py.selftest.core import SelftestOptions
+    from firmware_py.selftest.core import Fail, SelftestOptions
     from firmware_py.simtable.render import RenderSpec, render_frame
 
     config = load_config(None)
@@ -161,8 +161,8 @@ def test_selftest_says_how_the_board_is_found(tmp_path) -> None:
     folder = replace(config, camera=replace(config.camera, source=str(tmp_path)))
     assert check_board(folder, options) == "[vision] board = auto; found now by its holes"
     markers_only = replace(folder, vision=replace(folder.vision, board="markers"))
-    assert "board = markers; the board is not found now (0 marker(s)" in check_board(
-        markers_only, options)
+    with pytest.raises(Fail, match=r"board = markers; the board is not found now \(0 marker"):
+        check_board(markers_only, options)
 
 
 def test_the_banner_and_the_advice_say_how_the_board_was_looked_for() -> None:
@@ -179,6 +179,11 @@ def test_the_banner_and_the_advice_say_how_the_board_was_looked_for() -> None:
                   "42 holes found").startswith("Show the whole board")
     assert remedy("no-board", "the grid is partly outside the frame").startswith(
         "Move the camera back")
+    assert remedy("no-board", "no markers in view, and no sure lattice of holes: two "
+                  "lattices of holes in view (a second board?)").startswith("Only one board")
+    assert "spare disc lying behind the board" in remedy(
+        "invalid", "uncertain cells: column 6 row 1 (empty 0.46 or yellow; CNN yellow, "
+                   "colour empty)")
 
 
 def test_a_lattice_found_again_in_the_same_place_is_kept_as_it_was() -> None:
@@ -279,3 +284,27 @@ def test_a_stored_lattice_that_no_longer_matches_is_never_read_through() -> None
     fits = [locate(locator, board_frame(shift=(90, 40))) for _ in range(RETRY_FRAMES + 1)]
     assert not any(fit.ok for fit in fits) and "view changed" in fits[0].reason
     assert locate(locator, board_frame()).ok  # back as calibrated: the stored lattice
+
+
+def test_selftest_reads_a_short_folder_of_images_whole(tmp_path) -> None:
+    # A folder of two photos is a valid source: the camera check reads all it holds
+    # (before, asking for 3 frames failed it with "no frame"); an empty one is named.
+    from dataclasses import replace
+
+    from firmware_py.config import load_config
+    from firmware_py.selftest.checks import check_camera
+    from firmware_py.selftest.core import SelftestOptions
+    from firmware_py.simtable.render import RenderSpec, render_frame
+
+    config = load_config(None)
+    for index in range(2):
+        cv2.imwrite(str(tmp_path / f"{index:04d}.png"), render_frame("", RenderSpec(), seed=index))
+    folder = replace(config, camera=replace(config.camera, source=str(tmp_path)))
+    assert check_camera(folder, SelftestOptions(frames=3)).endswith(
+        "2 frame(s) (all the source holds)")
+    assert "frames/s" in check_camera(folder, SelftestOptions(frames=2))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(Exception, match="holds no images"):
+        check_camera(replace(config, camera=replace(config.camera, source=str(empty))),
+                     SelftestOptions(frames=3))
