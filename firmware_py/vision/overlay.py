@@ -23,7 +23,7 @@ from c4game.board import HEIGHT, WIDTH
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_ORIGIN, cell_centres
 from firmware_py.vision.reader import FrameAnalysis
-from firmware_py.vision.reading import FINISHED, OK, Reading
+from firmware_py.vision.reading import CLASSES, FINISHED, OK, Reading
 from firmware_py.vision.remedy import remedy
 
 USED, UNUSED = (60, 200, 60), (0, 140, 255)  # BGR
@@ -86,15 +86,29 @@ def _draw_cells(image: np.ndarray, analysis: FrameAnalysis, bound: float,
     fit = analysis.disc_fit or analysis.fit
     centres = fit.project(cell_centres())
     labels = "".join(reading.grid or ())
+    shown = shown_confidences(analysis)
     for index, (x, y) in enumerate(centres):
         label = labels[index]
-        confidence = (reading.cell_confidence[index] if index < len(reading.cell_confidence)
-                      else 0.0)
+        confidence = shown[index]
         colour = CELL_COLOURS[label]
         cv2.circle(image, (int(x), int(y)), int(7 * scale), colour, -1, cv2.LINE_AA)
         cv2.circle(image, (int(x), int(y)), int(7 * scale), (0, 0, 0), 1, cv2.LINE_AA)
         _text(image, f"{confidence * 100:.0f}%", (int(x - 16 * scale), int(y + 22 * scale)),
               DOUBTFUL if confidence < bound else (255, 255, 255), 0.5 * scale)
+
+
+def shown_confidences(analysis: FrameAnalysis) -> list[float]:
+    """(42) each cell's confidence as the overlay prints it: the reading's own; on a
+    refused reading each cell's probability of the class shown, as the reason quotes
+    it (the reading caps its doubtful cells at one half, so that they give the game
+    filter no evidence: decide.py)."""
+    reading = analysis.reading
+    if reading.status in (OK, FINISHED) or analysis.log_probs is None or not reading.grid:
+        return [reading.cell_confidence[index] if index < len(reading.cell_confidence)
+                else 0.0 for index in range(WIDTH * HEIGHT)]
+    labels = "".join(reading.grid)
+    return [float(np.exp(analysis.log_probs[index, CLASSES.index(label)]))
+            for index, label in enumerate(labels)]
 
 
 def _found(reading: Reading) -> str:

@@ -151,3 +151,30 @@ def test_the_outline_of_a_line_of_text_ends_where_its_text_ends(size: float) -> 
     drawn = np.flatnonzero((image != 128).any(axis=(0, 2)))
     white = np.flatnonzero((image > 200).all(axis=2).any(axis=0))
     assert drawn[-1] - white[-1] <= 3, (drawn[-1], white[-1])  # a 1-2 px outline, no more
+
+
+def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
+    # res_IMG_3988 as taken, found by its holes: refused at the bottom hole where a
+    # spare disc behind the board shows, "empty 0.83 or red"; the overlay printed 50 %
+    # there (the reading caps a doubtful cell at one half for the game filter) and now
+    # prints the probability the reason quotes.
+    import re
+
+    from firmware_py.vision.overlay import shown_confidences
+    from tools.shared_data import missing_reason, shared_dir
+
+    photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "res_IMG_3988.jpg"
+    if not photo.is_file():
+        pytest.skip(missing_reason(photo.parent))
+    reader = BoardReader.from_config(VisionConfig(remember_empty_board=False, board="holes"),
+                                     CameraConfig())
+    analysis = reader.analyse(cv2.imread(str(photo)))
+    reading = analysis.reading
+    quoted = re.search(r"column (\d) row (\d) \((\w+) ([0-9.]+)", reading.reason)
+    assert reading.status == "invalid" and quoted, reading.reason
+    column, row, name, probability = quoted.groups()
+    index = (6 - int(row)) * 7 + int(column) - 1
+    assert {"empty": ".", "red": "R", "yellow": "Y"}[name] == reading.grid[6 - int(row)][
+        int(column) - 1]
+    assert float(probability) > 0.5 >= reading.cell_confidence[index]
+    assert abs(shown_confidences(analysis)[index] - float(probability)) < 0.006
