@@ -99,7 +99,6 @@ def _grid(moves: str) -> list[str]:
 def check_camera(config: Config, options: SelftestOptions) -> str:
     from c4game.exc import CameraError
     from firmware_py.sources.factory import open_source
-    from firmware_py.sources.folder import ImageFolderSource
 
     camera = config.camera
     if not camera.enabled:
@@ -130,7 +129,7 @@ def check_camera(config: Config, options: SelftestOptions) -> str:
         source.close()
     assert shape is not None
     if read < options.frames:
-        if not isinstance(source, ImageFolderSource):  # a live source that stopped
+        if source.live:  # a camera that stopped; a file or folder ends
             raise Fail(f"{camera.source}: {read} of {options.frames} frames, then none")
         return f"{camera.source}: {shape[1]}x{shape[0]}, {read} frame(s) (all the source holds)"
     return f"{camera.source}: {shape[1]}x{shape[0]} at {fps:.1f} frames/s"

@@ -11,8 +11,9 @@ stages, on a copy of the frame at most :data:`WORK_PX` on its long side:
    lattice from its nearest neighbour across (a column step) and down (a row
    step); the proposal that puts the most round things on the lattice
    points of one 7 x 6 block through that round thing wins (a finer
-   lattice through glints between the holes may hold more in all, never
-   more in a block of the board's size), and a homography from lattice
+   lattice through glints between the holes may hold more in all, but
+   fewer in a block of the board's size than the board's own lattice,
+   where that is proposed), and a homography from lattice
    (i, j) to the image is refitted on them, grown outwards from that round
    thing (1.5 steps, then 2.5, ...: an oblique view bends the far rows away
    from a flat extrapolation). Columns
@@ -130,25 +131,24 @@ def lattice_in(points: np.ndarray, shapes: np.ndarray | None = None) -> Lattice:
 def _fit_problem(homography: np.ndarray, lattice: np.ndarray, shapes: np.ndarray) -> str:
     """Why the round things refuse the lattice they sit on: a hole fits between its
     neighbours, so seen in lattice units (through the homography's local affine map
-    at the lattice point: a centred difference, unbiased by the perspective) it is
-    less than one step across along each axis. A lattice
-    whose round things mostly are not (more than a quarter of them,
-    :data:`FIT_PERCENTILE`: a merged blob may not be) is finer than the board's, its
-    steps running through glints or stickers between the holes. On the 33 real
-    photos the round things are 0.59-0.83 of a step across (median; the 75th
-    percentile at most 0.86); on a lattice of half the step a hole is twice that
-    along one axis."""
+    J at the lattice point, a centred difference: unbiased by the perspective) it is
+    less than one step across along each axis. A lattice whose round things mostly
+    are not (more than a quarter of them, :data:`FIT_PERCENTILE`: a merged blob may
+    not be) is finer than the board's, its steps running through glints or stickers
+    between the holes. On the 33 real photos the round things are 0.59-0.83 of a
+    step across (median; the 75th percentile at most 0.86); on a lattice of half the
+    step a hole is twice that along one axis."""
     across = (_apply(homography, lattice + (0.5, 0.0))
               - _apply(homography, lattice - (0.5, 0.0)))
     down = _apply(homography, lattice + (0.0, 0.5)) - _apply(homography, lattice - (0.0, 0.5))
     det = across[:, 0] * down[:, 1] - across[:, 1] * down[:, 0]  # px^2 per lattice cell
+    xx, xy, yy = np.asarray(shapes, float).T
+
+    def squared_width(step: np.ndarray) -> np.ndarray:  # (J^-1 S J^-T) on one axis, x det^2
+        return step[:, 1] ** 2 * xx - 2 * step[:, 0] * step[:, 1] * xy + step[:, 0] ** 2 * yy
+
     with np.errstate(divide="ignore", invalid="ignore"):  # a degenerate map: inf, wide
-        inverse = np.stack([np.stack([down[:, 1], -down[:, 0]], 1),
-                            np.stack([-across[:, 1], across[:, 0]], 1)], 1) / det[:, None, None]
-        xx, xy, yy = np.asarray(shapes, float).T
-        shape = np.stack([np.stack([xx, xy], 1), np.stack([xy, yy], 1)], 1)
-        in_steps = inverse @ shape @ inverse.transpose(0, 2, 1)
-        widths = 2 * np.sqrt(np.abs(np.diagonal(in_steps, axis1=1, axis2=2))).max(axis=1)
+        widths = 2 * np.sqrt(np.maximum(squared_width(down), squared_width(across))) / np.abs(det)
     wide = float(np.percentile(np.nan_to_num(widths, nan=np.inf), FIT_PERCENTILE))
     if wide >= 1.0:
         return f"the round things are wider than the lattice's step ({wide:.2f} of it)"
