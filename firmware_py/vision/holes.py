@@ -145,7 +145,8 @@ def _fit_problem(homography: np.ndarray, lattice: np.ndarray, shapes: np.ndarray
     xx, xy, yy = np.asarray(shapes, float).T
 
     def squared_width(step: np.ndarray) -> np.ndarray:  # (J^-1 S J^-T) on one axis, x det^2
-        return step[:, 1] ** 2 * xx - 2 * step[:, 0] * step[:, 1] * xy + step[:, 0] ** 2 * yy
+        return np.asarray(step[:, 1] ** 2 * xx - 2 * step[:, 0] * step[:, 1] * xy
+                          + step[:, 0] ** 2 * yy)
 
     with np.errstate(divide="ignore", invalid="ignore"):  # a degenerate map: inf, wide
         widths = 2 * np.sqrt(np.maximum(squared_width(down), squared_width(across))) / np.abs(det)
