@@ -36,7 +36,12 @@ evidence at all.
 Before the first board, the expectation is the room seen through the holes
 gravity proved empty (:mod:`.first_sight`): such a hole that still shows the
 room is held empty; and the empty board has :data:`SURPRISE` over any other
-(a game starts on the empty board).
+(a game starts on the empty board). A board the reader decides is a
+hypothesis then only if the holes changed to it as discs do
+(:class:`~.first_sight.SteadyGrid`, each hole's class held once the readers
+were sure of it for :data:`SETTLE_S`): no disc held changed colour, and
+none came to stand under one; and once the holes did change so (the readers
+took the room for a disc), only if each of its discs was seen to arrive.
 
 A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
@@ -65,7 +70,7 @@ import numpy as np
 from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
 from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
-from firmware_py.pipeline.first_sight import LOOK_FEATURES, RoomLooks
+from firmware_py.pipeline.first_sight import LOOK_FEATURES, RoomLooks, SteadyGrid
 from firmware_py.succession import next_boards, why_not_after
 from firmware_py.vision.reading import CLASSES, FINISHED, OK, Expectation, Reading
 
@@ -113,6 +118,7 @@ class BeliefState:
     committed: Board | None = None
     baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
     room: RoomLooks | None = None  # before the first board
+    steady: SteadyGrid | None = None  # before the first board
     reread: Board | None = None  # a board read again, a hypothesis until R is back
     leader: Grid | None = None  # the board whose lead passes the threshold
     leader_since: float = 0.0
@@ -183,7 +189,8 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
         room = state.room or RoomLooks.empty()
         if looks is not None:
             room = room.learn(looks, log_probs)
-        state = replace(state, room=room)
+        steady = _seen_steadily(state.steady, log_probs, now, params)
+        state = replace(state, room=room, steady=steady)
         kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
         against = changed
     else:
@@ -195,7 +202,7 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
             changed = ~held_holes
             kind = UNCHANGED if not changed.any() else CHANGED
         against = changed & (_leads(log_probs, committed_classes) < CONFIRM_MARGIN)
-    hypotheses = _hypotheses(state, reading, params)
+    hypotheses = _hypotheses(state, reading, now, params)
     boards, leads = _posterior(hypotheses, log_probs, changed, params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
@@ -206,6 +213,26 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
         return (replace(state, leader=None, leader_frames=0, reread=None, unsure_since=None),
                 Verdict(kind, shown=True, leader=leader))
     return _lead(state, leader, kind, reading, now, params)
+
+
+def _seen_steadily(steady: SteadyGrid | None, log_probs: np.ndarray, now: float,
+                   params: BeliefParams) -> SteadyGrid:
+    """The holes held steadily before the first board, with this frame's evidence."""
+    before = steady or SteadyGrid()
+    after = before.see(log_probs, now, params.margin, params.settle_s)
+    if after.contradiction and not before.contradiction:
+        LOG.warning("no game is first seen mid-game on this view until the empty board: %s",
+                    after.contradiction)
+    return after
+
+
+def _possible(steady: SteadyGrid | None, board: Board, now: float) -> bool:
+    """Whether ``board``, first seen mid-game, can stand where the holes held what they
+    held before it (:class:`~.first_sight.SteadyGrid`)."""
+    why = "" if steady is None else steady.why_not(classes_of(board), now)
+    if why:
+        LOG.debug("%s is no game first seen mid-game: %s", "/".join(board.grid_lines()), why)
+    return not why
 
 
 def _read_under_another(reading: Reading, state: BeliefState) -> bool:
@@ -283,7 +310,7 @@ def grid_of(board: Board) -> Grid:
     return tuple(board.grid_lines())
 
 
-def _hypotheses(state: BeliefState, reading: Reading,
+def _hypotheses(state: BeliefState, reading: Reading, now: float,
                 params: BeliefParams) -> list[_Hypothesis]:
     """R, its next boards and a board read again; before any board, the empty board
     and the board the reader decided (:data:`SURPRISE` behind)."""
@@ -292,7 +319,7 @@ def _hypotheses(state: BeliefState, reading: Reading,
         rule = params.first
         found = [_Hypothesis(Board.empty(starter(0, 0, rule)), 0.0)]
         board = read_board(reading, rule)
-        if board is not None and board.n_discs:
+        if board is not None and board.n_discs and _possible(state.steady, board, now):
             found.append(_Hypothesis(board, -SURPRISE))
         return found
     found = [_Hypothesis(committed, 0.0)]

@@ -8,15 +8,25 @@ is: these looks are the game filter's expectation before anything is
 committed (:func:`~.belief.expectation_of`), so the reader holds empty every
 hole that still looks as it did when it was proven empty, even once discs
 stand below it and the readers, seeing red, would make a legal board of it.
+
+Until then the frames also keep :class:`SteadyGrid`: what each hole held when
+the readers were sure of it for a while. A disc seen so does not change
+colour, and no disc comes to stand under one seen before it; when the holes
+change so, what the readers took for a disc was the room seen through a hole
+(a red wall read as the red disc a yellow then covers). From then on a
+board the readers decide is a game first seen mid-game only if each of its
+discs was seen to arrive (its hole held something else before): a disc
+seen since first sight may be the room as well (:mod:`.belief`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
+from firmware_py.vision.reading import CLASS_NAMES
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
 LOOK_FEATURES = 12  # numbers of a hole's look (vision.cells.cell_features)
@@ -53,3 +63,93 @@ class RoomLooks:
         learnt = self.looks.copy()
         learnt[new] = looks[new]
         return RoomLooks(learnt)
+
+
+NONE = -1  # no class held (never sure for long enough)
+
+
+def _cells(value: float) -> np.ndarray:
+    return np.full(WIDTH * HEIGHT, value, np.float64)
+
+
+@dataclass(frozen=True)
+class SteadyGrid:
+    """Each hole's class as the readers held it, sure for a while, before the first
+    board: since when, and whether it *arrived* (held first a while after the board
+    was first seen, or replacing another class held there); ``contradiction`` says
+    what changed as no game's discs can ("" while nothing has)."""
+
+    held: np.ndarray = field(default_factory=lambda: _cells(NONE))  # (42,) class
+    held_since: np.ndarray = field(default_factory=lambda: _cells(np.inf))
+    arrived: np.ndarray = field(default_factory=lambda: np.zeros(WIDTH * HEIGHT, bool))
+    sure: np.ndarray = field(default_factory=lambda: _cells(NONE))  # this frame's sure class
+    sure_since: np.ndarray = field(default_factory=lambda: _cells(np.inf))
+    contradiction: str = ""
+    began: float = np.inf  # when the board was first seen
+
+    def see(self, log_probs: np.ndarray, now: float, margin: float,
+            steady_s: float) -> SteadyGrid:
+        """Take one frame: a class the readers favour by ``margin`` nats in a hole for
+        ``steady_s`` is held there; a held disc recoloured, or a disc held under one
+        held since before it (and still seen), is the contradiction."""
+        sure = _sure_classes(log_probs, margin)
+        began = min(self.began, now)
+        same = sure == self.sure
+        sure_since = np.where(same, self.sure_since, now)
+        settled = (sure != NONE) & (sure != self.held) & (now - sure_since >= steady_s - 1e-9)
+        if not settled.any() and same.all() and began == self.began:
+            return self
+        held, held_since = self.held.copy(), self.held_since.copy()
+        arrived = self.arrived | (settled & ((self.held != NONE)
+                                             | (sure_since >= began + steady_s - 1e-9)))
+        contradiction = self.contradiction
+        for cell in np.flatnonzero(settled):
+            contradiction = contradiction or _impossible(held, held_since, sure, int(cell),
+                                                         int(sure[cell]), sure_since[cell])
+            held[cell], held_since[cell] = sure[cell], sure_since[cell]
+        return SteadyGrid(held, held_since, arrived, sure, sure_since, contradiction, began)
+
+    def why_not(self, classes: np.ndarray, now: float) -> str:
+        """Why a board of these (42,) classes, first seen mid-game, cannot stand on
+        the table now given what the holes held ("" when a game allows it). Once the
+        holes have changed as no disc does, the view shows the room in disc colours:
+        a disc is believed only where it was seen to arrive."""
+        changing = (classes > 0) & (classes != self.held)
+        for cell in np.flatnonzero(changing):
+            why = _impossible(self.held, self.held_since, classes, int(cell),
+                              int(classes[cell]), now)
+            if why:
+                return why
+        unseen = (classes > 0) & ~changing & ~self.arrived
+        if self.contradiction and unseen.any():
+            first = int(np.flatnonzero(unseen)[0])
+            return f"{self.contradiction}, and the disc at {_where(first)} was never seen to arrive"
+        return ""
+
+
+def _sure_classes(log_probs: np.ndarray, margin: float) -> np.ndarray:
+    """(42,) each hole's class where the readers favour it by ``margin``, else NONE."""
+    order = np.sort(log_probs, axis=1)
+    best = np.argmax(log_probs, axis=1).astype(np.float64)
+    return np.where(order[:, -1] - order[:, -2] >= margin, best, NONE)
+
+
+def _where(cell: int) -> str:
+    line, column = divmod(cell, WIDTH)
+    return f"column {column + 1} row {HEIGHT - line}"
+
+
+def _impossible(held: np.ndarray, held_since: np.ndarray, now_classes: np.ndarray,
+                cell: int, new: int, since: float) -> str:
+    """What is impossible in hole ``cell`` coming to hold class ``new`` (since
+    ``since``), given what the holes held and hold now: "" when a game allows it."""
+    column = cell % WIDTH
+    old = int(held[cell])
+    if old > 0 and new > 0 and new != old:
+        return f"a {CLASS_NAMES[old]} disc seen at {_where(cell)} became {CLASS_NAMES[new]}"
+    if new > 0:
+        above = slice(column, cell, WIDTH)
+        kept = (held[above] > 0) & (now_classes[above] == held[above])
+        if np.any(kept & (held_since[above] < since)):
+            return f"a disc appeared at {_where(cell)} under one seen before it"
+    return ""

@@ -444,3 +444,81 @@ def test_a_followed_winning_disc_is_never_sent_to_the_solver():
         solved += [effect.board for effect in effects if isinstance(effect, StartSolve)]
     assert state.reference.is_finished
     assert solved and all(not board.is_finished for board in solved)
+
+
+def test_a_disc_seen_to_change_colour_before_the_first_board_starts_no_game_mid_way():
+    """The room red through column 1's two lowest holes and column 2's lowest, read as
+    discs from the first frame (an illegal board, refused), then a real yellow covering
+    column 2's: the grid seen is now a legal board, but a red held for seconds does not
+    turn yellow; it was the room, and so may the others be: nothing is committed."""
+    room = {35: [0.02, 0.96, 0.02], 28: [0.02, 0.96, 0.02], 36: [0.02, 0.96, 0.02]}
+    first = [reading_of(EMPTY_GRID, override=room, rng=np.random.default_rng(i))
+             for i in range(30)]
+    state, verdict, kinds = run(BeliefState(), first)
+    assert kinds == [] and verdict.leader is None  # three reds: no board
+    covered = Board.from_grid(["......."] * 4 + ["R......", "RY....."], "red")
+    later = [reading_of(covered.grid_lines(), rng=np.random.default_rng(i)) for i in range(50)]
+    state, verdict, kinds = run(state, later, start=3.0)
+    assert kinds == [] and state.committed is None
+    assert "red disc seen at column 2 row 1 became yellow" in state.steady.contradiction
+
+
+def test_a_disc_seen_to_appear_under_one_seen_before_starts_no_game_mid_way():
+    """Column 3's second hole read red from the first frame above a doubtful lowest
+    hole; a yellow then seen in that lowest hole makes a legal board a game cannot
+    reach: discs fall, so the lower one would have been there first."""
+    doubt = {37: [0.5, 0.25, 0.25]}
+    first = (".......",) * 4 + ("..R....", ".......")
+    seen = [reading_of(first, override=doubt, rng=np.random.default_rng(i))
+            for i in range(30)]
+    state, _, kinds = run(BeliefState(), seen)
+    assert kinds == []
+    below = Board.from_grid(["......."] * 4 + ["..R....", "..Y...."], "yellow")
+    later = [reading_of(below.grid_lines(), rng=np.random.default_rng(i)) for i in range(50)]
+    for index, reading in enumerate(later):
+        state, verdict = believe(state, reading, 3.0 + index * 0.1, PARAMS)
+        assert not verdict.committed
+    assert "appeared at column 3 row 1 under one seen before it" in state.steady.contradiction
+
+
+def test_discs_that_change_as_games_do_start_a_game_first_seen_mid_way():
+    """A board seen mid-game whose discs only ever grew on top, and a board cleared and
+    played again before the first commit, contradict nothing."""
+    from firmware_py.pipeline.first_sight import SteadyGrid
+
+    def sure(grid):
+        return reading_of(grid, sure=0.98).cell_log_probs
+
+    steady = SteadyGrid()
+    boards = [Board.from_moves(moves) for moves in ("4", "44", "")]  # then cleared
+    boards.append(Board.from_grid(["......."] * 5 + ["...Y..."], "either"))  # Yellow, anew
+    now = 0.0
+    for board in boards:
+        for _ in range(15):
+            steady = steady.see(sure(board.grid_lines()), now, PARAMS.margin, 1.0)
+            now += 0.1
+    assert steady.contradiction == ""
+    assert steady.why_not(np.array([".RY".index(c) for c in "".join(
+        Board.from_grid(["......."] * 4 + ["...R...", "...Y..."], "either").grid_lines())]),
+        now) == ""
+    assert "became red" in steady.why_not(np.array([".RY".index(c) for c in "".join(
+        Board.from_grid(["......."] * 5 + ["...R..."], "red").grid_lines())]), now)
+
+
+def test_after_the_room_showed_as_a_disc_discs_seen_to_arrive_are_believed():
+    """The room red through column 2's lowest hole, then a yellow covering it and a red
+    landing in column 3: every disc of that board was seen to arrive, so it is
+    committed once the yellow has been held (the room red it replaced was no disc)."""
+    room = {36: [0.02, 0.96, 0.02]}
+    state, _, kinds = run(BeliefState(), [reading_of(EMPTY_GRID, override=room,
+                                                     rng=np.random.default_rng(i))
+                                          for i in range(30)])
+    assert kinds == []
+    yellow = Board.from_grid(["......."] * 5 + [".Y....."], "either")
+    state, _, kinds = run(state, [reading_of(yellow.grid_lines(), rng=np.random.default_rng(i))
+                                  for i in range(30)], start=3.0)
+    assert "became yellow" in state.steady.contradiction
+    then = Board.from_grid(["......."] * 5 + [".YR...."], "either")
+    state, _, kinds = run(state, [reading_of(then.grid_lines(), rng=np.random.default_rng(i))
+                                  for i in range(30)], start=6.0)
+    assert state.committed is not None and grid(state.committed) in (grid(yellow), grid(then))
