@@ -41,7 +41,8 @@ hypothesis then only if the holes changed to it as discs do
 (:class:`~.first_sight.SteadyGrid`, each hole's class held once the readers
 were sure of it for :data:`SETTLE_S`): no disc held changed colour, and
 none came to stand under one; and once the holes did change so (the readers
-took the room for a disc), only if each of its discs was seen to arrive.
+took the room for a disc), only if each of its discs was seen to arrive or
+stands under one that was.
 
 A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),

@@ -15,8 +15,10 @@ colour, and no disc comes to stand under one seen before it; when the holes
 change so, what the readers took for a disc was the room seen through a hole
 (a red wall read as the red disc a yellow then covers). From then on a
 board the readers decide is a game first seen mid-game only if each of its
-discs was seen to arrive (its hole held something else before): a disc
-seen since first sight may be the room as well (:mod:`.belief`).
+discs was seen to arrive (its hole held something else before) or stands
+under one that was (gravity: it holds a disc, whose own colour covers the
+room): a disc seen since first sight may be the room as well
+(:mod:`.belief`).
 """
 
 from __future__ import annotations
@@ -113,18 +115,29 @@ class SteadyGrid:
         """Why a board of these (42,) classes, first seen mid-game, cannot stand on
         the table now given what the holes held ("" when a game allows it). Once the
         holes have changed as no disc does, the view shows the room in disc colours:
-        a disc is believed only where it was seen to arrive."""
+        a disc is believed only where it was seen to arrive, or where one above it
+        was (it stands on something: the disc, whose colour covers the room)."""
         changing = (classes > 0) & (classes != self.held)
         for cell in np.flatnonzero(changing):
             why = _impossible(self.held, self.held_since, classes, int(cell),
                               int(classes[cell]), now)
             if why:
                 return why
-        unseen = (classes > 0) & ~changing & ~self.arrived
+        unseen = (classes > 0) & ~_under_an_arrival(classes > 0, changing | self.arrived)
         if self.contradiction and unseen.any():
             first = int(np.flatnonzero(unseen)[0])
             return f"{self.contradiction}, and the disc at {_where(first)} was never seen to arrive"
         return ""
+
+
+def _under_an_arrival(discs: np.ndarray, arrived: np.ndarray) -> np.ndarray:
+    """(42,) True for each disc that arrived or stands under a disc that arrived."""
+    proven = discs & arrived
+    for column in range(WIDTH):
+        lines = np.flatnonzero(proven[column::WIDTH])
+        if len(lines):
+            proven[column + lines[0] * WIDTH::WIDTH] |= discs[column + lines[0] * WIDTH::WIDTH]
+    return proven
 
 
 def _sure_classes(log_probs: np.ndarray, margin: float) -> np.ndarray:

@@ -450,7 +450,8 @@ def test_a_disc_seen_to_change_colour_before_the_first_board_starts_no_game_mid_
     """The room red through column 1's two lowest holes and column 2's lowest, read as
     discs from the first frame (an illegal board, refused), then a real yellow covering
     column 2's: the grid seen is now a legal board, but a red held for seconds does not
-    turn yellow; it was the room, and so may the others be: nothing is committed."""
+    turn yellow; it was the room, and so may the others be: nothing is committed, until
+    a disc seen to land on column 1 proves the two below it discs."""
     room = {35: [0.02, 0.96, 0.02], 28: [0.02, 0.96, 0.02], 36: [0.02, 0.96, 0.02]}
     first = [reading_of(EMPTY_GRID, override=room, rng=np.random.default_rng(i))
              for i in range(30)]
@@ -461,6 +462,10 @@ def test_a_disc_seen_to_change_colour_before_the_first_board_starts_no_game_mid_
     state, verdict, kinds = run(state, later, start=3.0)
     assert kinds == [] and state.committed is None
     assert "red disc seen at column 2 row 1 became yellow" in state.steady.contradiction
+    on_top = Board.from_grid(["......."] * 3 + ["Y......", "R......", "RY....."], "red")
+    landed = [reading_of(on_top.grid_lines(), rng=np.random.default_rng(i)) for i in range(20)]
+    state, verdict, kinds = run(state, landed, start=8.0)  # a yellow seen to land on them:
+    assert kinds == ["first"] and grid(state.committed) == grid(on_top)  # they are discs
 
 
 def test_a_disc_seen_to_appear_under_one_seen_before_starts_no_game_mid_way():
