@@ -77,7 +77,7 @@ def _cells(value: float) -> np.ndarray:
 @dataclass(frozen=True)
 class SteadyGrid:
     """Each hole's class as the readers held it, sure for a while, before the first
-    board: since when, and whether it *arrived* (held first a while after the board
+    board: since when, and whether it *arrived* (sure first a while after the board
     was first seen, or replacing another class held there); ``contradiction`` says
     what changed as no game's discs can ("" while nothing has)."""
 
@@ -92,8 +92,9 @@ class SteadyGrid:
     def see(self, log_probs: np.ndarray, now: float, margin: float,
             steady_s: float) -> SteadyGrid:
         """Take one frame: a class the readers favour by ``margin`` nats in a hole for
-        ``steady_s`` is held there; a held disc recoloured, or a disc held under one
-        held since before it (and still seen), is the contradiction."""
+        ``steady_s`` is held there; a held disc recoloured, or a disc held in a hole
+        held empty under one held since before it (and still seen), is the
+        contradiction."""
         sure = _sure_classes(log_probs, margin)
         began = min(self.began, now)
         same = sure == self.sure
@@ -123,7 +124,8 @@ class SteadyGrid:
                               int(classes[cell]), now)
             if why:
                 return why
-        unseen = (classes > 0) & ~_under_an_arrival(classes > 0, changing | self.arrived)
+        arriving = changing & (self.held != NONE)  # a hole seen holding something else
+        unseen = (classes > 0) & ~_under_an_arrival(classes > 0, arriving | self.arrived)
         if self.contradiction and unseen.any():
             first = int(np.flatnonzero(unseen)[0])
             return f"{self.contradiction}, and the disc at {_where(first)} was never seen to arrive"
@@ -160,7 +162,7 @@ def _impossible(held: np.ndarray, held_since: np.ndarray, now_classes: np.ndarra
     old = int(held[cell])
     if old > 0 and new > 0 and new != old:
         return f"a {CLASS_NAMES[old]} disc seen at {_where(cell)} became {CLASS_NAMES[new]}"
-    if new > 0:
+    if new > 0 and old == 0:  # a hole seen empty ...
         above = slice(column, cell, WIDTH)
         kept = (held[above] > 0) & (now_classes[above] == held[above])
         if np.any(kept & (held_since[above] < since)):

@@ -469,17 +469,19 @@ def test_a_disc_seen_to_change_colour_before_the_first_board_starts_no_game_mid_
 
 
 def test_a_disc_seen_to_appear_under_one_seen_before_starts_no_game_mid_way():
-    """Column 3's second hole read red from the first frame above a doubtful lowest
-    hole; a yellow then seen in that lowest hole makes a legal board a game cannot
-    reach: discs fall, so the lower one would have been there first."""
-    doubt = {37: [0.5, 0.25, 0.25]}
+    """Column 3's second hole read red from the first frame, so surely that it beats
+    first sight's room hold, above an empty lowest hole; a yellow then seen in that
+    lowest hole makes a legal board a game cannot reach: discs fall, so the lower
+    one would have been there first."""
+    sure_red = {30: [1e-5, 1 - 2e-5, 1e-5]}
     first = (".......",) * 4 + ("..R....", ".......")
-    seen = [reading_of(first, override=doubt, rng=np.random.default_rng(i))
+    seen = [reading_of(first, override=sure_red, rng=np.random.default_rng(i))
             for i in range(30)]
     state, _, kinds = run(BeliefState(), seen)
     assert kinds == []
     below = Board.from_grid(["......."] * 4 + ["..R....", "..Y...."], "yellow")
-    later = [reading_of(below.grid_lines(), rng=np.random.default_rng(i)) for i in range(50)]
+    later = [reading_of(below.grid_lines(), override=sure_red, rng=np.random.default_rng(i))
+             for i in range(50)]
     for index, reading in enumerate(later):
         state, verdict = believe(state, reading, 3.0 + index * 0.1, PARAMS)
         assert not verdict.committed
