@@ -134,11 +134,12 @@ class SteadyGrid:
 
 def _under_an_arrival(discs: np.ndarray, arrived: np.ndarray) -> np.ndarray:
     """(42,) True for each disc that arrived or stands under a disc that arrived."""
-    proven = discs & arrived
+    proven = np.asarray(discs & arrived, bool)
     for column in range(WIDTH):
         lines = np.flatnonzero(proven[column::WIDTH])
         if len(lines):
-            proven[column + lines[0] * WIDTH::WIDTH] |= discs[column + lines[0] * WIDTH::WIDTH]
+            below = slice(column + lines[0] * WIDTH, None, WIDTH)  # it and every hole under it
+            proven[below] |= discs[below]
     return proven
 
 
