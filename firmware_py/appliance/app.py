@@ -364,6 +364,8 @@ class Appliance:
     def _on_frame(self, frame: Frame, reading: Reading) -> None:
         self.frames += 1
         self.watchdog.beat(VISION_LOOP)
+        if self.hub is not None and self.pipeline is not None:
+            self.hub.set_part("first_sight", _first_sight_note(self.pipeline.first_sight_doubt))
 
     def _on_view(self, view: View, t: float) -> None:
         self.view = view
@@ -501,6 +503,14 @@ class LateAnnouncer:
     def show_board_lost(self) -> None:
         if (announcer := self.appliance.announcer) is not None:
             announcer.show_board_lost()
+
+
+def _first_sight_note(doubt: str) -> str:
+    """The screen's line while a game begun before may not be followed ("" if none)."""
+    if not doubt:
+        return ""
+    return (f"{doubt}: the room shows through the holes, so a game begun before is followed "
+            "only from discs seen to land; clear the board, or c4pi calibrate")
 
 
 def _describe_view(view: View) -> str:

@@ -264,6 +264,15 @@ def read_board(reading: Reading, rule: str) -> Board | None:
         return None
 
 
+def first_sight_doubt(state: BeliefState) -> str:
+    """While nothing is committed: what the holes did that no disc does ("a red disc
+    seen at column 2 row 2 became yellow"), after which a game first seen mid-game is
+    believed only as far as its discs were seen to arrive; "" otherwise."""
+    if state.committed is not None or state.steady is None:
+        return ""
+    return state.steady.contradiction
+
+
 def starts_empty(reading: Reading, params: BeliefParams) -> bool:
     """Whether, with nothing committed, this one frame (read without an expectation:
     nothing seen before it) leads with the empty board by the start prior alone."""

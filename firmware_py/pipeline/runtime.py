@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from c4game.board import Board
 from c4game.exc import SolverError, VisionError
 from c4game.scores import outcome
+from firmware_py.pipeline.belief import first_sight_doubt
 from firmware_py.pipeline.events import (
     Announce,
     CancelSolve,
@@ -231,6 +232,12 @@ class Pipeline:
     @property
     def view(self) -> View:
         return self.state.view
+
+    @property
+    def first_sight_doubt(self) -> str:
+        """Why a game first seen mid-game may not be followed ("" when nothing says so):
+        :func:`~firmware_py.pipeline.belief.first_sight_doubt`."""
+        return first_sight_doubt(self.state.belief)
 
     @property
     def expectation(self) -> Expectation | None:

@@ -529,3 +529,21 @@ def test_after_the_room_showed_as_a_disc_discs_seen_to_arrive_are_believed():
     state, _, kinds = run(state, [reading_of(then.grid_lines(), rng=np.random.default_rng(i))
                                   for i in range(30)], start=6.0)
     assert state.committed is not None and grid(state.committed) in (grid(yellow), grid(then))
+
+
+def test_the_first_sight_doubt_is_said_until_a_board_is_committed():
+    from firmware_py.pipeline.belief import first_sight_doubt
+
+    room = {36: [0.02, 0.96, 0.02]}
+    state, _, _ = run(BeliefState(), [reading_of(EMPTY_GRID, override=room,
+                                                 rng=np.random.default_rng(i))
+                                      for i in range(30)])
+    assert first_sight_doubt(state) == ""
+    yellow = Board.from_grid(["......."] * 5 + [".Y....."], "either")
+    state, _, _ = run(state, [reading_of(yellow.grid_lines(), rng=np.random.default_rng(i))
+                              for i in range(30)], start=3.0)
+    assert first_sight_doubt(state) == "a red disc seen at column 2 row 1 became yellow"
+    then = Board.from_grid(["......."] * 5 + [".YR...."], "either")
+    state, _, kinds = run(state, [reading_of(then.grid_lines(), rng=np.random.default_rng(i))
+                                  for i in range(30)], start=6.0)
+    assert kinds == ["first"] and first_sight_doubt(state) == ""

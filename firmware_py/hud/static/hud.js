@@ -126,6 +126,7 @@ function drawHealth(health) {
   }
   if (health.serial && health.serial !== "connected") add(`robot port: ${health.serial}`, true);
   if (health.looks) add(health.looks, false);
+  if (health.first_sight) add(health.first_sight, true);
   $("health").replaceChildren(...parts);
 }
 
