@@ -181,3 +181,23 @@ def test_an_unpaired_phone_is_told_how_to_pair_instead_of_a_broken_picture(lan_s
                     play: shown(".link-out"), qr: shown("#phone")};""")
     assert shown == {"unpaired": True, "note": True, "camera": False, "play": False,
                      "qr": False}, shown
+
+
+def test_the_first_sight_doubt_shows_in_the_status_line_until_it_is_gone() -> None:
+    """Chromium shows the hub's ``first_sight`` part (a game begun before, followed only
+    from discs seen to land) in the health line, and nothing once it is cleared."""
+    hub = HudHub()
+    server = HudServer(hub, port=0).start()
+    health = 'return document.getElementById("health").textContent;'
+    try:
+        hub.set_part("first_sight", "a red disc seen at column 2 row 2 became yellow: clear it")
+        for browser in chromium():
+            browser.get(f"http://127.0.0.1:{server.port}/")
+            shown = wait_until(browser, lambda text: "became yellow" in text, 10,
+                               "the doubt in the health line", health)
+            hub.set_part("first_sight", "")
+            gone = wait_until(browser, lambda text: "became yellow" not in text, 10,
+                              "the doubt gone", health)
+    finally:
+        server.stop()
+    assert "column 2 row 2" in shown and "camera" in gone
