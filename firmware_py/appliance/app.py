@@ -506,11 +506,9 @@ class LateAnnouncer:
 
 
 def _first_sight_note(doubt: str) -> str:
-    """The screen's line while a game begun before may not be followed ("" if none)."""
-    if not doubt:
-        return ""
-    return (f"{doubt}: the room shows through the holes, so a game begun before is followed "
-            "only from discs seen to land; clear the board, or c4pi calibrate")
+    """The screen's short note while a game begun before it looked is followed only
+    from discs seen to land ("" if none; the log says what was seen)."""
+    return "room seen as a disc: clear the board" if doubt else ""
 
 
 def _describe_view(view: View) -> str:

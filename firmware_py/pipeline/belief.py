@@ -222,8 +222,8 @@ def _seen_steadily(steady: SteadyGrid | None, log_probs: np.ndarray, now: float,
     before = steady or SteadyGrid()
     after = before.see(log_probs, now, params.margin, params.settle_s)
     if after.contradiction and not before.contradiction:
-        LOG.warning("no game is first seen mid-game on this view until the empty board: %s",
-                    after.contradiction)
+        LOG.warning("the room shows as a disc (%s): a game begun before is followed only "
+                    "from the discs seen to land", after.contradiction)
     return after
 
 
