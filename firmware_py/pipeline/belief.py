@@ -160,7 +160,8 @@ def believe(state: BeliefState, reading: Reading, now: float,
     """Weigh one frame (see the module docstring)."""
     after, verdict = _weigh(state, reading, now, params)
     if (after.committed is state.committed and after.baseline is state.baseline
-            and after.room is state.room and after.expectation is not None):
+            and after.room is state.room and _steady_looks(after) is _steady_looks(state)
+            and after.expectation is not None):
         return after, verdict  # nothing it is made of changed: the same expectation
     return replace(after, expectation=expectation_of(after, params)), verdict
 
@@ -175,8 +176,18 @@ def expectation_of(state: BeliefState, params: BeliefParams) -> Expectation:
     if state.committed is not None:
         looks = state.baseline if state.baseline is not None else unknown
         return Expectation(looks, classes_of(state.committed), rule)
-    looks = state.room.looks if state.room is not None else unknown
-    return Expectation(looks, np.zeros(WIDTH * HEIGHT, int), rule)
+    looks = state.room.looks.copy() if state.room is not None else unknown
+    classes = np.zeros(WIDTH * HEIGHT, int)
+    hold = ~np.isnan(looks[:, 0])  # the room is held empty
+    if state.steady is not None:  # a disc held steadily, where no room look is: compared
+        disc = ~hold & ~np.isnan(state.steady.looks[:, 0])
+        looks[disc] = state.steady.looks[disc]
+        classes[disc] = state.steady.held[disc].astype(int)
+    return Expectation(looks, classes, rule, hold)
+
+
+def _steady_looks(state: BeliefState) -> np.ndarray | None:
+    return None if state.steady is None else state.steady.looks
 
 
 def _weigh(state: BeliefState, reading: Reading, now: float,
@@ -190,7 +201,7 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
         room = state.room or RoomLooks.empty()
         if looks is not None:
             room = room.learn(looks, log_probs)
-        steady = _seen_steadily(state.steady, log_probs, now, params)
+        steady = _seen_steadily(state.steady, looks, held_holes, log_probs, now, params)
         state = replace(state, room=room, steady=steady)
         kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
         against = changed
@@ -216,11 +227,13 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
     return _lead(state, leader, kind, reading, now, params)
 
 
-def _seen_steadily(steady: SteadyGrid | None, log_probs: np.ndarray, now: float,
+def _seen_steadily(steady: SteadyGrid | None, looks: np.ndarray | None,
+                   still: np.ndarray | None, log_probs: np.ndarray, now: float,
                    params: BeliefParams) -> SteadyGrid:
-    """The holes held steadily before the first board, with this frame's evidence."""
+    """The holes held steadily before the first board, with this frame's evidence (its
+    ``looks``, and which holes were ``still`` as the filter expected)."""
     before = steady or SteadyGrid()
-    after = before.see(log_probs, now, params.margin, params.settle_s)
+    after = before.see(log_probs, now, params.margin, params.settle_s, looks, still)
     if after.contradiction and not before.contradiction:
         LOG.warning("the room shows as a disc (%s): a game begun before is followed only "
                     "from the discs seen to land", after.contradiction)

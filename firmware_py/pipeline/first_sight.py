@@ -77,9 +77,12 @@ def _cells(value: float) -> np.ndarray:
 @dataclass(frozen=True)
 class SteadyGrid:
     """Each hole's class as the readers held it, sure for a while, before the first
-    board: since when, and whether it *arrived* (sure first a while after the board
-    was first seen, or replacing another class held there); ``contradiction`` says
-    what changed as no game's discs can ("" while nothing has)."""
+    board: since when, a held disc's look (the game filter's expectation holds the
+    disc while its hole looks so), and whether it *arrived*: sure first a while
+    after the board was first seen, held in place of another class, or its hole
+    came to look otherwise for a while with the readers as sure of it (a disc
+    landed on the room's colour). ``contradiction`` says what changed as no
+    game's discs can ("" while nothing has)."""
 
     held: np.ndarray = field(default_factory=lambda: _cells(NONE))  # (42,) class
     held_since: np.ndarray = field(default_factory=lambda: _cells(np.inf))
@@ -88,29 +91,64 @@ class SteadyGrid:
     sure_since: np.ndarray = field(default_factory=lambda: _cells(np.inf))
     contradiction: str = ""
     began: float = np.inf  # when the board was first seen
+    looks: np.ndarray = field(default_factory=lambda: np.full(
+        (WIDTH * HEIGHT, LOOK_FEATURES), np.nan, np.float32))  # a held disc's look
+    moved_since: np.ndarray = field(default_factory=lambda: _cells(np.inf))
 
-    def see(self, log_probs: np.ndarray, now: float, margin: float,
-            steady_s: float) -> SteadyGrid:
+    def see(self, log_probs: np.ndarray, now: float, margin: float, steady_s: float,
+            looks: np.ndarray | None = None,
+            still: np.ndarray | None = None) -> SteadyGrid:
         """Take one frame: a class the readers favour by ``margin`` nats in a hole for
-        ``steady_s`` is held there; a held disc recoloured, or a disc held in a hole
-        held empty under one held since before it (and still seen), is the
-        contradiction."""
+        ``steady_s`` is held there (a disc with its ``looks``); a held disc
+        recoloured, or a disc held in a hole held empty under one held since before
+        it (and still seen), is the contradiction. ``still`` (42 bools, the reader's
+        ``cell_held``): which holes still looked as expected."""
         sure = _sure_classes(log_probs, margin)
         began = min(self.began, now)
         same = sure == self.sure
         sure_since = np.where(same, self.sure_since, now)
         settled = (sure != NONE) & (sure != self.held) & (now - sure_since >= steady_s - 1e-9)
-        if not settled.any() and same.all() and began == self.began:
+        moved = self._moved(sure, still)
+        moved_since = np.where(moved, np.minimum(self.moved_since, now), np.inf)
+        relooked = moved & (now - moved_since >= steady_s - 1e-9) & (looks is not None)
+        if (not settled.any() and not relooked.any() and same.all() and began == self.began
+                and np.array_equal(moved_since, self.moved_since)):
             return self
         held, held_since = self.held.copy(), self.held_since.copy()
-        arrived = self.arrived | (settled & ((self.held != NONE)
-                                             | (sure_since >= began + steady_s - 1e-9)))
+        arrived = self.arrived | relooked | (settled & (
+            (self.held != NONE) | (sure_since >= began + steady_s - 1e-9)))
         contradiction = self.contradiction
         for cell in np.flatnonzero(settled):
             contradiction = contradiction or _impossible(held, held_since, sure, int(cell),
                                                          int(sure[cell]), sure_since[cell])
             held[cell], held_since[cell] = sure[cell], sure_since[cell]
-        return SteadyGrid(held, held_since, arrived, sure, sure_since, contradiction, began)
+        held_since[relooked] = moved_since[relooked]
+        kept_looks = self._looks_after(settled | relooked, held, looks)
+        moved_since[settled | relooked] = np.inf
+        return SteadyGrid(held, held_since, arrived, sure, sure_since, contradiction, began,
+                          kept_looks, moved_since)
+
+    def _moved(self, sure: np.ndarray, still: np.ndarray | None) -> np.ndarray:
+        """(42,) held discs whose hole no longer looks as when held, the readers as sure
+        of the disc."""
+        if still is None:
+            return np.zeros(WIDTH * HEIGHT, bool)
+        known = ~np.isnan(self.looks[:, 0])
+        moved: np.ndarray = known & ~np.asarray(still, bool) & (self.held > 0) & (sure == self.held)
+        return moved
+
+    def _looks_after(self, new: np.ndarray, held: np.ndarray,
+                     looks: np.ndarray | None) -> np.ndarray:
+        """The held discs' looks with the holes in ``new`` taken from ``looks`` (NaN for
+        a hole held empty)."""
+        if not new.any():
+            return self.looks
+        kept = self.looks.copy()
+        kept[new] = np.nan
+        if looks is not None:
+            discs = new & (held > 0)
+            kept[discs] = looks[discs]
+        return kept
 
     def why_not(self, classes: np.ndarray, now: float) -> str:
         """Why a board of these (42,) classes, first seen mid-game, cannot stand on

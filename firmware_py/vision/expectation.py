@@ -34,7 +34,7 @@ class Weighed:
     """The frame's evidence after the expectation, and the decision made on it."""
 
     log_probs: np.ndarray  # (42, 3)
-    held: np.ndarray | None  # (42,) bools; None: no expectation, or no looks
+    held: np.ndarray | None  # (42,) bools: still as expected; None: no expectation or looks
     decision: Decision
 
 
@@ -48,7 +48,8 @@ def weigh_and_decide(log_probs: np.ndarray, features: np.ndarray | None,
         rule = expectation.rule
         if features is not None:
             holes = still_as_expected(features, expectation)
-            log_probs = held(log_probs, expectation.classes, holes)
+            kept = holes if expectation.hold is None else holes & expectation.hold
+            log_probs = held(log_probs, expectation.classes, kept)
     return Weighed(log_probs, holes, decide(log_probs, margin, explain=explain, rule=rule))
 
 

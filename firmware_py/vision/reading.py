@@ -28,13 +28,15 @@ class Expectation:
     indices into :data:`CLASSES`): what each hole held then; ``rule``: who may have
     started the board read (``[game] first``, or the committed game's starter). A
     hole that still looks as expected is held to its class
-    (:mod:`~firmware_py.vision.expectation`). Compared by identity: a reading says
+    (:mod:`~firmware_py.vision.expectation`), unless ``hold`` (42 bools) leaves it
+    out: its look is then only compared. Compared by identity: a reading says
     which expectation it was read under.
     """
 
     looks: np.ndarray
     classes: np.ndarray
     rule: str = "either"
+    hold: np.ndarray | None = None  # the holes held when they look as expected (None: all)
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class Reading:
     the grid's corners) let this installation's looks be learnt
     (:mod:`~firmware_py.vision.hole_looks`). Read under an ``expectation`` (the
     game filter's, for this frame), ``cell_held`` (42 bools) says which holes
-    still looked as expected and were held to what they held; ``cell_log_probs``,
+    still looked as expected (and were held to what they held, where the
+    expectation holds them); ``cell_log_probs``,
     the decision and ``status`` are then those of the held evidence, under the
     expectation's rule.
     """

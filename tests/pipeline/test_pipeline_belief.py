@@ -446,6 +446,13 @@ def test_a_followed_winning_disc_is_never_sent_to_the_solver():
     assert solved and all(not board.is_finished for board in solved)
 
 
+def as_room(reading, cells):
+    """``reading`` with ``cells`` looking as the empty holes do (the room's red seen
+    through them looks the same whatever the readers call it)."""
+    reading.cell_looks[cells] = LOOKS["."]
+    return reading
+
+
 def test_a_disc_seen_to_change_colour_before_the_first_board_starts_no_game_mid_way():
     """The room red through column 1's two lowest holes and column 2's lowest, read as
     discs from the first frame (an illegal board, refused), then a real yellow covering
@@ -458,12 +465,14 @@ def test_a_disc_seen_to_change_colour_before_the_first_board_starts_no_game_mid_
     state, verdict, kinds = run(BeliefState(), first)
     assert kinds == [] and verdict.leader is None  # three reds: no board
     covered = Board.from_grid(["......."] * 4 + ["R......", "RY....."], "red")
-    later = [reading_of(covered.grid_lines(), rng=np.random.default_rng(i)) for i in range(50)]
+    later = [as_room(reading_of(covered.grid_lines(), rng=np.random.default_rng(i)), [35, 28])
+             for i in range(50)]
     state, verdict, kinds = run(state, later, start=3.0)
     assert kinds == [] and state.committed is None
     assert "red disc seen at column 2 row 1 became yellow" in state.steady.contradiction
     on_top = Board.from_grid(["......."] * 3 + ["Y......", "R......", "RY....."], "red")
-    landed = [reading_of(on_top.grid_lines(), rng=np.random.default_rng(i)) for i in range(20)]
+    landed = [as_room(reading_of(on_top.grid_lines(), rng=np.random.default_rng(i)), [35, 28])
+              for i in range(20)]
     state, verdict, kinds = run(state, landed, start=8.0)  # a yellow seen to land on them:
     assert kinds == ["first"] and grid(state.committed) == grid(on_top)  # they are discs
 
@@ -547,3 +556,22 @@ def test_the_first_sight_doubt_is_said_until_a_board_is_committed():
     state, _, kinds = run(state, [reading_of(then.grid_lines(), rng=np.random.default_rng(i))
                                   for i in range(30)], start=6.0)
     assert kinds == ["first"] and first_sight_doubt(state) == ""
+
+
+def test_a_red_disc_landing_on_the_rooms_red_is_seen_to_arrive_by_its_look():
+    """The room's red through column 1's lowest hole and column 2's, then a yellow on
+    column 2's (the contradiction): a red disc landing on column 1's room red does not
+    change what the readers say, but the hole looks otherwise for good: it arrived,
+    and the board is committed; while it still shows the room, it is not."""
+    room = {35: [0.02, 0.96, 0.02], 36: [0.02, 0.96, 0.02]}
+    state, _, kinds = run(BeliefState(), [reading_of(EMPTY_GRID, override=room,
+                                                     rng=np.random.default_rng(i))
+                                          for i in range(30)])
+    board = Board.from_grid(["......."] * 5 + ["RY....."], "red")
+    still_room = [as_room(reading_of(board.grid_lines(), rng=np.random.default_rng(i)), [35])
+                  for i in range(30)]
+    state, _, kinds = run(state, still_room, start=3.0)
+    assert kinds == [] and "became yellow" in state.steady.contradiction
+    landed = [reading_of(board.grid_lines(), rng=np.random.default_rng(i)) for i in range(30)]
+    state, _, kinds = run(state, landed, start=6.0)  # column 1's hole: the red disc's look
+    assert kinds == ["first"] and grid(state.committed) == grid(board)

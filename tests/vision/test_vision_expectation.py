@@ -81,3 +81,21 @@ def test_holes_with_no_expected_look_are_never_held():
     _, looks = evidence(Board.empty().grid_lines())
     still = still_as_expected(looks, expectation)
     assert not still[10:20].any() and still[:10].all() and still[20:].all()
+
+
+def test_a_hole_the_expectation_does_not_hold_is_compared_only():
+    """``hold`` leaves a hole out: whether it still looks as expected is reported, and
+    the readers' own evidence there stands (the game filter compares a disc seen before
+    the first board without making the readers surer of it)."""
+    before = Board.from_moves("44")
+    log_probs, looks = evidence(before.grid_lines())
+    red_wall = 3
+    log_probs[red_wall] = np.log([0.02, 0.97, 0.01])
+    expected = expecting(before)
+    hold = np.ones(42, bool)
+    hold[red_wall] = False
+    compared = Expectation(expected.looks, expected.classes, expected.rule, hold)
+    weighed = weigh_and_decide(log_probs, looks, compared, margin=2.5, rule="either")
+    assert weighed.held.all()  # every hole still looks as expected ...
+    assert np.argmax(weighed.log_probs[red_wall]) == 1  # ... the one not held stays red
+    assert np.allclose(weighed.log_probs[red_wall], log_probs[red_wall])
