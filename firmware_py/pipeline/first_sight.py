@@ -15,10 +15,14 @@ colour, and no disc comes to stand under one seen before it; when the holes
 change so, what the readers took for a disc was the room seen through a hole
 (a red wall read as the red disc a yellow then covers). From then on a
 board the readers decide is a game first seen mid-game only if each of its
-discs was seen to arrive (its hole held something else before) or stands
-under one that was (gravity: it holds a disc, whose own colour covers the
-room): a disc seen since first sight may be the room as well
-(:mod:`.belief`).
+discs was seen to arrive (its hole held something else before, or came to
+look otherwise for good while the readers stayed as sure of it: a red disc
+landed on the room's red) or stands under one that was (gravity: it holds a
+disc, whose own colour covers the room): a disc seen since first sight, its
+hole unchanged, may be the room as well (:mod:`.belief`). To see a hole
+change look, a held disc's look goes into the filter's expectation, compared
+by the reader but not held (``Expectation.hold``): the readers are made no
+surer of what they have been seeing.
 """
 
 from __future__ import annotations
