@@ -201,7 +201,8 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
         room = state.room or RoomLooks.empty()
         if looks is not None:
             room = room.learn(looks, log_probs)
-        steady = _seen_steadily(state.steady, looks, held_holes, log_probs, now, params)
+        steady = _seen_steadily(state.steady, looks, _compared(reading, held_holes, state),
+                                log_probs, now, params)
         state = replace(state, room=room, steady=steady)
         kind, changed = READING, np.zeros(WIDTH * HEIGHT, bool)
         against = changed
@@ -225,6 +226,19 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
         return (replace(state, leader=None, leader_frames=0, reread=None, unsure_since=None),
                 Verdict(kind, shown=True, leader=leader))
     return _lead(state, leader, kind, reading, now, params)
+
+
+def _compared(reading: Reading, held_holes: np.ndarray | None,
+              state: BeliefState) -> np.ndarray | None:
+    """(42,) False only for the holes whose look the expectation compares without holding
+    them (held discs before the first board) and that look otherwise, uncovered."""
+    hold = None if state.expectation is None else state.expectation.hold
+    if held_holes is None or hold is None:
+        return held_holes
+    still: np.ndarray = held_holes | hold  # a hole held to the room is no disc's look
+    if reading.cell_covered is not None:
+        still |= np.asarray(reading.cell_covered, bool)  # a hand over it: no new look
+    return still
 
 
 def _seen_steadily(steady: SteadyGrid | None, looks: np.ndarray | None,
