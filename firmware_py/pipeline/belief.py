@@ -178,11 +178,12 @@ def expectation_of(state: BeliefState, params: BeliefParams) -> Expectation:
         return Expectation(looks, classes_of(state.committed), rule)
     looks = state.room.looks.copy() if state.room is not None else unknown
     classes = np.zeros(WIDTH * HEIGHT, int)
-    hold = ~np.isnan(looks[:, 0])  # the room is held empty
-    if state.steady is not None:  # a disc held steadily, where no room look is: compared
-        disc = ~hold & ~np.isnan(state.steady.looks[:, 0])
+    hold = ~np.isnan(looks[:, 0])  # the room is held empty ...
+    if state.steady is not None:  # ... unless a disc is held there: its look is compared
+        disc = ~np.isnan(state.steady.looks[:, 0])
         looks[disc] = state.steady.looks[disc]
         classes[disc] = state.steady.held[disc].astype(int)
+        hold &= ~disc
     return Expectation(looks, classes, rule, hold)
 
 
