@@ -170,7 +170,9 @@ def expectation_of(state: BeliefState, params: BeliefParams) -> Expectation:
     """What the next frame should show, for the reader: the game's rule of who started
     and, where known, each hole's look and class: the committed board's looks and
     classes, or before any board the room seen through the holes gravity proved
-    empty (NaN looks: nothing expected of the hole)."""
+    empty, held empty, and each disc held steadily (:class:`~.first_sight.SteadyGrid`),
+    its look compared but not held, in place of a room look (NaN looks: nothing
+    expected of the hole)."""
     rule = game_rule(state.committed, params.first)
     unknown = np.full((WIDTH * HEIGHT, LOOK_FEATURES), np.nan, np.float32)
     if state.committed is not None:
