@@ -298,9 +298,7 @@ def first_sight_doubt(state: BeliefState) -> str:
     """While nothing is committed: what the holes did that no disc does ("a red disc
     seen at column 2 row 2 became yellow"), after which a game first seen mid-game is
     believed only as far as its discs were seen to arrive; "" otherwise."""
-    if state.committed is not None or state.steady is None:
-        return ""
-    return state.steady.contradiction
+    return "" if state.steady is None else state.steady.contradiction  # none once committed
 
 
 def starts_empty(reading: Reading, params: BeliefParams) -> bool:

@@ -81,8 +81,8 @@ def _cells(value: float) -> np.ndarray:
 @dataclass(frozen=True)
 class SteadyGrid:
     """Each hole's class as the readers held it, sure for a while, before the first
-    board: since when, a held disc's look (the game filter's expectation holds the
-    disc while its hole looks so), and whether it *arrived*: sure first a while
+    board: since when, a held disc's look (the game filter's expectation has the
+    reader compare its hole with it), and whether it *arrived*: sure first a while
     after the board was first seen, held in place of another class, or its hole
     came to look otherwise for a while with the readers as sure of it (a disc
     landed on the room's colour). ``contradiction`` says what changed as no
@@ -145,12 +145,13 @@ class SteadyGrid:
                      looks: np.ndarray | None) -> np.ndarray:
         """The held discs' looks with the holes in ``new`` taken from ``looks`` (NaN for
         a hole held empty)."""
-        if not new.any():
-            return self.looks
+        discs = new & (held > 0) & (looks is not None)
+        cleared = new & ~discs & ~np.isnan(self.looks[:, 0])
+        if not (discs.any() or cleared.any()):
+            return self.looks  # the same array: the filter's expectation stands
         kept = self.looks.copy()
-        kept[new] = np.nan
+        kept[cleared] = np.nan
         if looks is not None:
-            discs = new & (held > 0)
             kept[discs] = looks[discs]
         return kept
 
