@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from firmware_py.vision.geometry import CROP_SIDE
-from tools.train.cells_data import CELLS_PER_FRAME, augment
+from tools.train.cells_data import CELLS_PER_FRAME, _board_face, _glimpse, augment
 
 
 def test_colour_errors_are_drawn_per_frame_not_per_cell() -> None:
@@ -14,7 +14,7 @@ def test_colour_errors_are_drawn_per_frame_not_per_cell() -> None:
     crops = np.empty((frames * CELLS_PER_FRAME, CROP_SIDE, CROP_SIDE, 3), np.uint8)
     crops[:] = (60, 110, 170)  # one plain colour everywhere, BGR
     targets = np.tile(np.eye(3, dtype=np.float32)[1], (len(crops), 1))  # red: no textures
-    hsv, _ = augment(crops, targets, np.random.default_rng(3))
+    hsv, _, _ = augment(crops, targets, np.random.default_rng(3))
     centre = slice(CROP_SIDE // 4, 3 * CROP_SIDE // 4)
     value = hsv[:, centre, centre, 2].mean(axis=(1, 2)).reshape(frames, CELLS_PER_FRAME)
     hue = hsv[:, centre, centre, 0].mean(axis=(1, 2)).reshape(frames, CELLS_PER_FRAME)
@@ -26,3 +26,44 @@ def test_colour_errors_are_drawn_per_frame_not_per_cell() -> None:
         assert np.mean(np.abs(row - np.median(row)) < 1.0) >= 0.75
     # ... while frames differ from each other
     assert np.ptp(medians) > 5.0
+
+
+def _hole_crop(hole: tuple[int, int, int], face: tuple[int, int, int]) -> np.ndarray:
+    crop = np.empty((CROP_SIDE, CROP_SIDE, 3), np.uint8)
+    crop[:] = face
+    centre = (CROP_SIDE - 1) / 2
+    yy, xx = np.mgrid[0:CROP_SIDE, 0:CROP_SIDE]
+    crop[np.hypot(yy - centre, xx - centre) < CROP_SIDE * 0.4] = hole
+    return crop
+
+
+def test_a_glimpsed_spare_disc_covers_part_of_the_hole_and_none_of_the_face() -> None:
+    room, face, red = (200, 200, 200), (150, 40, 20), (30, 30, 220)
+    empty, disc = _hole_crop(room, face), _hole_crop(red, face)
+    hole = ~_board_face(empty)
+    rng = np.random.default_rng(7)
+    shares = []
+    for _ in range(200):
+        crop = empty.copy()
+        _glimpse(crop, disc, rng)
+        changed = np.any(crop != empty, axis=2)
+        assert not (changed & ~hole).any()  # the board's face is never painted
+        reddish = crop[changed][:, 2].astype(int) - crop[changed][:, 0]
+        assert (reddish > 40).all()  # what shows is the disc, shaded
+        shares.append(changed.sum() / hole.sum())
+    glimpsed = [s for s in shares if s > 0]
+    assert len(glimpsed) > 100  # most draws show a glimpse ...
+    assert min(glimpsed) > 0.1 and max(glimpsed) < 0.7  # ... of part of the hole, never all
+
+
+def test_glimpses_are_labelled_empty_and_marked_as_labelled() -> None:
+    frames = 40
+    empty, disc = _hole_crop((200, 200, 200), (150, 40, 20)), _hole_crop((30, 30, 220),
+                                                                          (150, 40, 20))
+    crops = np.stack([disc if i % 7 == 0 else empty
+                      for i in range(frames * CELLS_PER_FRAME)])
+    targets = np.eye(3, dtype=np.float32)[[1 if i % 7 == 0 else 0 for i in range(len(crops))]]
+    _, without, marked_without = augment(crops, targets, np.random.default_rng(1), 0.0)
+    _, taught, marked = augment(crops, targets, np.random.default_rng(1), 1.0)
+    assert marked.sum() > marked_without.sum() + 100  # the glimpses are marked ...
+    assert (taught[marked & (targets[:, 0] > 0.5)].argmax(axis=1) != 1).all()  # ... never red

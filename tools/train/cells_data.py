@@ -38,6 +38,8 @@ HARD_NEGATIVE_SHARE = 0.15
 TEXTURED_FRAME_SHARE = 0.3  # frames whose room shows a texture through the empty holes
 TEXTURED_HOLE_SHARE = 0.5  # of those frames' empty holes
 NO_BOARD_SHARE = 0.03
+GLIMPSE_FRAME_SHARE = 0.0  # frames with a spare disc glimpsed behind holes (train --glimpses)
+GLIMPSE_HOLE_SHARE = 0.3  # of those frames' empty holes
 CELLS_PER_FRAME = 42  # the crops of one frame, in order; augmentation keeps frames whole
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 GENERATORS = ("render", "scene")
@@ -181,10 +183,11 @@ def make_dataset(generator: str, first_seed: int, count: int,
 # ------------------------------------------------------------------ augmentation
 
 
-def augment(crops: np.ndarray, targets: np.ndarray,
-            rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def augment(crops: np.ndarray, targets: np.ndarray, rng: np.random.Generator,
+            glimpses: float = GLIMPSE_FRAME_SHARE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Model input (HSV float32) of augmented BGR crops, whole frames of 42 cells in
-    order; occluded cells get uniform targets.
+    order; occluded cells get uniform targets. Also says which cells the augmentation
+    itself labelled (a finger over the cell, a spare disc glimpsed behind an empty hole).
 
     What is left after the normalisation: a residual colour cast, exposure,
     contrast, gamma and hue error (each the same over a frame, as a camera makes
@@ -212,17 +215,66 @@ def augment(crops: np.ndarray, targets: np.ndarray,
     targets = targets.copy()
     empty = targets[:, 0] > 0.5
     textured = per_frame(rng.random(frames) < TEXTURED_FRAME_SHARE)
+    glimpsed = _glimpsed_cells(targets, rng, glimpses)
+    sources, labels = out.copy(), targets.copy()  # the frame's discs, for the glimpses
+    labelled = glimpsed.copy()
     for i in range(n):
         if empty[i] and textured[i] and rng.random() < TEXTURED_HOLE_SHARE:
             _room_texture(out[i], rng)
+        if glimpsed[i]:
+            _glimpse(out[i], sources[glimpsed_source(labels, i, rng)], rng)
         out[i] = _geometric(out[i], rng)
         roll = rng.random()
         if roll < 0.06:
             _occlude(out[i], rng)
             targets[i] = UNIFORM
+            labelled[i] = True
         elif roll < 0.14:
             _glare(out[i], rng)
-    return _hue_nudge(out, per_frame(rng.uniform(-5, 5, (frames, 1, 1)))), targets
+    return _hue_nudge(out, per_frame(rng.uniform(-5, 5, (frames, 1, 1)))), targets, labelled
+
+
+def _glimpsed_cells(targets: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """Empty cells that get a spare disc glimpsed behind them: in ``share`` of the
+    frames that hold discs, each empty hole with :data:`GLIMPSE_HOLE_SHARE`."""
+    frames = len(targets) // CELLS_PER_FRAME
+    per_frame = targets.reshape(frames, CELLS_PER_FRAME, -1)
+    has_discs = (per_frame[..., 1:].max(axis=2) > 0.5).any(axis=1)
+    chosen = np.repeat(has_discs & (rng.random(frames) < share), CELLS_PER_FRAME)
+    return chosen & (targets[:, 0] > 0.5) & (rng.random(len(targets)) < GLIMPSE_HOLE_SHARE)
+
+
+def glimpsed_source(targets: np.ndarray, cell: int, rng: np.random.Generator) -> int:
+    """A disc cell of the same frame as ``cell`` (the spare disc is one of the game's)."""
+    first = cell // CELLS_PER_FRAME * CELLS_PER_FRAME
+    discs = np.flatnonzero(targets[first:first + CELLS_PER_FRAME, 1:].max(axis=1) > 0.5)
+    return first + int(rng.choice(discs))
+
+
+def _glimpse(crop: np.ndarray, disc: np.ndarray, rng: np.random.Generator) -> None:
+    """A spare disc lying behind the board, seen through an empty hole: the frame's own
+    disc crop moved off the hole (mostly downwards), squashed as a tilted disc is, in
+    the board's shadow, covering part of the hole and never all of it (the label stays
+    empty; a disc in the hole fills it)."""
+    side = crop.shape[0]
+    centre = (side - 1) / 2
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    hole = (np.hypot(yy - centre, xx - centre) < side * 0.48) & ~_board_face(crop)
+    angle = rng.normal(np.pi / 2, 0.7)  # image y grows downwards: below the hole mostly
+    grow = rng.uniform(1.3, 2.5)  # near the hole, larger than it; its own middle only
+    squash = rng.uniform(0.8, 1.0) * grow  # tilted
+    shift = side * (0.32 * grow + rng.uniform(-0.2, 0.25))  # its edge across the hole
+    matrix = np.array([[grow, 0.0, centre * (1 - grow) + shift * np.cos(angle)],
+                       [0.0, squash, centre * (1 - squash) + shift * np.sin(angle)]], np.float32)
+    moved = cv2.warpAffine(np.ascontiguousarray(disc), matrix, (side, side),
+                           borderMode=cv2.BORDER_REPLICATE)
+    disc_mask = (np.hypot(yy - centre, xx - centre) < side * 0.32).astype(np.float32)
+    mask = cv2.warpAffine(disc_mask, matrix, (side, side)) > 0.5
+    covered = mask & hole
+    if not 0.1 * hole.sum() < covered.sum() < 0.7 * hole.sum():
+        return
+    shade = rng.uniform(0.45, 1.05)
+    crop[covered] = np.clip(moved[covered].astype(np.float32) * shade, 0, 255).astype(np.uint8)
 
 
 def _room_texture(crop: np.ndarray, rng: np.random.Generator) -> None:
@@ -253,6 +305,13 @@ def _room_texture(crop: np.ndarray, rng: np.random.Generator) -> None:
     hole = np.hypot(yy - centre[0], xx - centre[1]) < side * rng.uniform(0.38, 0.5)
     alpha = rng.uniform(0.6, 1.0)
     crop[hole] = np.clip(alpha * texture[hole] + (1 - alpha) * crop[hole], 0, 255)
+
+
+def _board_face(crop: np.ndarray) -> np.ndarray:
+    """Pixels of a crop like its corners (the board's face around the hole)."""
+    corners = np.concatenate([crop[:4, :4], crop[:4, -4:], crop[-4:, :4], crop[-4:, -4:]])
+    face = np.median(corners.reshape(-1, 3), axis=0)
+    return np.asarray(np.abs(crop.astype(np.float32) - face).max(axis=2) < 30)
 
 
 def _geometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -304,18 +363,21 @@ def _hue_nudge(crops: np.ndarray, shift: np.ndarray) -> np.ndarray:
     return hsv
 
 
-def augment_to_uint8(job: tuple[np.ndarray, np.ndarray, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Augment a chunk (for worker processes): model input rounded to uint8, targets."""
-    crops, targets, seed = job
-    x, y = augment(crops, targets, np.random.default_rng(seed))
-    return np.clip(np.rint(x), 0, 255).astype(np.uint8), y
+def augment_to_uint8(job: tuple[np.ndarray, np.ndarray, int, float]
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Augment a chunk (for worker processes): model input rounded to uint8, targets,
+    the cells the augmentation labelled."""
+    crops, targets, seed, glimpses = job
+    x, y, labelled = augment(crops, targets, np.random.default_rng(seed), glimpses)
+    return np.clip(np.rint(x), 0, 255).astype(np.uint8), y, labelled
 
 
 def augment_parallel(crops: np.ndarray, targets: np.ndarray, seed: int, workers: int,
-                     chunk: int = 98 * CELLS_PER_FRAME) -> tuple[np.ndarray, np.ndarray]:
+                     chunk: int = 98 * CELLS_PER_FRAME, glimpses: float = GLIMPSE_FRAME_SHARE
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One augmented copy of the whole set, computed by ``workers`` processes."""
-    jobs = [(crops[i:i + chunk], targets[i:i + chunk], seed * 1000 + i // chunk)
+    jobs = [(crops[i:i + chunk], targets[i:i + chunk], seed * 1000 + i // chunk, glimpses)
             for i in range(0, len(crops), chunk)]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         parts = pool.map(augment_to_uint8, jobs)
-    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+    return tuple(np.concatenate([part[k] for part in parts]) for k in range(3))

@@ -137,6 +137,13 @@ def main() -> int:
     train.add_argument("--frozen-norms", action="store_true",
                        help="keep the normalisations' statistics (fine-tuning a .tflite's "
                        "weights from tools/train/from_tflite.py)")
+    train.add_argument("--glimpses", type=float, default=0.0, metavar="SHARE",
+                       help="share of the frames with discs that get a spare disc glimpsed "
+                       "behind some empty holes (labelled empty; cells_data._glimpse)")
+    train.add_argument("--distil", nargs="?", const="always", choices=("always", "unless-wrong"),
+                       help="targets: the --init network's own probabilities on each "
+                       "augmented cell, except where the augmentation labelled the cell "
+                       "(and, with unless-wrong, where that network is wrong)")
     train.add_argument("--init", metavar="WEIGHTS.npz",
                        help="start from a weight file of this trainer (fine-tuning)")
     export = commands.add_parser("export", help="convert a weight file to .tflite (TensorFlow)")

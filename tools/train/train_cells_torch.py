@@ -79,10 +79,12 @@ def train_torch(args: argparse.Namespace) -> None:
     model = build_torch()
     if args.init:
         load_weights(model, np.load(args.init))
+    teacher = _teacher(args)
     val_logits = predict(model, val_x)
     if args.init:
         print(f"initialised from {args.init}: validation accuracy "
               f"{cell_accuracy(val_logits, val_targets):.5f}", flush=True)
+    glimpse_check = _glimpse_check(val_crops, val_targets, args)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters; "
           f"{len(crops)} training cells, {len(val_crops)} validation", flush=True)
     batch = max(1, args.batch // CELLS_PER_FRAME) * CELLS_PER_FRAME  # whole frames
@@ -92,9 +94,11 @@ def train_torch(args: argparse.Namespace) -> None:
                                                    pct_start=0.15)
     for epoch in range(args.epochs):
         start = time.time()
-        x, y = augment_parallel(crops, targets, args.seed + epoch, args.workers)
+        x, y, labelled = augment_parallel(crops, targets, args.seed + epoch, args.workers,
+                                          glimpses=args.glimpses)
         x = torch.from_numpy(x)
         y = torch.from_numpy(y) * 0.98 + 0.02 / CLASS_COUNT
+        labelled = torch.from_numpy(labelled)
         model.train()
         if args.frozen_norms:  # keep the statistics of the --init weights (from_tflite.py)
             for norm in model.norms:
@@ -104,6 +108,13 @@ def train_torch(args: argparse.Namespace) -> None:
         for first in range(0, len(shuffled) - batch + 1, batch):
             index = torch.from_numpy(shuffled[first:first + batch])
             logits = model(x[index].float())
+            if teacher is not None:  # its own answer, but where the augmentation labelled
+                with torch.no_grad():
+                    taught = torch.softmax(teacher(x[index].float()), dim=1)
+                keep = labelled[index]
+                if args.distil == "unless-wrong":  # where the teacher is wrong, the truth
+                    keep = keep | (taught.argmax(dim=1) != y[index].argmax(dim=1))
+                y[index] = torch.where(keep[:, None], y[index], taught)
             loss = -(y[index] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
             optimiser.zero_grad()
             loss.backward()
@@ -115,8 +126,44 @@ def train_torch(args: argparse.Namespace) -> None:
               f"{total / (len(shuffled) // batch):.4f} val accuracy "
               f"{cell_accuracy(val_logits, val_targets):.5f}, frames exact "
               f"{frames_exact(val_logits, val_targets):.4f}", flush=True)
+        glimpse_check(model)
     report(val_logits, val_targets)
     save_weights(model, val_x[:CELLS_PER_FRAME], Path(args.weights_out))
+
+
+def _glimpse_check(crops: np.ndarray, targets: np.ndarray, args: argparse.Namespace):  # noqa: ANN202
+    """A reporter of the share of validation cells with a glimpsed spare disc read empty."""
+    import torch
+
+    x, _, marked = augment_parallel(crops, targets, 999, args.workers, glimpses=1.0)
+    glimpsed = marked & (targets[:, 0] > 0.5)
+    x = torch.from_numpy(x).float()
+
+    def check(model) -> None:  # noqa: ANN001
+        empty = predict(model, x).argmax(axis=1)[glimpsed] == 0
+        print(f"  validation cells with a glimpsed spare disc: {glimpsed.sum()}, "
+              f"read empty {empty.mean():.4f}", flush=True)
+
+    if args.init:
+        initial = build_torch()
+        load_weights(initial, np.load(args.init))
+        print("  the --init network:", end="")
+        check(initial)
+    return check
+
+
+def _teacher(args: argparse.Namespace):  # noqa: ANN202 (torch is optional)
+    """The network of ``--init``, frozen, when ``--distil`` asks to learn from it."""
+    if not args.distil:
+        return None
+    if not args.init:
+        raise SystemExit("--distil learns from the --init network: give --init")
+    teacher = build_torch()
+    load_weights(teacher, np.load(args.init))
+    teacher.eval()
+    for parameter in teacher.parameters():
+        parameter.requires_grad_(False)
+    return teacher
 
 
 def frame_cells(cells: np.ndarray, frame_order: np.ndarray) -> np.ndarray:
