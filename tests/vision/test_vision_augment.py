@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from firmware_py.vision.geometry import CROP_SIDE
-from tools.train.cells_data import CELLS_PER_FRAME, _board_face, _glimpse, augment
+from tools.train.cells_data import CELLS_PER_FRAME, _board_face, _glimpse, _sticker, augment
 
 
 def test_colour_errors_are_drawn_per_frame_not_per_cell() -> None:
@@ -67,3 +67,26 @@ def test_glimpses_are_labelled_empty_and_marked_as_labelled() -> None:
     _, taught, marked = augment(crops, targets, np.random.default_rng(1), 1.0)
     assert marked.sum() > marked_without.sum() + 100  # the glimpses are marked ...
     assert (taught[marked & (targets[:, 0] > 0.5)].argmax(axis=1) != 1).all()  # ... never red
+
+
+def test_a_stickered_disc_keeps_its_own_colour_all_round_its_rim() -> None:
+    """What tells a sticker (or glare's rings) from a glimpse: the disc's colour shows
+    all round the hole, where a glimpse covers one side of it."""
+    red, face = (30, 30, 220), (150, 40, 20)
+    disc = _hole_crop(red, face)
+    centre = (CROP_SIDE - 1) / 2
+    yy, xx = np.mgrid[0:CROP_SIDE, 0:CROP_SIDE]
+    rim = np.abs(np.hypot(yy - centre, xx - centre) - CROP_SIDE * 0.37) < 1.0
+    angles = np.arctan2(yy - centre, xx - centre)[rim]
+    sectors = [(angles >= -np.pi + k * np.pi / 4) & (angles < -np.pi + (k + 1) * np.pi / 4)
+               for k in range(8)]
+    rng = np.random.default_rng(11)
+    changed, all_round = 0, 0
+    for _ in range(100):
+        crop = disc.copy()
+        _sticker(crop, rng)
+        changed += bool((crop != disc).any())
+        still_red = crop[rim][:, 2].astype(int) - crop[rim][:, 0] > 100
+        all_round += all(still_red[inside].mean() > 0.5 for inside in sectors)
+    assert changed == 100
+    assert all_round >= 80  # (a glare ring may reach the rim: then all round it)

@@ -40,6 +40,7 @@ TEXTURED_HOLE_SHARE = 0.5  # of those frames' empty holes
 NO_BOARD_SHARE = 0.03
 GLIMPSE_FRAME_SHARE = 0.0  # frames with a spare disc glimpsed behind holes (train --glimpses)
 GLIMPSE_HOLE_SHARE = 0.3  # of those frames' empty holes
+STICKER_DISC_SHARE = 0.4  # of the discs of a frame with glimpses: a sticker or glare rings
 CELLS_PER_FRAME = 42  # the crops of one frame, in order; augmentation keeps frames whole
 UNIFORM = np.full(len(CLASSES), 1.0 / len(CLASSES), np.float32)
 GENERATORS = ("render", "scene")
@@ -184,7 +185,8 @@ def make_dataset(generator: str, first_seed: int, count: int,
 
 
 def augment(crops: np.ndarray, targets: np.ndarray, rng: np.random.Generator,
-            glimpses: float = GLIMPSE_FRAME_SHARE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            glimpses: float = GLIMPSE_FRAME_SHARE, stickers: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Model input (HSV float32) of augmented BGR crops, whole frames of 42 cells in
     order; occluded cells get uniform targets. Also says which cells the augmentation
     itself labelled (a finger over the cell, a spare disc glimpsed behind an empty hole).
@@ -217,12 +219,17 @@ def augment(crops: np.ndarray, targets: np.ndarray, rng: np.random.Generator,
     textured = per_frame(rng.random(frames) < TEXTURED_FRAME_SHARE)
     glimpsed = _glimpsed_cells(targets, rng, glimpses)
     sources, labels = out.copy(), targets.copy()  # the frame's discs, for the glimpses
-    labelled = glimpsed.copy()
+    stickered = (stickers & (targets[:, 1:].max(axis=1) > 0.5)
+                 & per_frame(glimpsed.reshape(frames, -1).any(axis=1))
+                 & (rng.random(n) < STICKER_DISC_SHARE))
+    labelled = glimpsed | stickered
     for i in range(n):
         if empty[i] and textured[i] and rng.random() < TEXTURED_HOLE_SHARE:
             _room_texture(out[i], rng)
         if glimpsed[i]:
             _glimpse(out[i], sources[glimpsed_source(labels, i, rng)], rng)
+        if stickered[i]:
+            _sticker(out[i], rng)
         out[i] = _geometric(out[i], rng)
         roll = rng.random()
         if roll < 0.06:
@@ -307,6 +314,28 @@ def _room_texture(crop: np.ndarray, rng: np.random.Generator) -> None:
     crop[hole] = np.clip(alpha * texture[hole] + (1 - alpha) * crop[hole], 0, 255)
 
 
+def _sticker(crop: np.ndarray, rng: np.random.Generator) -> None:
+    """A disc that shows something else in its middle, with its own colour all round
+    (unlike a glimpse): a sticker of any colour, a print, or glare's white rings."""
+    side = crop.shape[0]
+    centre = (side - 1) / 2 + rng.uniform(-1.5, 1.5, 2)
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    radius = np.hypot(yy - centre[0], xx - centre[1])
+    kind = rng.random()
+    if kind < 0.4:  # glare rings
+        for ring in rng.uniform(0.08, 0.36, int(rng.integers(2, 5))) * side:
+            band = np.clip(1.2 - np.abs(radius - ring), 0, 1)[..., None] * rng.uniform(0.5, 1)
+            crop[:] = np.clip(crop * (1 - band) + 250 * band, 0, 255).astype(np.uint8)
+        return
+    middle = radius < side * rng.uniform(0.12, 0.32)
+    if kind < 0.8:  # a sticker
+        crop[middle] = tuple(int(v) for v in rng.integers(0, 256, 3))
+    else:  # a print
+        texture = crop.copy()
+        _room_texture(texture, rng)
+        crop[middle] = texture[middle]
+
+
 def _board_face(crop: np.ndarray) -> np.ndarray:
     """Pixels of a crop like its corners (the board's face around the hole)."""
     corners = np.concatenate([crop[:4, :4], crop[:4, -4:], crop[-4:, :4], crop[-4:, -4:]])
@@ -363,20 +392,21 @@ def _hue_nudge(crops: np.ndarray, shift: np.ndarray) -> np.ndarray:
     return hsv
 
 
-def augment_to_uint8(job: tuple[np.ndarray, np.ndarray, int, float]
+def augment_to_uint8(job: tuple[np.ndarray, np.ndarray, int, float, bool]
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Augment a chunk (for worker processes): model input rounded to uint8, targets,
     the cells the augmentation labelled."""
-    crops, targets, seed, glimpses = job
-    x, y, labelled = augment(crops, targets, np.random.default_rng(seed), glimpses)
+    crops, targets, seed, glimpses, stickers = job
+    x, y, labelled = augment(crops, targets, np.random.default_rng(seed), glimpses, stickers)
     return np.clip(np.rint(x), 0, 255).astype(np.uint8), y, labelled
 
 
 def augment_parallel(crops: np.ndarray, targets: np.ndarray, seed: int, workers: int,
-                     chunk: int = 98 * CELLS_PER_FRAME, glimpses: float = GLIMPSE_FRAME_SHARE
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     chunk: int = 98 * CELLS_PER_FRAME, glimpses: float = GLIMPSE_FRAME_SHARE,
+                     stickers: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One augmented copy of the whole set, computed by ``workers`` processes."""
-    jobs = [(crops[i:i + chunk], targets[i:i + chunk], seed * 1000 + i // chunk, glimpses)
+    jobs = [(crops[i:i + chunk], targets[i:i + chunk], seed * 1000 + i // chunk, glimpses,
+             stickers)
             for i in range(0, len(crops), chunk)]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         parts = pool.map(augment_to_uint8, jobs)

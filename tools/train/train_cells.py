@@ -140,6 +140,9 @@ def main() -> int:
     train.add_argument("--glimpses", type=float, default=0.0, metavar="SHARE",
                        help="share of the frames with discs that get a spare disc glimpsed "
                        "behind some empty holes (labelled empty; cells_data._glimpse)")
+    train.add_argument("--stickers", action="store_true",
+                       help="in the frames with glimpses, some discs show a sticker, a print "
+                       "or glare rings in their middle (labelled as the disc: cells_data._sticker)")
     train.add_argument("--distil", nargs="?", const="always", choices=("always", "unless-wrong"),
                        help="targets: the --init network's own probabilities on each "
                        "augmented cell, except where the augmentation labelled the cell "

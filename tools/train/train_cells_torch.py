@@ -95,7 +95,7 @@ def train_torch(args: argparse.Namespace) -> None:
     for epoch in range(args.epochs):
         start = time.time()
         x, y, labelled = augment_parallel(crops, targets, args.seed + epoch, args.workers,
-                                          glimpses=args.glimpses)
+                                          glimpses=args.glimpses, stickers=args.stickers)
         x = torch.from_numpy(x)
         y = torch.from_numpy(y) * 0.98 + 0.02 / CLASS_COUNT
         labelled = torch.from_numpy(labelled)
