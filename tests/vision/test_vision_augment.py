@@ -67,6 +67,26 @@ def test_glimpses_are_labelled_empty_and_marked_as_labelled() -> None:
     _, taught, marked = augment(crops, targets, np.random.default_rng(1), 1.0)
     assert marked.sum() > marked_without.sum() + 100  # the glimpses are marked ...
     assert (taught[marked & (targets[:, 0] > 0.5)].argmax(axis=1) != 1).all()  # ... never red
+    hsv, _, drawn = augment(crops, targets, np.random.default_rng(1), 1.0)
+    empty = targets[:, 0] > 0.5
+
+    def red_pixels(cells: np.ndarray) -> float:  # the model's hue is turned by 90: red ~ 90
+        return float(((np.abs(cells[..., 0] - 90) < 15) & (cells[..., 1] > 150)).sum(
+            axis=(1, 2)).mean())
+
+    # the marked empty holes do show part of a red disc; the others none
+    assert red_pixels(hsv[drawn & empty]) > 40 > 5 > red_pixels(hsv[~drawn & empty])
+
+
+def test_without_glimpses_the_augmentation_draws_as_before() -> None:
+    """The options must not change the random stream of a run that does not use them."""
+    frames = 4
+    crops = np.random.default_rng(2).integers(0, 256, (frames * CELLS_PER_FRAME, CROP_SIDE,
+                                                         CROP_SIDE, 3), dtype=np.uint8)
+    targets = np.eye(3, dtype=np.float32)[np.arange(len(crops)) % 3]
+    a = augment(crops, targets, np.random.default_rng(9))
+    b = augment(crops, targets, np.random.default_rng(9), 0.0, True)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def test_a_stickered_disc_keeps_its_own_colour_all_round_its_rim() -> None:

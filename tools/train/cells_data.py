@@ -189,14 +189,17 @@ def augment(crops: np.ndarray, targets: np.ndarray, rng: np.random.Generator,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Model input (HSV float32) of augmented BGR crops, whole frames of 42 cells in
     order; occluded cells get uniform targets. Also says which cells the augmentation
-    itself labelled (a finger over the cell, a spare disc glimpsed behind an empty hole).
+    itself labelled (a finger over the cell, a spare disc glimpsed behind an empty hole,
+    a disc with a sticker or glare rings in its middle).
 
     What is left after the normalisation: a residual colour cast, exposure,
     contrast, gamma and hue error (each the same over a frame, as a camera makes
     them: the network compares a cell with the frame's others), and per cell
     noise, blur, flips, small rotations and shifts (a disc behind the face is
     seen off-centre), glare, fingers over the cell, and room textures through
-    empty holes.
+    empty holes; with ``glimpses`` (a share of the frames with discs) spare discs
+    glimpsed behind empty holes, and with ``stickers`` also stickered discs in those
+    frames. Without them the random stream is as it was before they existed.
     """
     out = crops.astype(np.float32)
     n = len(out)
@@ -217,17 +220,20 @@ def augment(crops: np.ndarray, targets: np.ndarray, rng: np.random.Generator,
     targets = targets.copy()
     empty = targets[:, 0] > 0.5
     textured = per_frame(rng.random(frames) < TEXTURED_FRAME_SHARE)
-    glimpsed = _glimpsed_cells(targets, rng, glimpses)
+    glimpsed = (_glimpsed_cells(targets, rng, glimpses) if glimpses > 0
+                else np.zeros(n, bool))
     sources, labels = out.copy(), targets.copy()  # the frame's discs, for the glimpses
-    stickered = (stickers & (targets[:, 1:].max(axis=1) > 0.5)
-                 & per_frame(glimpsed.reshape(frames, -1).any(axis=1))
-                 & (rng.random(n) < STICKER_DISC_SHARE))
+    stickered = np.zeros(n, bool)
+    if stickers and glimpsed.any():
+        stickered = ((targets[:, 1:].max(axis=1) > 0.5)
+                     & per_frame(glimpsed.reshape(frames, -1).any(axis=1))
+                     & (rng.random(n) < STICKER_DISC_SHARE))
     labelled = glimpsed | stickered
     for i in range(n):
         if empty[i] and textured[i] and rng.random() < TEXTURED_HOLE_SHARE:
             _room_texture(out[i], rng)
-        if glimpsed[i]:
-            _glimpse(out[i], sources[glimpsed_source(labels, i, rng)], rng)
+        if glimpsed[i]:  # marked only where a glimpse was drawn
+            labelled[i] = _glimpse(out[i], sources[glimpsed_source(labels, i, rng)], rng)
         if stickered[i]:
             _sticker(out[i], rng)
         out[i] = _geometric(out[i], rng)
@@ -258,11 +264,12 @@ def glimpsed_source(targets: np.ndarray, cell: int, rng: np.random.Generator) ->
     return first + int(rng.choice(discs))
 
 
-def _glimpse(crop: np.ndarray, disc: np.ndarray, rng: np.random.Generator) -> None:
+def _glimpse(crop: np.ndarray, disc: np.ndarray, rng: np.random.Generator) -> bool:
     """A spare disc lying behind the board, seen through an empty hole: the frame's own
     disc crop moved off the hole (mostly downwards), squashed as a tilted disc is, in
     the board's shadow, covering part of the hole and never all of it (the label stays
-    empty; a disc in the hole fills it)."""
+    empty; a disc in the hole fills it). Says whether it drew one (a draw outside 10-70 %
+    of the hole draws nothing)."""
     side = crop.shape[0]
     centre = (side - 1) / 2
     yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
@@ -279,9 +286,10 @@ def _glimpse(crop: np.ndarray, disc: np.ndarray, rng: np.random.Generator) -> No
     mask = cv2.warpAffine(disc_mask, matrix, (side, side)) > 0.5
     covered = mask & hole
     if not 0.1 * hole.sum() < covered.sum() < 0.7 * hole.sum():
-        return
+        return False
     shade = rng.uniform(0.45, 1.05)
     crop[covered] = np.clip(moved[covered].astype(np.float32) * shade, 0, 255).astype(np.uint8)
+    return True
 
 
 def _room_texture(crop: np.ndarray, rng: np.random.Generator) -> None:

@@ -146,7 +146,8 @@ def main() -> int:
     train.add_argument("--distil", nargs="?", const="always", choices=("always", "unless-wrong"),
                        help="targets: the --init network's own probabilities on each "
                        "augmented cell, except where the augmentation labelled the cell "
-                       "(and, with unless-wrong, where that network is wrong)")
+                       "(and, with unless-wrong, where that network is wrong); write "
+                       "--distil=always or --distil=unless-wrong before the data files")
     train.add_argument("--init", metavar="WEIGHTS.npz",
                        help="start from a weight file of this trainer (fine-tuning)")
     export = commands.add_parser("export", help="convert a weight file to .tflite (TensorFlow)")

@@ -84,7 +84,8 @@ def train_torch(args: argparse.Namespace) -> None:
     if args.init:
         print(f"initialised from {args.init}: validation accuracy "
               f"{cell_accuracy(val_logits, val_targets):.5f}", flush=True)
-    glimpse_check = _glimpse_check(val_crops, val_targets, args)
+    glimpse_check = (_glimpse_check(val_crops, val_targets, args) if args.glimpses > 0
+                     else lambda model: None)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters; "
           f"{len(crops)} training cells, {len(val_crops)} validation", flush=True)
     batch = max(1, args.batch // CELLS_PER_FRAME) * CELLS_PER_FRAME  # whole frames
@@ -135,11 +136,14 @@ def _glimpse_check(crops: np.ndarray, targets: np.ndarray, args: argparse.Namesp
     """A reporter of the share of validation cells with a glimpsed spare disc read empty."""
     import torch
 
-    x, _, marked = augment_parallel(crops, targets, 999, args.workers, glimpses=1.0)
-    glimpsed = marked & (targets[:, 0] > 0.5)
+    x, seen, marked = augment_parallel(crops, targets, 999, args.workers, glimpses=1.0)
+    glimpsed = marked & (seen[:, 0] > 0.5)  # (a finger over a cell makes it uniform)
     x = torch.from_numpy(x).float()
 
     def check(model) -> None:  # noqa: ANN001
+        if not glimpsed.any():
+            print("  no validation cell with a glimpsed spare disc", flush=True)
+            return
         empty = predict(model, x).argmax(axis=1)[glimpsed] == 0
         print(f"  validation cells with a glimpsed spare disc: {glimpsed.sum()}, "
               f"read empty {empty.mean():.4f}", flush=True)
