@@ -222,7 +222,8 @@ def augment(crops: np.ndarray, targets: np.ndarray, rng: np.random.Generator,
     textured = per_frame(rng.random(frames) < TEXTURED_FRAME_SHARE)
     glimpsed = (_glimpsed_cells(targets, rng, glimpses) if glimpses > 0
                 else np.zeros(n, bool))
-    sources, labels = out.copy(), targets.copy()  # the frame's discs, for the glimpses
+    # the frame's discs as they were, for the glimpses (a finger changes targets below)
+    sources, labels = (out.copy(), targets.copy()) if glimpsed.any() else (out, targets)
     stickered = np.zeros(n, bool)
     if stickers and glimpsed.any():
         stickered = ((targets[:, 1:].max(axis=1) > 0.5)
@@ -418,4 +419,5 @@ def augment_parallel(crops: np.ndarray, targets: np.ndarray, seed: int, workers:
             for i in range(0, len(crops), chunk)]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         parts = pool.map(augment_to_uint8, jobs)
-    return tuple(np.concatenate([part[k] for part in parts]) for k in range(3))
+    x, y, labelled = zip(*parts, strict=True)
+    return np.concatenate(x), np.concatenate(y), np.concatenate(labelled)

@@ -86,6 +86,9 @@ def train_torch(args: argparse.Namespace) -> None:
               f"{cell_accuracy(val_logits, val_targets):.5f}", flush=True)
     glimpse_check = (_glimpse_check(val_crops, val_targets, args) if args.glimpses > 0
                      else lambda model: None)
+    if args.init and args.glimpses > 0:
+        print("  the --init network:", end="")
+        glimpse_check(model)
     print(f"model: {sum(p.numel() for p in model.parameters())} parameters; "
           f"{len(crops)} training cells, {len(val_crops)} validation", flush=True)
     batch = max(1, args.batch // CELLS_PER_FRAME) * CELLS_PER_FRAME  # whole frames
@@ -108,10 +111,11 @@ def train_torch(args: argparse.Namespace) -> None:
         total = 0.0
         for first in range(0, len(shuffled) - batch + 1, batch):
             index = torch.from_numpy(shuffled[first:first + batch])
-            logits = model(x[index].float())
+            batch_x = x[index].float()
+            logits = model(batch_x)
             if teacher is not None:  # its own answer, but where the augmentation labelled
                 with torch.no_grad():
-                    taught = torch.softmax(teacher(x[index].float()), dim=1)
+                    taught = torch.softmax(teacher(batch_x), dim=1)
                 keep = labelled[index]
                 if args.distil == "unless-wrong":  # where the teacher is wrong, the truth
                     keep = keep | (taught.argmax(dim=1) != y[index].argmax(dim=1))
@@ -148,11 +152,6 @@ def _glimpse_check(crops: np.ndarray, targets: np.ndarray, args: argparse.Namesp
         print(f"  validation cells with a glimpsed spare disc: {glimpsed.sum()}, "
               f"read empty {empty.mean():.4f}", flush=True)
 
-    if args.init:
-        initial = build_torch()
-        load_weights(initial, np.load(args.init))
-        print("  the --init network:", end="")
-        check(initial)
     return check
 
 
