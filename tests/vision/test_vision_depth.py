@@ -148,13 +148,16 @@ SLOW_MEASURE = pytest.mark.skipif(
 def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() -> None:
     """Our renderer's discs 0.2-0.4 P behind the face (the reader assumes 0.35),
     larger than their holes as on real boards."""
-    oblique = _read_views("render", 35, 50, 100, seed=80_000)  # measured: 59/54 -> 63/55
-    # without the correction (a reader set up for discs in the face) two frames of this
-    # set are read wrong: the discs seen off their holes by both readers (docs/vision.md)
-    assert oblique[0.35][2] == 0
+    oblique = _read_views("render", 35, 50, 100, seed=80_000)  # measured: 63/52 -> 68/60
+    # Wrong boards: one of this set with either plane (80,059: the room's tan behind an
+    # empty bottom hole between yellow discs, which both readers call yellow, legal under
+    # `either`). The network before this one read none of these 100 wrong, and one of
+    # 400 fresh frames at 35-50 degrees (seeds 83,000+; this one: the same frame), so such
+    # shared mistakes are rare, not absent (docs/vision.md); the correction adds none.
+    assert oblique[0.35][2] <= min(1, oblique[0.0][2]), oblique
     assert oblique[0.35][0] >= oblique[0.0][0] + 2, oblique
     assert oblique[0.35][1] >= oblique[0.0][1], oblique
-    frontal = _read_views("render", 0, 10, 60, seed=81_000)  # measured: 56/54 -> 55/53
+    frontal = _read_views("render", 0, 10, 60, seed=81_000)  # measured: 54/52 -> 53/50
     assert frontal[0.35][2] == 0
     assert frontal[0.35][0] >= frontal[0.0][0] - 1, frontal
     assert frontal[0.35][1] >= frontal[0.0][1] - 2, frontal

@@ -154,8 +154,8 @@ def test_the_outline_of_a_line_of_text_ends_where_its_text_ends(size: float) -> 
 
 
 def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
-    # res_IMG_3988 as taken, found by its holes: refused at the bottom hole where a
-    # spare disc behind the board shows, "empty 0.83 or red"; the overlay printed 50 %
+    # res_IMG_3990 as taken, found by its holes: refused at the bottom hole where a
+    # spare disc behind the board shows, "empty 0.80 or yellow"; the overlay printed 50 %
     # there (the reading caps a doubtful cell at one half for the game filter) and now
     # prints the probability the reason quotes.
     import re
@@ -163,7 +163,7 @@ def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
     from firmware_py.vision.overlay import shown_confidences
     from tools.shared_data import missing_reason, shared_dir
 
-    photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "res_IMG_3988.jpg"
+    photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "res_IMG_3990.jpg"
     if not photo.is_file():
         pytest.skip(missing_reason(photo.parent))
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False, board="holes"),
