@@ -149,9 +149,9 @@ def test_the_depth_correction_helps_at_an_angle_and_costs_nothing_straight_on() 
     """Our renderer's discs 0.2-0.4 P behind the face (the reader assumes 0.35),
     larger than their holes as on real boards."""
     oblique = _read_views("render", 35, 50, 100, seed=80_000)  # measured: 63/52 -> 68/60
-    # Wrong boards: one of this set with either plane (80,059: the room's tan behind an
-    # empty bottom hole between yellow discs, which both readers call yellow, legal under
-    # `either`). The network before this one read none of these 100 wrong, and one of
+    # Wrong boards: one of this set at each plane (at 0.35, 80,059: the room's tan behind
+    # an empty bottom hole between yellow discs, which both readers call yellow, legal
+    # under `either`). The network before this one read none of these 100 wrong, and one of
     # 400 fresh frames at 35-50 degrees (seeds 83,000+; this one: the same frame), so such
     # shared mistakes are rare, not absent (docs/vision.md); the correction adds none.
     assert oblique[0.35][2] <= min(1, oblique[0.0][2]), oblique

@@ -154,8 +154,10 @@ def test_the_outline_of_a_line_of_text_ends_where_its_text_ends(size: float) -> 
 
 
 def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
-    # res_IMG_3990 as taken, found by its holes: refused at the bottom hole where a
-    # spare disc behind the board shows, "empty 0.80 or yellow"; the overlay printed 50 %
+    # res_IMG_3990 as taken, found by its holes, under the default `[game] first =
+    # either` (under "red" the counts decide it and it is read): refused at the bottom
+    # hole where a spare disc behind the board shows, "empty 0.80 or yellow" (res_IMG_3988,
+    # this test's photo before the network's step 7, is now read); the overlay printed 50 %
     # there (the reading caps a doubtful cell at one half for the game filter) and now
     # prints the probability the reason quotes.
     import re

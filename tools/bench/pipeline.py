@@ -347,6 +347,7 @@ def summarise(games: list[GameStats]) -> dict[str, Any]:
         "positions": sum(g.positions for g in games),
         "positions_shown": sum(g.positions_shown for g in games),
         "games_all_shown": sum(g.positions_shown == g.positions for g in games),
+        "shown_per_game": [f"{g.positions_shown}/{g.positions}" for g in games],
         "longest_silence_frames": max((g.longest_silence for g in games), default=0),
     }
 
