@@ -34,7 +34,7 @@ def test_one_followed_game_teaches_the_navy_board_and_never_a_wrong_board(
     result = measure_board(composer, "res", args, load_config(None), appearance=appearance)
     followed = result["followed"]
     assert followed["frames_showing_wrong"] == 0
-    learnt = int(result["learnt"].split(" confirmed boards learnt")[0])
+    learnt = result["boards_learnt"]
     # every board shown is confirmed by the next one but the last (nothing follows it):
     # 24 of 25 shown as photographed, 21 of 22 restyled (measured)
     assert learnt >= followed["shown"] - 1 >= 20, result

@@ -137,7 +137,7 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
         settled += frames[::args.every]
     return {"followed": {key: followed[key] for key in
                          ("positions", "shown", "frames_showing_wrong")},
-            "calibrated": calibrated, "learnt": looks.summary(),
+            "calibrated": calibrated, "learnt": looks.summary(), "boards_learnt": looks.boards,
             "nothing_learnt": read_settled(reader, settled, None),
             **({"calibrated_only": read_settled(reader, settled, before_game)}
                if args.discs else {}),
