@@ -5,9 +5,11 @@ is filmed on that board (:mod:`tools.bench.real_games`, seed ``--seed``) and
 followed live by a reader with learnt looks and a
 :class:`~firmware_py.pipeline.teach.LookTeacher`; then the settled frames
 (no hand, no falling disc) of *other* games on the same board, in the same
-room (seeds ``--seed`` + 1 ...), are read one by one, by a reader that learnt
-nothing and by the one that followed the game. What a player sees counts:
-*read* is accepted with the exact grid, *wrong* accepted and not exact.
+room (seeds ``--seed`` + 1 ...; each empty hole shows the wall it showed in the
+followed game, :meth:`~tools.bench.real_games.Film.share_room`), are read one
+by one, by a reader that learnt nothing and by the one that followed the game.
+What a player sees counts: *read* is accepted with the exact grid, *wrong*
+accepted and not exact.
 
     .venv/bin/python -m tools.bench.learnt_looks --films 3 --every 4
 
@@ -132,8 +134,9 @@ def measure_board(composer: Composer, source: str, args: argparse.Namespace,
     look = getattr(film, "look", None)  # the same board and pieces in the other games
     settled = []
     for index in range(1, args.films + 1):
-        film, steps = film_of(composer, source, args.seed + index, args, appearance, look)
-        frames = [frame for frame in film.frames(steps) if frame.settled]
+        other, steps = film_of(composer, source, args.seed + index, args, appearance, look)
+        other.share_room(film)
+        frames = [frame for frame in other.frames(steps) if frame.settled]
         settled += frames[::args.every]
     return {"followed": {key: followed[key] for key in
                          ("positions", "shown", "frames_showing_wrong")},

@@ -134,6 +134,14 @@ class Film:
             self._composed[grid] = image
         return self._composed[grid]
 
+    def share_room(self, other: Film) -> None:
+        """Show through each empty hole what it showed in ``other``: another game on
+        the same board in the same room (the wall behind a hole stays; the discs
+        dropped are other cut-outs)."""
+        for key, patch in other._patches.items():
+            if key[2] == ".":
+                self._patches.setdefault(key, patch)
+
     def _patch(self, line: int, column: int, wanted: str) -> np.ndarray:
         key = (line, column, wanted)
         if key not in self._patches:
