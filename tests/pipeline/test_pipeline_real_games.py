@@ -179,3 +179,24 @@ def test_a_game_yellow_starts_is_followed_on_a_real_board(composer):
     assert stats.wrong_frames == 0 and not stats.something_else
     assert stats.shown == stats.positions == 11, stats.unshown
     assert all(board.first == "Y" for board in commits if board.n_discs)
+
+
+def test_another_game_in_the_same_room_shows_the_same_wall_behind_each_empty_hole(
+        composer: Composer) -> None:
+    """``Film.share_room`` (the learnt-looks bench): the navy board's base photo holds
+    discs, so each film cuts an empty hole in for them; another game in the same room
+    shows the walls the first showed, where a film of its own shows other ones."""
+    base = emptiest(composer.library.of_source("res"))
+    assert base.discs > 0  # else there is no wall to share
+    first = Film(composer, base, seed=1)
+    empty_board = first.compose(grid(""))
+    same_room = Film(composer, base, seed=2)
+    same_room.share_room(first)
+    assert (same_room.compose(grid("")) == empty_board).all()
+    elsewhere = Film(composer, base, seed=2)
+    assert (elsewhere.compose(grid("")) != empty_board).any()
+    with pytest.raises(ValueError, match="before composing"):
+        elsewhere.share_room(first)
+    zam = Film(composer, emptiest(composer.library.of_source("zam")), seed=1)
+    with pytest.raises(ValueError, match="same photo"):
+        zam.share_room(first)
