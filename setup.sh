@@ -204,7 +204,8 @@ run_tests() {
   cd "$HERE"
   local tests=()
   if [ "$ROBOT" = 1 ]; then tests=("${ROBOT_TESTS[@]}"); fi
-  run_last "$PY" -m pytest -q "${tests[@]}"
+  # on up to two cores (pytest-xdist); `.venv/bin/python -m pytest -q` runs it on one
+  run_last "$PY" -m pytest -q -n auto --maxprocesses 2 "${tests[@]}"
 }
 
 run_appliance() {
