@@ -204,8 +204,9 @@ run_tests() {
   cd "$HERE"
   local tests=()
   if [ "$ROBOT" = 1 ]; then tests=("${ROBOT_TESTS[@]}"); fi
-  # on up to two cores (pytest-xdist); `.venv/bin/python -m pytest -q` runs it on one
-  run_last "$PY" -m pytest -q -n auto --maxprocesses 2 "${tests[@]}"
+  # on up to two cores (pytest-xdist), unless PYTEST_ADDOPTS says otherwise ("-n 0": one)
+  run_last env PYTEST_ADDOPTS="-n auto --maxprocesses 2 ${PYTEST_ADDOPTS:-}" \
+    "$PY" -m pytest -q "${tests[@]}"
 }
 
 run_appliance() {

@@ -55,8 +55,7 @@ def test_dry_run_changes_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("action", "robot", "command"), [
-    ("run_tests", 0, "-m pytest -q -n auto --maxprocesses 2"),
-    ("run_tests", 1, "-m pytest -q -n auto --maxprocesses 2 tests/solver"),
+    ("run_tests", 0, "-m pytest -q"), ("run_tests", 1, "-m pytest -q tests/solver"),
     ("run_appliance", 0, "c4pi demo"), ("run_appliance", 1, "c4pi serve --pty"),
 ])
 def test_a_dry_run_prints_the_last_step_and_runs_nothing(tmp_path: Path, action: str,
