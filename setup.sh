@@ -204,9 +204,12 @@ run_tests() {
   cd "$HERE"
   local tests=()
   if [ "$ROBOT" = 1 ]; then tests=("${ROBOT_TESTS[@]}"); fi
-  # on up to two cores (pytest-xdist), unless PYTEST_ADDOPTS says otherwise ("-n 0": one)
-  run_last env PYTEST_ADDOPTS="-n auto --maxprocesses 2 ${PYTEST_ADDOPTS:-}" \
-    "$PY" -m pytest -q "${tests[@]}"
+  # one pytest-xdist worker per core, two at most, unless the owner's PYTEST_ADDOPTS
+  # says otherwise (its -n comes last and wins: "-n 0" runs the suite in this process)
+  local workers
+  workers="$(nproc 2>/dev/null || echo 1)"
+  if [ "$workers" -gt 2 ]; then workers=2; fi
+  run_last env PYTEST_ADDOPTS="-n $workers ${PYTEST_ADDOPTS:-}" "$PY" -m pytest -q "${tests[@]}"
 }
 
 run_appliance() {

@@ -66,6 +66,8 @@ def test_a_dry_run_prints_the_last_step_and_runs_nothing(tmp_path: Path, action:
     assert result.returncode == 0, result
     would = [line for line in result.stdout.splitlines() if "would run:" in line]
     assert len(would) == 1 and command in would[0], result.stdout
+    if action == "run_tests":  # on up to two cores unless the owner's PYTEST_ADDOPTS says
+        assert "PYTEST_ADDOPTS=-n " in would[0], would[0]
     assert result.stdout.rstrip().endswith("still here"), result.stdout
 
 
