@@ -28,6 +28,7 @@ from tools.train.real_composites import Composer, PatchLibrary
 GAIN = {"plain": 10, "navy": 10}
 TARGET = 0.97  # the issue's: the single-frame read after one followed game
 
+
 @pytest.fixture(scope="module")
 def composer(shared: Path) -> Composer:
     return Composer(PatchLibrary.load(shared))
