@@ -42,13 +42,12 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "sight behind the board, or take the discs out and run c4pi calibrate."),
     (re.compile(r"CNN (red|yellow), colour (red|yellow)\)"),
      "Light the board with white light; c4pi calibrate --discs learns your discs' colours."),
-    # both readers lean to an empty hole, with a disc colour the runner-up: what the real
-    # photos of a spare disc lying behind the board give (res_IMG_3988, res_IMG_3990)
+    # a hole the combined readers favour empty, a disc colour its rival, no reader named
+    # (the ")" right after the colour: both readers lean empty): what the real photos of a
+    # spare disc lying behind the board give (res_IMG_3988, res_IMG_3990)
     (re.compile(r"uncertain cells: .*\(empty [0-9.]+ or (red|yellow)\)"),
-     "A hole that looks empty shows a little of a disc colour: a spare disc (or something "
-     "red or yellow) behind the board seen through it (keep it out of sight, or take the "
-     "discs out and run c4pi calibrate), or glare or a shadow over a disc (light the board "
-     "from the front)."),
+     "Keep spare discs (anything red or yellow) out of sight behind the board; if a disc "
+     "is in that hole, light the board from the front."),
     (re.compile(r"uncertain cells"),
      "A hand, glare or a shadow is over those holes: light the board from the front."),
     (re.compile(r"parity|floating disc|both Red and Yellow|moved last|fours cannot|"

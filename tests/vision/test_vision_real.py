@@ -27,10 +27,10 @@ from firmware_py.vision.reading import FINISHED, OK
 
 SETS = ("real-dev", "real-dev2")
 RULES = ("red", "either")
-# legal boards of each set the reader may refuse (measured: real-dev 13 of 15 read, the
-# misses the navy board's two photos, each with a spare disc behind an empty bottom hole
-# that the CNN takes for a disc: one favoured as a disc (never deleted), one in doubt
-# against the illegal board a yellow there would make; real-dev2 1 of 1; docs/vision.md).
+# legal boards of each set the reader may refuse (measured with the network's step 7:
+# the misses are the navy board's two photos, each with a spare disc behind the empty
+# bottom hole of column 6 that the readers doubt ("empty 0.79 or red", "empty 0.87 or
+# yellow" under either; under red the second is read); real-dev2 1 of 1; docs/vision.md).
 # Under either, real-dev's 4 Yellow-first photos are legal and read (17 of 19), and one
 # Yellow-first board of sticker discs in real-dev2 is legal and refused (a known gap).
 MAY_MISS = {("red", "real-dev"): 2, ("red", "real-dev2"): 0,

@@ -38,7 +38,7 @@ def test_no_markers_asks_for_the_markers() -> None:
     ({A1: RED, B1: DOUBTFUL_YELLOW}, {A1: RED}, "c4pi calibrate --discs", "cloth"),  # pale
     ({A1: DOUBTFUL_RED}, {A1: DOUBTFUL_YELLOW}, "white light", "cloth"),  # tinted light
     ({A1: (0.4, 0.55, 0.05)}, {A1: (0.45, 0.5, 0.05)}, "shadow", "calibrate"),  # a disc
-    ({A1: (0.5, 0.45, 0.05)}, {A1: (0.5, 0.45, 0.05)}, "behind the board", "--discs"),
+    ({A1: (0.5, 0.45, 0.05)}, {A1: (0.5, 0.45, 0.05)}, "spare discs", "--discs"),
     ({A1: RED, B1: RED}, {A1: RED, B1: RED}, "legal position", "markers"),  # parity
     ({A2: RED}, {A2: RED}, "legal position", "markers"),  # floating
 ])
@@ -68,20 +68,38 @@ def test_accepted_readings_get_no_advice() -> None:
     assert remedy(INVALID, "something no rule knows") == ""
 
 
+def test_the_first_rule_whose_words_the_reason_holds_decides() -> None:
+    spare = remedy(INVALID, "uncertain cells: column 6 row 1 (empty 0.87 or yellow)")
+    assert "spare discs" in spare
+    # a reader named: the rules about what each reader sees come first
+    assert "c4pi calibrate --discs" in remedy(
+        INVALID, "uncertain cells: column 6 row 1 (empty 0.6 or red; CNN red, colour empty)")
+    assert "cloth" in remedy(
+        INVALID, "uncertain cells: column 6 row 1 (empty 0.6 or red; CNN empty, colour red)")
+    # one hole leaning to a disc, another to empty: the advice covers both
+    assert remedy(INVALID, "uncertain cells: column 2 row 1 (red 0.62 or empty), "
+                           "column 6 row 1 (empty 0.55 or yellow)") == spare
+    assert "shadow" in remedy(INVALID, "uncertain cells: column 2 row 1 (red 0.62 or empty)")
+    assert "spare" not in remedy(INVALID, "uncertain cells: column 2 row 1 (red 0.6 or yellow)")
+
+
 @pytest.mark.parametrize("photo", ["res_IMG_3988.jpg", "res_IMG_3990.jpg"])
 def test_a_spare_disc_behind_a_real_board_gets_the_spare_disc_advice(photo: str) -> None:
     """The navy board's two real photos (a spare disc lying behind the bottom of column 6,
-    seen through that empty hole) are refused at that hole, and the advice names it."""
+    seen through that empty hole) are refused at that hole under ``either`` (both readers
+    lean to empty: under ``red`` one is read), and the advice names the spare disc."""
     import cv2
 
-    from firmware_py.config import load_config
+    from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
     from tools.shared_data import missing_reason, shared_dir
 
     path = shared_dir() / "data" / "real-dev" / "frames" / photo
     if not path.is_file():
         pytest.skip(missing_reason(path))
-    reader = BoardReader.from_config(load_config(None).vision, None, first="either")
+    reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig(),
+                                     first="either")
     reading = reader.read(cv2.imread(str(path)))
     assert reading.status == INVALID and "column 6 row 1 (empty" in reading.reason, reading.reason
-    assert "spare disc" in remedy(reading.status, reading.reason), reading.reason
+    assert "no reader" not in reading.reason and "CNN" not in reading.reason, reading.reason
+    assert "spare discs" in remedy(reading.status, reading.reason), reading.reason
