@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -84,7 +86,8 @@ def test_the_first_rule_whose_words_the_reason_holds_decides() -> None:
 
 
 @pytest.mark.parametrize("photo", ["res_IMG_3988.jpg", "res_IMG_3990.jpg"])
-def test_a_spare_disc_behind_a_real_board_gets_the_spare_disc_advice(photo: str) -> None:
+def test_a_spare_disc_behind_a_real_board_gets_the_spare_disc_advice(photo: str,
+                                                                     shared: Path) -> None:
     """The navy board's two real photos (a spare disc lying behind the bottom of column 6,
     seen through that empty hole) are refused at that hole under ``either`` (both readers
     lean to empty: under ``red`` one is read), and the advice names the spare disc."""
@@ -92,14 +95,9 @@ def test_a_spare_disc_behind_a_real_board_gets_the_spare_disc_advice(photo: str)
 
     from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
-    from tools.shared_data import missing_reason, shared_dir
-
-    path = shared_dir() / "data" / "real-dev" / "frames" / photo
-    if not path.is_file():
-        pytest.skip(missing_reason(path))
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig(),
                                      first="either")
-    reading = reader.read(cv2.imread(str(path)))
+    reading = reader.read(cv2.imread(str(shared / "data" / "real-dev" / "frames" / photo)))
     assert reading.status == INVALID and "column 6 row 1 (empty" in reading.reason, reading.reason
     assert "no reader" not in reading.reason and "CNN" not in reading.reason, reading.reason
     assert "spare discs" in remedy(reading.status, reading.reason), reading.reason
