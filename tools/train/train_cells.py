@@ -148,6 +148,8 @@ def main() -> int:
                        "augmented cell, except where the augmentation labelled the cell "
                        "(and, with unless-wrong, where that network is wrong); write "
                        "--distil=always or --distil=unless-wrong before the data files")
+    train.add_argument("--truth", nargs="+", default=[], metavar="DATA",
+                       help="data files (also given as data) taught their truth under --distil")
     train.add_argument("--init", metavar="WEIGHTS.npz",
                        help="start from a weight file of this trainer (fine-tuning)")
     export = commands.add_parser("export", help="convert a weight file to .tflite (TensorFlow)")

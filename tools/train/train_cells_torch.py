@@ -55,13 +55,18 @@ def build_torch():  # noqa: ANN201 (torch is optional)
     return CellNet()
 
 
-def load_cells(paths: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and targets of the data files, concatenated."""
+def load_cells(paths: list[str], truth: tuple[str, ...] = ()
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, targets and, per cell, whether its file is in ``truth`` (taught its truth,
+    never distilled), of the data files, concatenated."""
     files = [np.load(path) for path in paths]
     for path, data in zip(paths, files, strict=True):
-        print(f"  {path}: {len(data['crops'])} cells", flush=True)
+        print(f"  {path}: {len(data['crops'])} cells{' (truth)' if path in truth else ''}",
+              flush=True)
     return (np.concatenate([f["crops"] for f in files]),
-            np.concatenate([f["targets"] for f in files]))
+            np.concatenate([f["targets"] for f in files]),
+            np.concatenate([np.full(len(f["crops"]), path in truth)
+                            for path, f in zip(paths, files, strict=True)]))
 
 
 def train_torch(args: argparse.Namespace) -> None:
@@ -69,12 +74,13 @@ def train_torch(args: argparse.Namespace) -> None:
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.workers))
-    crops, targets = load_cells(args.data)
+    crops, targets, truth = load_cells(args.data, tuple(args.truth))
     frames = len(crops) // CELLS_PER_FRAME
     order = np.random.default_rng(args.seed).permutation(frames)
     cut = int(frames * args.validation_share)
     val_crops, val_targets = frame_cells(crops, order[:cut]), frame_cells(targets, order[:cut])
     crops, targets = frame_cells(crops, order[cut:]), frame_cells(targets, order[cut:])
+    truth = torch.from_numpy(frame_cells(truth, order[cut:]))
     val_x = torch.from_numpy(to_model_input(val_crops))
     model = build_torch()
     if args.init:
@@ -116,7 +122,7 @@ def train_torch(args: argparse.Namespace) -> None:
             if teacher is not None:  # its own answer, but where the augmentation labelled
                 with torch.no_grad():
                     taught = torch.softmax(teacher(batch_x), dim=1)
-                keep = labelled[index]
+                keep = labelled[index] | truth[index]
                 if args.distil == "unless-wrong":  # where the teacher is wrong, the truth
                     keep = keep | (taught.argmax(dim=1) != y[index].argmax(dim=1))
                 y[index] = torch.where(keep[:, None], y[index], taught)
