@@ -3,7 +3,7 @@
 The real composites (:mod:`tools.train.real_composites`: a translucent
 turquoise board and a navy one, red and yellow discs) are recoloured in the
 image, after their camera changes, to measure the reader on unfamiliar
-boards (never train on them):
+boards (never train on the bench's frames; :mod:`tools.train.composite_data`):
 
 * ``white``, ``navy``, ``light-blue``: the plastic takes another colour. A
   pixel is plastic by its Lab distance to the local plastic colour (the cell

@@ -18,7 +18,10 @@ the photo's own. Then camera changes on the whole frame (white balance
 0.8-1.25 per channel, exposure 0.7-1.35, noise, JPEG 60-95), drawn again,
 milder, until the repo's detector finds all four markers.
 
-Never train on these frames: they measure generalisation to real boards.
+Never train on the benches' frames (seeds below 1,000,000): they measure
+generalisation to real boards. :mod:`tools.train.composite_data` cuts training
+cells from other seeds, only for a network measured on an appearance left out
+of its training.
 
     .venv/bin/python -m tools.train.real_composites --count 200 --seed 1 --out /tmp/comp \\
         --sheet /tmp/comp_sheet.png
