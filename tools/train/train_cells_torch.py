@@ -74,6 +74,10 @@ def train_torch(args: argparse.Namespace) -> None:
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.workers))
+    strays = [path for path in args.truth if path not in args.data]
+    if strays:
+        raise SystemExit(f"--truth {strays[0]}: not among the data files (give it as data too, "
+                         "spelt the same)")
     crops, targets, truth = load_cells(args.data, tuple(args.truth))
     frames = len(crops) // CELLS_PER_FRAME
     order = np.random.default_rng(args.seed).permutation(frames)
