@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import multiprocessing
 import time
+from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -143,14 +145,23 @@ def frame_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     variant = _variant(generator)
     frame, plane_to_image, visible = make(seed, rng, grid, variant)
     frame = camera_error(frame, rng)
-    exact = BoardFit(True, plane_to_image=plane_to_image, marker_ids=visible)
+    crops = reader_crops(frame, plane_to_image, visible, rng)
+    return crops, (grid_targets(grid) if len(crops) else np.zeros((0, 3), np.float32))
+
+
+def reader_crops(frame: np.ndarray, plane_to_image: np.ndarray, marker_ids: tuple[int, ...],
+                 rng: np.random.Generator) -> np.ndarray:
+    """The 42 normalised crops the reader's stages cut from ``frame`` given its true
+    plane (colour reference from the markers ``marker_ids``, the disc plane, the
+    half-resolution warp jittered by up to 0.12 cell); empty (0 crops) when the
+    markers give no colour reference."""
+    exact = BoardFit(True, plane_to_image=plane_to_image, marker_ids=marker_ids)
     reference = colour_reference(frame, exact)
     if reference is None:
-        return np.zeros((0, CROP_SIDE, CROP_SIDE, 3), np.uint8), np.zeros((0, 3), np.float32)
+        return np.zeros((0, CROP_SIDE, CROP_SIDE, 3), np.uint8)
     seen, _ = seen_disc_fit(exact, DEFAULT_DISC_DEPTH, (frame.shape[1], frame.shape[0]))
     fit = BoardFit(True, plane_to_image=seen.plane_to_image @ jitter(rng, 0.12))
-    crops = cell_crops(reference.normalise(warp_grid(frame, fit, step=2)))
-    return crops, grid_targets(grid)
+    return cell_crops(reference.normalise(warp_grid(frame, fit, step=2)))
 
 
 def _variant(generator: str) -> str:
@@ -169,15 +180,22 @@ def make_dataset(generator: str, first_seed: int, count: int,
     """Crops (N, 32, 32, 3) BGR uint8 and targets (N, 3) of ``count`` frames."""
     if generator.removesuffix(_variant(generator)) not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; expected one of {GENERATORS}")
-    start = time.time()
     jobs = [(generator, seed) for seed in range(first_seed, first_seed + count)]
+    return map_frames(frame_crops, jobs, workers, generator)
+
+
+def map_frames(crops_of: Callable[[Any], tuple[np.ndarray, np.ndarray]], jobs: list,
+               workers: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """``crops_of`` over ``jobs`` (one frame each) in ``workers`` processes: the crops
+    and targets concatenated, in whole frames."""
+    start = time.time()
     cv2.setNumThreads(1)
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(frame_crops, jobs, chunksize=4)
+            parts = pool.map(crops_of, jobs, chunksize=4)
     else:
-        parts = [frame_crops(job) for job in jobs]
-    print(f"  {generator}: {count} frames in {time.time() - start:.0f} s", flush=True)
+        parts = [crops_of(job) for job in jobs]
+    print(f"  {name}: {len(jobs)} frames in {time.time() - start:.0f} s", flush=True)
     return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
 
 

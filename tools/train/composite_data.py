@@ -5,7 +5,7 @@ boards from real material: the real cut-outs of :mod:`tools.train.real_composite
 restyled by :mod:`tools.train.appearances` (black board with balls, white,
 navy, light blue, orange and pink pieces) or left as photographed
 (``plain``). Each frame goes through the same stages as the generators' frames
-(:func:`tools.train.cells_data.frame_crops`): colour reference from the
+(:func:`tools.train.cells_data.reader_crops`): colour reference from the
 markers, the disc plane, the half-resolution warp jittered by up to 0.12 cell,
 normalisation, 42 crops.
 
@@ -22,20 +22,11 @@ from __future__ import annotations
 
 import argparse
 import functools
-import multiprocessing
-import time
 
-import cv2
 import numpy as np
 
-from firmware_py.vision.cells import cell_crops, warp_grid
-from firmware_py.vision.colour import colour_reference
-from firmware_py.vision.depth import seen_disc_fit
-from firmware_py.vision.fit import BoardFit
-from firmware_py.vision.geometry import CROP_SIDE
-from firmware_py.vision.reader import DEFAULT_DISC_DEPTH
 from tools.train.appearances import APPEARANCES, AppearanceComposer
-from tools.train.cells_data import grid_targets, jitter
+from tools.train.cells_data import grid_targets, map_frames, reader_crops
 from tools.train.real_composites import Composite, default_composer
 
 PLAIN = "plain"  # the composites as photographed, not restyled
@@ -61,15 +52,10 @@ def composite_crops(job: tuple[str, int]) -> tuple[np.ndarray, np.ndarray]:
     empty arrays when its markers give no colour reference."""
     appearance, seed = job
     result = compose(appearance, seed)
-    frame = result.frame
-    exact = BoardFit(True, plane_to_image=result.plane_to_image, marker_ids=ALL_MARKERS)
-    reference = colour_reference(frame, exact)
-    if reference is None:
-        return np.zeros((0, CROP_SIDE, CROP_SIDE, 3), np.uint8), np.zeros((0, 3), np.float32)
-    seen, _ = seen_disc_fit(exact, DEFAULT_DISC_DEPTH, (frame.shape[1], frame.shape[0]))
-    rng = np.random.default_rng(seed + 1)
-    fit = BoardFit(True, plane_to_image=seen.plane_to_image @ jitter(rng, 0.12))
-    crops = cell_crops(reference.normalise(warp_grid(frame, fit, step=2)))
+    crops = reader_crops(result.frame, result.plane_to_image, ALL_MARKERS,
+                         np.random.default_rng(seed + 1))
+    if not len(crops):
+        return crops, np.zeros((0, 3), np.float32)
     return crops, grid_targets(list(result.grid))
 
 
@@ -82,17 +68,8 @@ def make_dataset(appearances: list[str], first_seed: int, frames: int,
         raise ValueError(f"unknown appearance {unknown[0]!r}; expected one of {KINDS}")
     jobs = [(name, first_seed + index * len(KINDS) + KINDS.index(name))
             for index in range(frames) for name in appearances]
-    start = time.time()
-    cv2.setNumThreads(1)
     default_composer()  # the photos cut once, before the workers fork
-    if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(composite_crops, jobs, chunksize=4)
-    else:
-        parts = [composite_crops(job) for job in jobs]
-    print(f"  {'+'.join(appearances)}: {len(jobs)} frames in {time.time() - start:.0f} s",
-          flush=True)
-    return np.concatenate([c for c, _ in parts]), np.concatenate([t for _, t in parts])
+    return map_frames(composite_crops, jobs, workers, "+".join(appearances))
 
 
 def main(argv: list[str] | None = None) -> int:
