@@ -48,6 +48,9 @@ A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
 for :data:`COMMIT_S` and :data:`COMMIT_FRAMES` frames (a disc taken out or
 recoloured: :data:`SETTLE_S`); R is **shown** while its own lead passes it.
+Frames where no board leads (a hand, a flicker) pause a leader's count but do
+not end it; R leading, another board leading, or :data:`SETTLE_S` with no
+leader does.
 
 Each frame's evidence is weighed once, with the committed board as the
 prior's memory, and not multiplied into the last frame's belief: successive
@@ -130,8 +133,9 @@ class BeliefState:
 
     def lost(self) -> BeliefState:
         """The board left the view: its committed board and looks stay (it usually
-        comes back), the clocks of what was happening start again."""
-        return replace(self, leader=None, leader_frames=0, reread=None, unsure_since=None,
+        comes back), and so does a board read again (a hypothesis, weighed again on
+        every frame); the clocks of what was happening start again."""
+        return replace(self, leader=None, leader_frames=0, unsure_since=None,
                        confirmed_since=None)
 
 
@@ -429,9 +433,12 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     """No board passes the threshold; after :data:`SETTLE_S` the board the reader
     decided on this frame (under the game's rule) becomes a hypothesis."""
     since = state.unsure_since if state.unsure_since is not None else now
-    state = replace(state, leader=None, unsure_since=since)
+    state = replace(state, unsure_since=since)
+    if now - since < params.settle_s:
+        return state, Verdict(kind)  # a leader's frames so far still count
+    state = replace(state, leader=None, leader_frames=0)
     committed = state.committed
-    if committed is None or now - since < params.settle_s:
+    if committed is None:
         return state, Verdict(kind)
     board = read_board(reading, game_rule(committed, params.first))
     if board is None:

@@ -402,6 +402,55 @@ def test_a_cleared_board_is_read_again_after_settle_s_then_a_new_game():
     assert kinds == [COMMIT_NEW_GAME]
 
 
+def hand_over(board: Board, columns=(1, 2, 3)):
+    """A frame of ``board`` with a hand over the lowest free holes of ``columns``: they
+    look changed and the readers are torn between empty and yellow there."""
+    cover = {lowest_free_hole(board, column): [0.45, 0.1, 0.45] for column in columns}
+    reading = reading_of(board.grid_lines(), override=cover)
+    for cell in cover:
+        reading.cell_looks[cell] = 90.0
+    return reading
+
+
+def two_discs_read_again():
+    """Committed 44, then two discs at once (1 then 2): read again after settle_s."""
+    board, state = committed("44")
+    after = board.play(1).play(2)
+    state, verdict, kinds = run(state, [reading_of(after.grid_lines())] * 11)
+    assert not kinds and grid(state.reread) == grid(after) and verdict.leader is None
+    return after, state
+
+
+def test_no_leader_frames_pause_a_leaders_count_and_do_not_end_it():
+    """Two discs read again, then a hand in every other frame: the board read again
+    leads in every frame the hand leaves, and is committed after four of them."""
+    after, state = two_discs_read_again()
+    frames = [reading_of(after.grid_lines()), hand_over(after, (5, 6, 7))] * 4
+    _, verdict = believe(state, frames[1], 1.1, PARAMS)
+    assert verdict.leader is None  # the hand frame: no board leads
+    state, verdict, kinds = run(state, frames, start=1.1)
+    assert kinds == [COMMIT_NEXT] and grid(state.committed) == grid(after)
+
+
+def test_settle_s_without_any_leader_ends_a_leaders_count():
+    board, state = committed("44")
+    after = board.play(1)
+    state, _, _ = run(state, [reading_of(after.grid_lines())] * 2)
+    hand = hand_over(after, (5, 6, 7))
+    state, _, _ = run(state, [hand] * 11, start=0.2)
+    assert state.leader is None and state.leader_frames == 0
+    _, _, kinds = run(state, [reading_of(after.grid_lines())] * 2, start=1.3)
+    assert not kinds  # two frames more are not four in a row
+
+
+def test_the_board_read_again_outlasts_the_board_going_away():
+    after, state = two_discs_read_again()
+    back = state.lost()
+    assert grid(back.reread) == grid(after) and back.leader is None
+    _, _, kinds = run(back, [reading_of(after.grid_lines())] * 4, start=3.0)
+    assert kinds == [COMMIT_NEXT]  # no second settle_s once the board is back
+
+
 def test_a_slow_camera_commits_after_four_frames_not_after_0_3_s():
     board, state = committed("44")
     after = reading_of(board.play(1).grid_lines())
