@@ -48,9 +48,10 @@ A board is **committed** when its lead over every other hypothesis passes
 the one threshold, the reader's accept margin (``[vision] accept_margin``),
 for :data:`COMMIT_S` and :data:`COMMIT_FRAMES` frames (a disc taken out or
 recoloured: :data:`SETTLE_S`); R is **shown** while its own lead passes it.
-Frames where no board leads (a hand, a flicker) pause a leader's count but do
-not end it; R leading, another board leading, or :data:`SETTLE_S` with no
-leader does.
+A board other than R must lead in frames in a row, except a board read again
+(the reader's own decision after :data:`SETTLE_S` of a lasting change): frames
+where no board leads (a hand, a flicker) pause its count but do not end it;
+R leading, another board leading, or :data:`SETTLE_S` with no leader does.
 
 Each frame's evidence is weighed once, with the committed board as the
 prior's memory, and not multiplied into the last frame's belief: successive
@@ -434,11 +435,12 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     decided on this frame (under the game's rule) becomes a hypothesis."""
     since = state.unsure_since if state.unsure_since is not None else now
     state = replace(state, unsure_since=since)
-    if now - since < params.settle_s:
-        return state, Verdict(kind)  # a leader's frames so far still count
+    rereading = state.reread is not None and state.leader == grid_of(state.reread)
+    if rereading and now - since < params.settle_s:
+        return state, Verdict(kind)  # the board read again: its frames so far still count
     state = replace(state, leader=None, leader_frames=0)
     committed = state.committed
-    if committed is None:
+    if committed is None or now - since < params.settle_s:
         return state, Verdict(kind)
     board = read_board(reading, game_rule(committed, params.first))
     if board is None:
