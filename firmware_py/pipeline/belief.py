@@ -49,9 +49,10 @@ the one threshold, the reader's accept margin (``[vision] accept_margin``),
 for :data:`COMMIT_S` and :data:`COMMIT_FRAMES` frames (a disc taken out or
 recoloured: :data:`SETTLE_S`); R is **shown** while its own lead passes it.
 A board other than R must lead in frames in a row, except a board read again
-(the reader's own decision after :data:`SETTLE_S` of a lasting change): frames
-where no board leads (a hand, a flicker) pause its count but do not end it;
-R leading, another board leading, or :data:`SETTLE_S` with no leader does.
+that only adds discs (moves missed; the reader's own decision after
+:data:`SETTLE_S` of a lasting change): frames where no board leads (a hand, a
+flicker) pause its count but do not end it; R leading, another board leading,
+or :data:`SETTLE_S` with no leader does.
 
 Each frame's evidence is weighed once, with the committed board as the
 prior's memory, and not multiplied into the last frame's belief: successive
@@ -435,9 +436,8 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     decided on this frame (under the game's rule) becomes a hypothesis."""
     since = state.unsure_since if state.unsure_since is not None else now
     state = replace(state, unsure_since=since)
-    rereading = state.reread is not None and state.leader == grid_of(state.reread)
-    if rereading and now - since < params.settle_s:
-        return state, Verdict(kind)  # the board read again: its frames so far still count
+    if _paused(state) and now - since < params.settle_s:
+        return state, Verdict(kind)  # discs read again: their frames so far still count
     state = replace(state, leader=None, leader_frames=0)
     committed = state.committed
     if committed is None or now - since < params.settle_s:
@@ -446,6 +446,17 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     if board is None:
         return state, Verdict(kind)
     return replace(state, reread=board), Verdict(kind)
+
+
+def _paused(state: BeliefState) -> bool:
+    """Whether the leader is a board read again that only adds discs to R (moves
+    missed): a frame where no board leads pauses its count. Any other leader must
+    lead in frames in a row (a disc taken out or recoloured, a new game: a cheat or a
+    hand over the discs must last)."""
+    reread, committed = state.reread, state.committed
+    if reread is None or committed is None or state.leader != grid_of(reread):
+        return False
+    return commit_kind(committed, reread) == COMMIT_NEXT
 
 
 def _lead(state: BeliefState, leader: Board, kind: str, reading: Reading, now: float,

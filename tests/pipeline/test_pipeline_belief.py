@@ -443,6 +443,18 @@ def test_a_next_disc_must_lead_in_frames_in_a_row():
     assert not kinds
 
 
+def test_a_disc_taken_out_must_lead_in_frames_in_a_row_even_read_again():
+    """A disc read away in every other frame (a reader misreading a committed disc
+    as empty, view 41,019 without markers) is never committed, even read again."""
+    board, state = committed("4453")
+    taken = Board.from_moves("445")
+    state, _, kinds = run(state, [reading_of(taken.grid_lines())] * 11)
+    assert not kinds and grid(state.reread) == grid(taken)
+    frames = [reading_of(taken.grid_lines()), hand_over(taken, (1, 2, 7))] * 10
+    state, _, kinds = run(state, frames, start=1.1)
+    assert not kinds and grid(state.committed) == grid(board)
+
+
 def test_settle_s_without_any_leader_ends_the_count_of_a_board_read_again():
     after, state = two_discs_read_again()
     state, _, _ = run(state, [reading_of(after.grid_lines())] * 2, start=1.1)
