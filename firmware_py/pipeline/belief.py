@@ -49,10 +49,11 @@ the one threshold, the reader's accept margin (``[vision] accept_margin``),
 for :data:`COMMIT_S` and :data:`COMMIT_FRAMES` frames (a disc taken out or
 recoloured: :data:`SETTLE_S`); R is **shown** while its own lead passes it.
 A board other than R must lead in frames in a row, except a board read again
-that only adds discs (moves missed; the reader's own decision after
-:data:`SETTLE_S` of a lasting change): frames where no board leads (a hand, a
-flicker) pause its count but do not end it; R leading, another board leading,
-or :data:`SETTLE_S` with no leader does.
+that adds two discs or more (moves missed): a frame where no board leads and
+the reader decided no other board (a hand, a flicker, a doubt) pauses its
+count of frames (its clock runs on) but does not end it; R leading, another
+board leading, a frame the reader read as another board, or :data:`SETTLE_S`
+in a row without a leader does.
 
 Each frame's evidence is weighed once, with the committed board as the
 prior's memory, and not multiplied into the last frame's belief: successive
@@ -126,6 +127,7 @@ class BeliefState:
     room: RoomLooks | None = None  # before the first board
     steady: SteadyGrid | None = None  # before the first board
     reread: Board | None = None  # a board read again, a hypothesis until R is back
+    # (kept when the board leaves the view: lost())
     leader: Grid | None = None  # the board whose lead passes the threshold
     leader_since: float = 0.0
     leader_frames: int = 0
@@ -436,7 +438,7 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     decided on this frame (under the game's rule) becomes a hypothesis."""
     since = state.unsure_since if state.unsure_since is not None else now
     state = replace(state, unsure_since=since)
-    if _paused(state) and now - since < params.settle_s:
+    if _paused(state, reading, params) and now - since < params.settle_s:
         return state, Verdict(kind)  # discs read again: their frames so far still count
     state = replace(state, leader=None, leader_frames=0)
     committed = state.committed
@@ -448,15 +450,20 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     return replace(state, reread=board), Verdict(kind)
 
 
-def _paused(state: BeliefState) -> bool:
-    """Whether the leader is a board read again that only adds discs to R (moves
-    missed): a frame where no board leads pauses its count. Any other leader must
-    lead in frames in a row (a disc taken out or recoloured, a new game: a cheat or a
-    hand over the discs must last)."""
+def _paused(state: BeliefState, reading: Reading, params: BeliefParams) -> bool:
+    """Whether this frame, where no board leads, only pauses the leader's count: the
+    leader is a board read again that adds two discs or more to R (moves missed), and
+    the reader decided no other board on this frame (a hand, a flicker, a doubt).
+    Any other leader must lead in frames in a row (one disc: a next board; a disc
+    taken out or recoloured, a new game: a cheat or a hand over the discs must
+    last), and a frame the reader read as another board ends any count."""
     reread, committed = state.reread, state.committed
     if reread is None or committed is None or state.leader != grid_of(reread):
         return False
-    return commit_kind(committed, reread) == COMMIT_NEXT
+    if commit_kind(committed, reread) != COMMIT_NEXT or reread.n_discs < committed.n_discs + 2:
+        return False
+    decided = read_board(reading, game_rule(committed, params.first))
+    return decided is None or grid_of(decided) == state.leader
 
 
 def _lead(state: BeliefState, leader: Board, kind: str, reading: Reading, now: float,

@@ -455,6 +455,27 @@ def test_a_disc_taken_out_must_lead_in_frames_in_a_row_even_read_again():
     assert not kinds and grid(state.committed) == grid(board)
 
 
+def test_a_frame_read_as_another_board_ends_the_count_of_a_board_read_again():
+    """Two discs read again, the board away while a third is played, then back: the
+    frames that show the table as it is (three discs, no hypothesis) end the count
+    of the stale board read again, however often it leads in between."""
+    after, state = two_discs_read_again()
+    now = after.play(3)
+    frames = [reading_of(after.grid_lines()), reading_of(now.grid_lines())] * 6
+    for start, kept in ((1.1, state), (3.0, state.lost())):
+        _, _, kinds = run(kept, frames, start=start)
+        assert not kinds
+
+
+def test_one_disc_read_again_is_a_next_board_and_leads_in_frames_in_a_row():
+    board, state = committed("44")
+    after = board.play(1)
+    state = replace(state, reread=after)
+    frames = [reading_of(after.grid_lines()), hand_over(after, (5, 6, 7))] * 6
+    _, _, kinds = run(state, frames)
+    assert not kinds
+
+
 def test_settle_s_without_any_leader_ends_the_count_of_a_board_read_again():
     after, state = two_discs_read_again()
     state, _, _ = run(state, [reading_of(after.grid_lines())] * 2, start=1.1)
