@@ -434,8 +434,7 @@ def test_no_leader_frames_pause_a_leaders_count_and_do_not_end_it():
 
 def test_a_next_disc_must_lead_in_frames_in_a_row():
     """A next board's count ends at a frame where no board leads: a disc the readers
-    are unsure of in every other frame is never committed (a position already left
-    behind, its next disc doubted, must not be committed late)."""
+    doubt in every other frame is never committed."""
     board, state = committed("44")
     after = board.play(1)
     frames = [reading_of(after.grid_lines()), hand_over(after, (5, 6, 7))] * 6
