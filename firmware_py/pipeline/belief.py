@@ -126,8 +126,7 @@ class BeliefState:
     baseline: np.ndarray | None = None  # (42, 12) looks of the committed board
     room: RoomLooks | None = None  # before the first board
     steady: SteadyGrid | None = None  # before the first board
-    reread: Board | None = None  # a board read again, a hypothesis until R is back
-    # (kept when the board leaves the view: lost())
+    reread: Board | None = None  # a board read again: a hypothesis until R is back, lost() too
     leader: Grid | None = None  # the board whose lead passes the threshold
     leader_since: float = 0.0
     leader_frames: int = 0
@@ -438,7 +437,7 @@ def _unsure(state: BeliefState, reading: Reading, kind: str, now: float,
     decided on this frame (under the game's rule) becomes a hypothesis."""
     since = state.unsure_since if state.unsure_since is not None else now
     state = replace(state, unsure_since=since)
-    if _paused(state, reading, params) and now - since < params.settle_s:
+    if now - since < params.settle_s and _paused(state, reading, params):
         return state, Verdict(kind)  # discs read again: their frames so far still count
     state = replace(state, leader=None, leader_frames=0)
     committed = state.committed
