@@ -74,11 +74,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from c4game.board import HEIGHT, WIDTH, Board, added_column, game_rule, starter
+from c4game.board import HEIGHT, WIDTH, Board, game_rule, starter
 from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
 from firmware_py.pipeline.first_sight import LOOK_FEATURES, RoomLooks, SteadyGrid
-from firmware_py.succession import next_boards, why_not_after
+from firmware_py.succession import (
+    COMMIT_NEXT,
+    COMMIT_OVERRIDE,
+    commit_kind,
+    next_boards,
+    with_history,
+)
 from firmware_py.vision.reading import CLASSES, FINISHED, OK, Expectation, Reading
 
 Grid = tuple[str, ...]
@@ -95,12 +101,7 @@ SETTLE_S = 1.0  # no board leads this long: read again; any other board leads: c
 REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
 GRID_DOUBT = 1e-3  # a grid-only reading's surest cell's doubt (evidence_of)
-MAX_ADDED = 3  # discs a board read again may add at once (moves missed)
-
-COMMIT_FIRST = "first"
-COMMIT_NEXT = "next"
-COMMIT_NEW_GAME = "new-game"
-COMMIT_OVERRIDE = "override"
+CERTAIN_DOUBT = 1e-9  # a held-up disc's other classes (_held_up): no evidence moves it
 
 UNCHANGED = "unchanged"  # every hole looks as at the commit (the teacher learns these)
 CHANGED = "changed"
@@ -226,7 +227,8 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
             kind = UNCHANGED if not changed.any() else CHANGED
         against = changed & (_leads(log_probs, committed_classes) < CONFIRM_MARGIN)
     hypotheses = _hypotheses(state, reading, now, params)
-    boards, leads = _posterior(hypotheses, log_probs, changed, params.margin - CONFIRM_MARGIN)
+    boards, leads = _posterior(hypotheses, _held_up(log_probs, committed), changed,
+                               params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
     state = _after_frame(state, reading, kind, leader, against, now, params)
@@ -377,6 +379,28 @@ def _hypotheses(state: BeliefState, reading: Reading, now: float,
     return list(unique.values())
 
 
+def _held_up(log_probs: np.ndarray, committed: Board | None) -> np.ndarray:
+    """``log_probs`` with each of R's discs under one the readers see in place certain:
+    a disc seen where it was committed stands on the discs committed under it (glare
+    or a shadow over a lower disc empties no hole under a disc)."""
+    if committed is None:
+        return log_probs
+    classes = classes_of(committed)
+    seen = (np.argmax(log_probs, axis=1) == classes) & (classes > 0)
+    held = np.zeros(len(classes), bool)
+    for column in range(WIDTH):
+        tops = np.flatnonzero(seen[column::WIDTH])  # lines, top row first
+        if len(tops):
+            held[column + (tops[0] + 1) * WIDTH::WIDTH] = True
+    if not held.any():
+        return log_probs
+    result = log_probs.copy()
+    cells = np.flatnonzero(held)
+    result[cells] = np.log(CERTAIN_DOUBT)
+    result[cells, classes[cells]] = 0.0
+    return result
+
+
 def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np.ndarray,
                unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
     """The boards and each one's lead in nats over the best of the rest (the margin
@@ -485,27 +509,3 @@ def _lead(state: BeliefState, leader: Board, kind: str, reading: Reading, now: f
     baseline = None if looks is None else np.array(looks, np.float32)
     state = BeliefState(committed=board, baseline=baseline)
     return state, Verdict(kind, shown=True, committed=why, board=board, leader=board)
-
-
-def commit_kind(reference: Board | None, board: Board) -> str:
-    """How ``board`` replaces ``reference``: ``first``, ``next`` (moves added),
-    ``new-game`` (the empty board: a game starts there) or
-    ``override`` (a disc taken out or recoloured)."""
-    if reference is None:
-        return COMMIT_FIRST
-    if board.n_discs == 0:
-        return COMMIT_NEW_GAME
-    return COMMIT_OVERRIDE if why_not_after(reference, board, MAX_ADDED) else COMMIT_NEXT
-
-
-def with_history(reference: Board | None, board: Board) -> Board:
-    """``board`` with its move sequence when it is known for sure: the empty board, and
-    a board one disc after a reference whose moves are known."""
-    if board.n_discs == 0:
-        return Board.empty(board.first)
-    if reference is None or reference.moves is None:
-        return board
-    column = added_column(reference, board)
-    if column is None or (reference.n_discs and reference.first != board.first):
-        return board
-    return Board(columns=board.columns, moves=reference.moves + str(column), first=board.first)

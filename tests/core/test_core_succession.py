@@ -10,7 +10,16 @@ from hypothesis import strategies as st
 
 from c4game.board import EMPTY, HEIGHT, WIDTH, Board
 from c4game.exc import PositionError
-from firmware_py.succession import is_next, next_boards, why_not_after
+from firmware_py.succession import (
+    COMMIT_FIRST,
+    COMMIT_NEW_GAME,
+    COMMIT_NEXT,
+    COMMIT_OVERRIDE,
+    commit_kind,
+    is_next,
+    next_boards,
+    why_not_after,
+)
 
 
 def one_disc_more(before: Board, rule: str) -> set[tuple[str, ...]]:
@@ -54,10 +63,28 @@ def test_an_empty_board_under_a_named_rule_takes_only_that_colour_first() -> Non
     assert next_boards(Board.from_moves("1212121"), "red") == []  # finished: nothing follows
 
 
-def test_why_not_after_names_removed_recoloured_and_too_many() -> None:
+def test_why_not_after_names_removed_and_recoloured_discs_only() -> None:
     before = Board.from_moves("4453")
-    assert why_not_after(None, before, 3) == ""
-    assert why_not_after(before, Board.from_moves("445366"), 3) == ""
-    assert "1 disc(s) removed" in why_not_after(before, Board.from_moves("445"), 3)
-    assert "changed colour" in why_not_after(before, Board.from_moves("4454"), 3)
-    assert "4 cells changed" in why_not_after(before, Board.from_moves("44531122"), 3)
+    assert why_not_after(None, before) == ""
+    assert why_not_after(before, Board.from_moves("445366")) == ""
+    assert "1 disc(s) removed" in why_not_after(before, Board.from_moves("445"))
+    assert "changed colour" in why_not_after(before, Board.from_moves("4454"))
+    assert why_not_after(before, Board.from_moves("44531122")) == ""  # moves missed
+
+
+def test_commit_kind_by_brute_force_over_short_games() -> None:
+    """Every pair of boards of games up to 4 moves: ``next`` exactly when the later
+    keeps every disc of the earlier (checked cell by cell here), ``new-game`` for the
+    empty board, ``override`` otherwise."""
+    boards = [Board.from_moves("".join(map(str, moves))) for n in range(5)
+              for moves in itertools.product(range(1, 8), repeat=n)]
+    for before in boards[::29]:
+        for after in boards[::11]:
+            kind = commit_kind(before, after)
+            keeps = all(old == "." or old == new for old, new in
+                        zip("".join(before.grid_lines()), "".join(after.grid_lines()),
+                            strict=True))
+            expected = (COMMIT_NEW_GAME if after.n_discs == 0 else
+                        COMMIT_NEXT if keeps else COMMIT_OVERRIDE)
+            assert kind == expected, (before.grid_lines(), after.grid_lines())
+    assert commit_kind(None, boards[3]) == COMMIT_FIRST

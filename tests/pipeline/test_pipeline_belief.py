@@ -16,17 +16,14 @@ from c4game.board import Board
 from firmware_py.pipeline.belief import (
     AWAY,
     CHANGED,
-    COMMIT_NEW_GAME,
-    COMMIT_NEXT,
-    COMMIT_OVERRIDE,
     REBASE_S,
     UNCHANGED,
     BeliefParams,
     BeliefState,
-    commit_kind,
     evidence_of,
 )
 from firmware_py.pipeline.belief import believe as filter_believe
+from firmware_py.succession import COMMIT_NEW_GAME, COMMIT_NEXT, COMMIT_OVERRIDE, commit_kind
 from firmware_py.vision.decide import decide
 from firmware_py.vision.hole_looks import EMPTY_GRID
 from firmware_py.vision.reading import NO_BOARD, OK, Reading
@@ -412,24 +409,62 @@ def hand_over(board: Board, columns=(1, 2, 3)):
     return reading
 
 
-def two_discs_read_again():
-    """Committed 44, then two discs at once (1 then 2): read again after settle_s."""
+def two_discs_read_again(columns="12"):
+    """Committed 44, then discs at once (1 then 2, or ``columns``): read again after
+    settle_s."""
     board, state = committed("44")
-    after = board.play(1).play(2)
+    after = board
+    for column in columns:
+        after = after.play(int(column))
     state, verdict, kinds = run(state, [reading_of(after.grid_lines())] * 11)
     assert not kinds and grid(state.reread) == grid(after) and verdict.leader is None
     return after, state
 
 
-def test_no_leader_frames_pause_a_leaders_count_and_do_not_end_it():
-    """Two discs read again, then a hand in every other frame: the board read again
-    leads in every frame the hand leaves, and is committed after four of them."""
-    after, state = two_discs_read_again()
+@pytest.mark.parametrize("columns", ["12", "12356"])
+def test_no_leader_frames_pause_a_leaders_count_and_do_not_end_it(columns):
+    """Two discs (or five: however many moves were missed) read again, then a hand in
+    every other frame: the board read again leads in every frame the hand leaves, and
+    is committed as a next board after four of them."""
+    after, state = two_discs_read_again(columns)
     frames = [reading_of(after.grid_lines()), hand_over(after, (5, 6, 7))] * 4
     _, verdict = believe(state, frames[1], 1.1, PARAMS)
     assert verdict.leader is None  # the hand frame: no board leads
     state, verdict, kinds = run(state, frames, start=1.1)
     assert kinds == [COMMIT_NEXT] and grid(state.committed) == grid(after)
+
+
+def glare_over(board: Board, cell: int) -> dict:
+    """Readers' probabilities with glare over ``board``'s disc at ``cell``: they see no
+    disc there (its look changes too)."""
+    assert "".join(board.grid_lines())[cell] != "."
+    return {cell: [0.98, 0.01, 0.01]}
+
+
+def test_a_disc_seen_in_place_holds_up_the_committed_discs_under_it():
+    """Glare over column 4's lowest disc while the disc above it is seen where it was
+    committed: the next disc is still followed (view 41,014: 3 s without a board)."""
+    board, state = committed("4455")
+    after = board.play(1)
+    bottom = lowest_free_hole(board, 4) + 2 * 7  # column 4, row 1: under the yellow
+    reading = reading_of(after.grid_lines(), override=glare_over(board, bottom))
+    reading.cell_looks[bottom] = LOOKS["."]  # the glare: it looks like an empty hole
+    state, _, kinds = run(state, [reading] * 6)
+    assert kinds == [COMMIT_NEXT] and grid(state.committed) == grid(after)
+
+
+def test_nothing_holds_up_a_disc_when_none_is_seen_in_place_above_it():
+    """The same glare with column 4's upper disc unseen too (a hand over it): the glare
+    is not explained away, and no board is committed."""
+    board, state = committed("4455")
+    after = board.play(1)
+    bottom = lowest_free_hole(board, 4) + 2 * 7
+    doubt = {**glare_over(board, bottom), bottom - 7: [0.4, 0.3, 0.3]}
+    reading = reading_of(after.grid_lines(), override=doubt)
+    reading.cell_looks[bottom] = LOOKS["."]
+    reading.cell_looks[bottom - 7] = LOOKS["."] + 30
+    state, _, kinds = run(state, [reading] * 30)
+    assert not kinds and grid(state.committed) == grid(board)
 
 
 def test_a_next_disc_must_lead_in_frames_in_a_row():
