@@ -101,7 +101,6 @@ SETTLE_S = 1.0  # no board leads this long: read again; any other board leads: c
 REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
 GRID_DOUBT = 1e-3  # a grid-only reading's surest cell's doubt (evidence_of)
-CERTAIN_DOUBT = 1e-9  # a held-up disc's other classes (_held_up): no evidence moves it
 
 UNCHANGED = "unchanged"  # every hole looks as at the commit (the teacher learns these)
 CHANGED = "changed"
@@ -227,7 +226,7 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
             kind = UNCHANGED if not changed.any() else CHANGED
         against = changed & (_leads(log_probs, committed_classes) < CONFIRM_MARGIN)
     hypotheses = _hypotheses(state, reading, now, params)
-    boards, leads = _posterior(hypotheses, _held_up(log_probs, committed), changed,
+    boards, leads = _posterior(hypotheses, log_probs, changed, _held_up(log_probs, committed),
                                params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
@@ -380,45 +379,44 @@ def _hypotheses(state: BeliefState, reading: Reading, now: float,
 
 
 def _held_up(log_probs: np.ndarray, committed: Board | None) -> np.ndarray:
-    """``log_probs`` with each of R's discs under one the readers see in place certain:
-    a disc seen where it was committed stands on the discs committed under it (glare
-    or a shadow over a lower disc empties no hole under a disc)."""
+    """(42,) True for each of R's discs under one of R's discs the readers see in place:
+    a disc seen where it was committed stands on discs (glare or a shadow over a
+    lower disc empties no hole under a disc)."""
+    held = np.zeros(len(log_probs), bool)
     if committed is None:
-        return log_probs
+        return held
     classes = classes_of(committed)
     seen = (np.argmax(log_probs, axis=1) == classes) & (classes > 0)
-    held = np.zeros(len(classes), bool)
     for column in range(WIDTH):
         tops = np.flatnonzero(seen[column::WIDTH])  # lines, top row first
         if len(tops):
             held[column + (tops[0] + 1) * WIDTH::WIDTH] = True
-    if not held.any():
-        return log_probs
-    result = log_probs.copy()
-    cells = np.flatnonzero(held)
-    result[cells] = np.log(CERTAIN_DOUBT)
-    result[cells, classes[cells]] = 0.0
-    return result
+    return held
 
 
 def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np.ndarray,
-               unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
+               held: np.ndarray, unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
     """The boards and each one's lead in nats over the best of the rest (the margin
     :func:`~firmware_py.vision.decide.decide` uses too); the last entry, when
     present, is "something else". A changed hole whose class on a board the readers
     do not favour by :data:`CONFIRM_MARGIN` is unexplained by that board; a board
     read again answers only for the holes it says hold what they held (its own
-    changes passed the decision's margin)."""
+    changes passed the decision's margin). A ``held`` hole (:func:`_held_up`) holds
+    a disc: in the grid seen, the colour the readers favour, and on a board with a
+    disc there it is explained."""
     rows = np.arange(len(log_probs))
     scores = []
     explains_all = False
-    seen = np.argmax(log_probs, axis=1)
+    possible = log_probs.copy()
+    possible[held, 0] = -np.inf  # no empty hole under a disc seen in place
+    seen = np.argmax(possible, axis=1)
     any_changed = bool(changed.any())
     for hypothesis in hypotheses:
         classes = classes_of(hypothesis.board)
         unexplained = 0
         if any_changed:
             weak = changed & (_leads(log_probs, classes) < CONFIRM_MARGIN)
+            weak &= ~(held & (classes > 0))
             if hypothesis.reread:
                 weak &= classes == classes_of(hypotheses[0].board)  # R's classes
             unexplained = int(np.count_nonzero(weak))
@@ -427,7 +425,7 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
         explains_all |= unexplained == 0 and bool(np.all(classes == seen))
     boards = [hypothesis.board for hypothesis in hypotheses]
     if not explains_all:  # the grid seen is no hypothesis, or leaves a change unexplained
-        scores.append(float(log_probs.max(axis=1).sum()) - SURPRISE)
+        scores.append(float(possible.max(axis=1).sum()) - SURPRISE)
     values = np.array(scores)
     leads = np.array([value - np.max(np.delete(values, index), initial=-np.inf)
                      for index, value in enumerate(values)])
