@@ -32,7 +32,9 @@ R once the readers favour the side to move's colour there by
 :data:`CONFIRM_MARGIN`. A reading without looks, or not read under the
 filter's expectation, has no hole held or unexplained: its evidence alone
 decides; one read under another expectation (held to another board) is no
-evidence at all.
+evidence at all. Gravity: each of R's discs under one the readers see in
+place holds a disc (glare over a lower disc empties no hole under a disc):
+in "something else" and for its change of look (:func:`~.evidence.held_up`).
 Before the first board, the expectation is the room seen through the holes
 gravity proved empty (:mod:`.first_sight`): such a hole that still shows the
 room is held empty; and the empty board has :data:`SURPRISE` over any other
@@ -75,8 +77,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from c4game.board import HEIGHT, WIDTH, Board, game_rule, starter
-from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
+from firmware_py.pipeline.evidence import (
+    classes_of,
+    evidence_of,
+    grid_of,
+    held_by,
+    held_up,
+    leads_of,
+    read_board,
+)
 from firmware_py.pipeline.first_sight import LOOK_FEATURES, RoomLooks, SteadyGrid
 from firmware_py.succession import (
     COMMIT_NEXT,
@@ -85,7 +95,7 @@ from firmware_py.succession import (
     next_boards,
     with_history,
 )
-from firmware_py.vision.reading import CLASSES, FINISHED, OK, Expectation, Reading
+from firmware_py.vision.reading import Expectation, Reading
 
 Grid = tuple[str, ...]
 LOG = logging.getLogger(__name__)
@@ -100,7 +110,6 @@ COMMIT_FRAMES = 4  # ... and in at least this many frames (a slow camera)
 SETTLE_S = 1.0  # no board leads this long: read again; any other board leads: committed
 REBASE_S = 5.0  # R confirmed through changed looks this long: new baseline
 DRIFT_RATE = 0.1  # share of an unchanged frame's looks taken into the baseline
-GRID_DOUBT = 1e-3  # a grid-only reading's surest cell's doubt (evidence_of)
 
 UNCHANGED = "unchanged"  # every hole looks as at the commit (the teacher learns these)
 CHANGED = "changed"
@@ -224,9 +233,9 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
         else:
             changed = ~held_holes
             kind = UNCHANGED if not changed.any() else CHANGED
-        against = changed & (_leads(log_probs, committed_classes) < CONFIRM_MARGIN)
+        against = changed & (leads_of(log_probs, committed_classes) < CONFIRM_MARGIN)
     hypotheses = _hypotheses(state, reading, now, params)
-    boards, leads = _posterior(hypotheses, log_probs, changed, _held_up(log_probs, committed),
+    boards, leads = _posterior(hypotheses, log_probs, changed, held_up(log_probs, committed),
                                params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
@@ -283,25 +292,6 @@ def _read_under_another(reading: Reading, state: BeliefState) -> bool:
     return stale
 
 
-def held_by(reading: Reading, expectation: Expectation | None) -> np.ndarray | None:
-    """The holes the reader held to what ``expectation`` says (None: read without one,
-    or without looks: nothing is known held or changed)."""
-    if expectation is None or reading.expectation is not expectation:
-        return None
-    return reading.cell_held
-
-
-def read_board(reading: Reading, rule: str) -> Board | None:
-    """The board the reader decided on this frame, as a board of ``rule``'s games
-    (None when it read none, or when the rule does not allow it)."""
-    if reading.status not in (OK, FINISHED) or reading.grid is None:
-        return None
-    try:
-        return Board.from_grid(list(reading.grid), rule)
-    except InvalidGridError:
-        return None
-
-
 def first_sight_doubt(state: BeliefState) -> str:
     """While nothing is committed: what the holes did that no disc does ("a red disc
     seen at column 2 row 2 became yellow"), after which a game first seen mid-game is
@@ -314,46 +304,6 @@ def starts_empty(reading: Reading, params: BeliefParams) -> bool:
     nothing seen before it) leads with the empty board by the start prior alone."""
     _, verdict = believe(BeliefState(), reading, 0.0, params)
     return verdict.leader is not None and verdict.leader.n_discs == 0
-
-
-def evidence_of(reading: Reading) -> np.ndarray | None:
-    """(42, 3) log-probabilities of each hole's class: the readers' own, or, for a
-    reader that gives only a grid and its confidences, each cell's confidence on its
-    class and the rest shared by the other two (at most 1/3: no evidence; ``None`` when
-    no cell says anything)."""
-    if reading.cell_log_probs is not None:
-        return np.asarray(reading.cell_log_probs, np.float64)
-    if reading.grid is None:
-        return None
-    confidence = np.asarray(reading.cell_confidence or (reading.confidence,) * WIDTH * HEIGHT,
-                            np.float64)
-    if np.all(confidence <= 1 / 3):
-        return None
-    sure = np.clip(confidence, 1 / 3, 1 - GRID_DOUBT)
-    probs = np.repeat(((1 - sure) / 2)[:, None], len(CLASSES), axis=1)
-    probs[np.arange(len(sure)), classes_of(reading.grid)] = sure
-    return np.log(probs)
-
-
-def classes_of(grid: Board | Grid) -> np.ndarray:
-    """(42,) class index (:data:`CLASSES`) of each hole, top row first."""
-    lines = grid.grid_lines() if isinstance(grid, Board) else grid
-    return np.array([CLASSES.index(char) for char in "".join(lines)])
-
-
-def _leads(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """(42,) nats of each hole's class in ``classes`` over the other two."""
-    rows = np.arange(len(classes))
-    own = log_probs[rows, classes]
-    rest = log_probs.copy()
-    rest[rows, classes] = -np.inf
-    leads: np.ndarray = own - rest.max(axis=1)
-    return leads
-
-
-def grid_of(board: Board) -> Grid:
-    """``board``'s grid lines as a tuple."""
-    return tuple(board.grid_lines())
 
 
 def _hypotheses(state: BeliefState, reading: Reading, now: float,
@@ -378,22 +328,6 @@ def _hypotheses(state: BeliefState, reading: Reading, now: float,
     return list(unique.values())
 
 
-def _held_up(log_probs: np.ndarray, committed: Board | None) -> np.ndarray:
-    """(42,) True for each of R's discs under one of R's discs the readers see in place:
-    a disc seen where it was committed stands on discs (glare or a shadow over a
-    lower disc empties no hole under a disc)."""
-    held = np.zeros(len(log_probs), bool)
-    if committed is None:
-        return held
-    classes = classes_of(committed)
-    seen = (np.argmax(log_probs, axis=1) == classes) & (classes > 0)
-    for column in range(WIDTH):
-        tops = np.flatnonzero(seen[column::WIDTH])  # lines, top row first
-        if len(tops):
-            held[column + (tops[0] + 1) * WIDTH::WIDTH] = True
-    return held
-
-
 def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np.ndarray,
                held: np.ndarray, unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
     """The boards and each one's lead in nats over the best of the rest (the margin
@@ -401,7 +335,7 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
     present, is "something else". A changed hole whose class on a board the readers
     do not favour by :data:`CONFIRM_MARGIN` is unexplained by that board; a board
     read again answers only for the holes it says hold what they held (its own
-    changes passed the decision's margin). A ``held`` hole (:func:`_held_up`) holds
+    changes passed the decision's margin). A ``held`` hole (:func:`~.evidence.held_up`) holds
     a disc: in the grid seen, the colour the readers favour, and on a board with a
     disc there it is explained."""
     rows = np.arange(len(log_probs))
@@ -415,7 +349,7 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
         classes = classes_of(hypothesis.board)
         unexplained = 0
         if any_changed:
-            weak = changed & (_leads(log_probs, classes) < CONFIRM_MARGIN)
+            weak = changed & (leads_of(log_probs, classes) < CONFIRM_MARGIN)
             weak &= ~(held & (classes > 0))
             if hypothesis.reread:
                 weak &= classes == classes_of(hypotheses[0].board)  # R's classes

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from c4game.board import Board
 from firmware_py.config import VisionConfig
-from firmware_py.pipeline.belief import BeliefParams, BeliefState, Verdict, believe, grid_of
+from firmware_py.pipeline.belief import BeliefParams, BeliefState, Verdict, believe
 from firmware_py.pipeline.events import (
     FINISHED,
     SCANNING,
@@ -53,6 +53,7 @@ from firmware_py.pipeline.events import (
     Tick,
     View,
 )
+from firmware_py.pipeline.evidence import grid_of
 from firmware_py.succession import COMMIT_FIRST, COMMIT_NEXT, commit_kind
 from firmware_py.vision.reading import Reading
 

@@ -20,9 +20,9 @@ from firmware_py.pipeline.belief import (
     UNCHANGED,
     BeliefParams,
     BeliefState,
-    evidence_of,
 )
 from firmware_py.pipeline.belief import believe as filter_believe
+from firmware_py.pipeline.evidence import evidence_of
 from firmware_py.succession import COMMIT_NEW_GAME, COMMIT_NEXT, COMMIT_OVERRIDE, commit_kind
 from firmware_py.vision.decide import decide
 from firmware_py.vision.hole_looks import EMPTY_GRID

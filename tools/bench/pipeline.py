@@ -51,8 +51,8 @@ import numpy as np
 
 from c4game.board import RED, YELLOW, Board
 from firmware_py.config import load_config
-from firmware_py.pipeline.belief import grid_of
 from firmware_py.pipeline.events import FINISHED, SOLVED, View
+from firmware_py.pipeline.evidence import grid_of
 from firmware_py.pipeline.fakes import FakeSolver
 from firmware_py.pipeline.reducer import PipelineParams
 from firmware_py.pipeline.runtime import DeferredPort, FrameLoop, Pipeline, feed_and_teach
