@@ -341,6 +341,7 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
     rows = np.arange(len(log_probs))
     scores = []
     explains_all = False
+    seen_empty = np.argmax(log_probs, axis=1) == 0
     possible = log_probs.copy()
     possible[held, 0] = -np.inf  # no empty hole under a disc seen in place
     seen = np.argmax(possible, axis=1)
@@ -350,7 +351,7 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
         unexplained = 0
         if any_changed:
             weak = changed & (leads_of(log_probs, classes) < CONFIRM_MARGIN)
-            weak &= ~(held & (classes > 0))
+            weak &= ~(held & (classes > 0) & seen_empty)  # glare over a disc
             if hypothesis.reread:
                 weak &= classes == classes_of(hypotheses[0].board)  # R's classes
             unexplained = int(np.count_nonzero(weak))

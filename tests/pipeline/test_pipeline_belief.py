@@ -467,6 +467,41 @@ def test_nothing_holds_up_a_disc_when_none_is_seen_in_place_above_it():
     assert not kinds and grid(state.committed) == grid(board)
 
 
+def wall_behind(grid_lines, wall: int, looks_like: str | None = None):
+    """A reading of ``grid_lines`` whose room behind the empty hole ``wall`` the readers
+    read as a yellow disc (and whose look is a disc's, ``looks_like``)."""
+    reading = reading_of(grid_lines, override={wall: [0.02, 0.02, 0.96]})
+    if looks_like:
+        reading.cell_looks[wall] = LOOKS[looks_like]
+    return reading
+
+
+@pytest.mark.parametrize("looks_like", [None, "Y"])
+def test_a_cleared_board_whose_room_mimics_the_top_disc_is_not_shown_as_r(looks_like):
+    """The table cleared, the room behind column 4 row 2 (where R had its yellow) read
+    yellow: nothing holds column 4 row 1 up, R is not shown, and the new game's first
+    disc is not committed onto the old column (a review's case)."""
+    board, state = committed("44")
+    wall = lowest_free_hole(board, 4) + 7
+    empty = wall_behind(EMPTY_GRID, wall, looks_like)
+    shown = [believe(state, empty, index * 0.1, PARAMS)[1].shown for index in range(40)]
+    assert not any(shown)
+    first = wall_behind(Board.from_moves("1").grid_lines(), wall, looks_like)
+    _, _, kinds = run(state, [first] * 40)
+    assert not kinds
+
+
+def test_a_lower_disc_read_as_the_other_colour_is_not_held_up():
+    """Column 4 red under yellow, the red's look changed and the readers slightly
+    favouring yellow there: gravity says a disc, not which colour; R is not shown."""
+    board, state = committed("44")
+    bottom = lowest_free_hole(board, 4) + 14
+    reading = reading_of(board.grid_lines(), override={bottom: [0.05, 0.45, 0.5]})
+    reading.cell_looks[bottom] = LOOKS["R"] + 30
+    _, verdict = believe(state, reading, 0.0, PARAMS)
+    assert not verdict.shown
+
+
 def test_a_next_disc_must_lead_in_frames_in_a_row():
     """A next board's count ends at a frame where no board leads: a disc the readers
     doubt in every other frame is never committed."""
