@@ -32,9 +32,7 @@ R once the readers favour the side to move's colour there by
 :data:`CONFIRM_MARGIN`. A reading without looks, or not read under the
 filter's expectation, has no hole held or unexplained: its evidence alone
 decides; one read under another expectation (held to another board) is no
-evidence at all. Gravity: each of R's discs under one the readers see in
-place holds a disc (glare over a lower disc empties no hole under a disc):
-in "something else" and for its change of look (:func:`~.evidence.held_up`).
+evidence at all.
 Before the first board, the expectation is the room seen through the holes
 gravity proved empty (:mod:`.first_sight`): such a hole that still shows the
 room is held empty; and the empty board has :data:`SURPRISE` over any other
@@ -83,7 +81,6 @@ from firmware_py.pipeline.evidence import (
     evidence_of,
     grid_of,
     held_by,
-    held_up,
     leads_of,
     read_board,
 )
@@ -235,8 +232,7 @@ def _weigh(state: BeliefState, reading: Reading, now: float,
             kind = UNCHANGED if not changed.any() else CHANGED
         against = changed & (leads_of(log_probs, committed_classes) < CONFIRM_MARGIN)
     hypotheses = _hypotheses(state, reading, now, params)
-    boards, leads = _posterior(hypotheses, log_probs, changed, held_up(log_probs, committed),
-                               params.margin - CONFIRM_MARGIN)
+    boards, leads = _posterior(hypotheses, log_probs, changed, params.margin - CONFIRM_MARGIN)
     top = int(np.argmax(leads))
     leader = boards[top] if top < len(boards) and leads[top] >= params.margin else None
     state = _after_frame(state, reading, kind, leader, against, now, params)
@@ -329,29 +325,23 @@ def _hypotheses(state: BeliefState, reading: Reading, now: float,
 
 
 def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np.ndarray,
-               held: np.ndarray, unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
+               unexplained_cost: float) -> tuple[list[Board], np.ndarray]:
     """The boards and each one's lead in nats over the best of the rest (the margin
     :func:`~firmware_py.vision.decide.decide` uses too); the last entry, when
     present, is "something else". A changed hole whose class on a board the readers
     do not favour by :data:`CONFIRM_MARGIN` is unexplained by that board; a board
     read again answers only for the holes it says hold what they held (its own
-    changes passed the decision's margin). A ``held`` hole (:func:`~.evidence.held_up`) holds
-    a disc: in the grid seen, the colour the readers favour, and on a board with a
-    disc there it is explained."""
+    changes passed the decision's margin)."""
     rows = np.arange(len(log_probs))
     scores = []
     explains_all = False
-    seen_empty = np.argmax(log_probs, axis=1) == 0
-    possible = log_probs.copy()
-    possible[held, 0] = -np.inf  # no empty hole under a disc seen in place
-    seen = np.argmax(possible, axis=1)
+    seen = np.argmax(log_probs, axis=1)
     any_changed = bool(changed.any())
     for hypothesis in hypotheses:
         classes = classes_of(hypothesis.board)
         unexplained = 0
         if any_changed:
             weak = changed & (leads_of(log_probs, classes) < CONFIRM_MARGIN)
-            weak &= ~(held & (classes > 0) & seen_empty)  # glare over a disc
             if hypothesis.reread:
                 weak &= classes == classes_of(hypotheses[0].board)  # R's classes
             unexplained = int(np.count_nonzero(weak))
@@ -360,7 +350,7 @@ def _posterior(hypotheses: list[_Hypothesis], log_probs: np.ndarray, changed: np
         explains_all |= unexplained == 0 and bool(np.all(classes == seen))
     boards = [hypothesis.board for hypothesis in hypotheses]
     if not explains_all:  # the grid seen is no hypothesis, or leaves a change unexplained
-        scores.append(float(possible.max(axis=1).sum()) - SURPRISE)
+        scores.append(float(log_probs.max(axis=1).sum()) - SURPRISE)
     values = np.array(scores)
     leads = np.array([value - np.max(np.delete(values, index), initial=-np.inf)
                      for index, value in enumerate(values)])

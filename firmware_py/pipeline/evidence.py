@@ -3,9 +3,9 @@
 The readers' per-hole log-probabilities (or, from a reader that gives only a
 grid, its confidences turned into the same), each board's classes, how far
 the readers favour a board's class at each hole, which holes the reader held
-to the filter's expectation, the board it decided, and gravity's rule under
-a disc seen in place. Pure functions of a reading and boards, for the filter
-(:mod:`.belief`); the reducer and the benches name boards by :func:`grid_of`.
+to the filter's expectation and the board it decided. Pure functions of a
+reading and boards, for the filter (:mod:`.belief`); the reducer and the
+benches name boards by :func:`grid_of`.
 """
 
 from __future__ import annotations
@@ -58,26 +58,6 @@ def leads_of(log_probs: np.ndarray, classes: np.ndarray) -> np.ndarray:
 def grid_of(board: Board) -> Grid:
     """``board``'s grid lines as a tuple."""
     return tuple(board.grid_lines())
-
-
-def held_up(log_probs: np.ndarray, committed: Board | None) -> np.ndarray:
-    """(42,) True for each of R's discs under one of R's discs the readers see in place
-    (favour as R has it): a disc seen where it was committed stands on discs, so
-    glare or a shadow over a lower disc empties no hole under it. Only while R is on
-    the table: more of its discs seen in place than not (a cleared board whose room
-    mimics a top disc holds nothing up)."""
-    result = np.zeros(len(log_probs), bool)
-    if committed is None:
-        return result
-    classes = classes_of(committed)
-    in_place = (np.argmax(log_probs, axis=1) == classes) & (classes > 0)
-    if 2 * np.count_nonzero(in_place) <= np.count_nonzero(classes):
-        return result
-    for column in range(WIDTH):
-        tops = np.flatnonzero(in_place[column::WIDTH])  # lines, top row first
-        if len(tops):
-            result[column + (tops[0] + 1) * WIDTH::WIDTH] = True
-    return result
 
 
 def held_by(reading: Reading, expectation: Expectation | None) -> np.ndarray | None:
