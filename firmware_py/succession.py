@@ -18,7 +18,7 @@ the teacher (``pipeline.teach``) ask these functions and nothing else.
 
 from __future__ import annotations
 
-from c4game.board import EMPTY, HEIGHT, PLAYERS, Board, added_column, starter
+from c4game.board import PLAYERS, Board, added_column, starter
 
 COMMIT_FIRST = "first"
 COMMIT_NEXT = "next"
@@ -55,15 +55,8 @@ def why_not_after(before: Board | None, after: Board) -> str:
         return ""
     removed = recoloured = 0
     for old_stack, new_stack in zip(before.columns, after.columns, strict=True):
-        for row in range(HEIGHT):
-            old = old_stack[row] if row < len(old_stack) else EMPTY
-            new = new_stack[row] if row < len(new_stack) else EMPTY
-            if old == new:
-                continue
-            if new == EMPTY:
-                removed += 1
-            elif old != EMPTY:
-                recoloured += 1
+        removed += max(0, len(old_stack) - len(new_stack))  # discs on top may be added
+        recoloured += sum(old != new for old, new in zip(old_stack, new_stack, strict=False))
     if removed or recoloured:
         return f"monotonicity: {removed} disc(s) removed, {recoloured} changed colour"
     return ""

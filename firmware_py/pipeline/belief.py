@@ -76,6 +76,7 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH, Board, game_rule, starter
 from firmware_py.config import VisionConfig
+from firmware_py.pipeline.events import Grid
 from firmware_py.pipeline.evidence import (
     classes_of,
     evidence_of,
@@ -94,7 +95,6 @@ from firmware_py.succession import (
 )
 from firmware_py.vision.reading import Expectation, Reading
 
-Grid = tuple[str, ...]
 LOG = logging.getLogger(__name__)
 
 # nats: the prior cost of what a watcher does not expect: "something else" against a

@@ -14,9 +14,9 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH, Board
 from c4game.exc import InvalidGridError
+from firmware_py.pipeline.events import Grid
 from firmware_py.vision.reading import CLASSES, FINISHED, OK, Expectation, Reading
 
-Grid = tuple[str, ...]
 GRID_DOUBT = 1e-3  # a grid-only reading's surest cell's doubt (evidence_of)
 
 

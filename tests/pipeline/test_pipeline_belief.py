@@ -409,7 +409,7 @@ def hand_over(board: Board, columns=(1, 2, 3)):
     return reading
 
 
-def two_discs_read_again(columns="12"):
+def discs_read_again(columns="12"):
     """Committed 44, then discs at once (1 then 2, or ``columns``): read again after
     settle_s."""
     board, state = committed("44")
@@ -426,7 +426,7 @@ def test_no_leader_frames_pause_a_leaders_count_and_do_not_end_it(columns):
     """Two discs (or five: however many moves were missed) read again, then a hand in
     every other frame: the board read again leads in every frame the hand leaves, and
     is committed as a next board after four of them."""
-    after, state = two_discs_read_again(columns)
+    after, state = discs_read_again(columns)
     frames = [reading_of(after.grid_lines()), hand_over(after, (5, 6, 7))] * 4
     _, verdict = believe(state, frames[1], 1.1, PARAMS)
     assert verdict.leader is None  # the hand frame: no board leads
@@ -484,7 +484,7 @@ def test_discs_taken_back_or_a_new_game_under_a_room_that_mimics_a_disc_show_no_
     from column 4 (the room behind the old top reads yellow), then play goes on; and a
     new game on a cleared board whose room behind R's top red reads red."""
     _, state = committed("123444")
-    wall = lowest_free_hole(Board.from_moves("1234"), 4) + 7 * -1  # column 4 row 3
+    wall = lowest_free_hole(Board.from_moves("1234"), 4) - 7  # column 4 row 3
     segments = [(Board.from_moves(moves).grid_lines(), 20, wall, "Y", looks_like)
                 for moves in ("1234", "12345")]
     assert shown_wrong(state, segments) == []
@@ -531,7 +531,7 @@ def test_a_frame_read_as_another_board_ends_the_count_of_a_board_read_again():
     """Two discs read again, the board away while a third is played, then back: the
     frames that show the table as it is (three discs, no hypothesis) end the count
     of the stale board read again, however often it leads in between."""
-    after, state = two_discs_read_again()
+    after, state = discs_read_again()
     now = after.play(3)
     frames = [reading_of(after.grid_lines()), reading_of(now.grid_lines())] * 6
     for start, kept in ((1.1, state), (3.0, state.lost())):
@@ -549,7 +549,7 @@ def test_one_disc_read_again_is_a_next_board_and_leads_in_frames_in_a_row():
 
 
 def test_settle_s_without_any_leader_ends_the_count_of_a_board_read_again():
-    after, state = two_discs_read_again()
+    after, state = discs_read_again()
     state, _, _ = run(state, [reading_of(after.grid_lines())] * 2, start=1.1)
     assert state.leader_frames == 2
     hand = hand_over(after, (5, 6, 7))
@@ -558,7 +558,7 @@ def test_settle_s_without_any_leader_ends_the_count_of_a_board_read_again():
 
 
 def test_the_board_read_again_outlasts_the_board_going_away():
-    after, state = two_discs_read_again()
+    after, state = discs_read_again()
     back = state.lost()
     assert grid(back.reread) == grid(after) and back.leader is None
     _, _, kinds = run(back, [reading_of(after.grid_lines())] * 4, start=3.0)
