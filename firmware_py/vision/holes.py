@@ -28,10 +28,8 @@ stages, on a copy of the frame at most :data:`WORK_PX` on its long side:
    :data:`MAX_RESIDUAL` of a flat lattice, no line of round things just
    past its edges (a larger grid, a shelf of round things), round things
    that fit between their neighbours (:func:`_fit_problem`: a finer lattice
-   through glints between the holes does not), and no second lattice
-   elsewhere at least :data:`SECOND_SIZE` of its size (a second board
-   beside it; a board much smaller than the one in front is a picture of
-   one, a screen showing one, or a board far behind, and is passed over).
+   through glints between the holes does not), and no second lattice of
+   that size elsewhere (a second board, a screen showing one).
 
 Coordinates: lattice (i, j) = (column - 1, 6 - row) of the found board, so
 (0, 0) is the top-left hole and (6, 5) the bottom-right one.
@@ -61,8 +59,6 @@ BLOCKS = (31, 61)  # adaptive threshold neighbourhoods, px at the working size
 GROWTH = (1.5, 2.5, 3.5, 5.0, 7.0, 10.0, 14.0)  # lattice steps from the anchor, fit by fit
 MIN_NEAR = 6  # round things the first fit (around the anchor) needs
 FIT_PERCENTILE = 75.0  # of the block's round things: that many fit between their neighbours
-SECOND_SIZE = 0.5  # a second lattice of at least this share of the found one's pitch refuses it
-MAX_LATTICES = 4  # lattices looked for among the round things left (screens show several)
 # (42, 2) the holes' lattice points (column, row from the top), top row first
 HOLE_POINTS = np.array([(i, j) for j in range(HEIGHT) for i in range(WIDTH)], float)
 
@@ -110,9 +106,7 @@ def find_lattice(frame: np.ndarray) -> Lattice:
 def lattice_in(points: np.ndarray, shapes: np.ndarray | None = None) -> Lattice:
     """The checked lattice among ``points`` (N, 2), in their pixels; with the round
     things' ``shapes`` (N, 3: their ellipses' xx, xy, yy, :func:`round_things`) it is
-    refused when they do not fit between its points. Where a lattice more than twice
-    as large (:data:`SECOND_SIZE`) stands beside the one fitted first, that one is the
-    board and is fitted instead."""
+    refused when they do not fit between its points."""
     if shapes is not None and np.shape(shapes) != (len(points), 3):
         raise ValueError(f"expected ({len(points)}, 3) shapes, got {np.shape(shapes)}")
     fitted = fit_lattice(points)
@@ -127,14 +121,10 @@ def lattice_in(points: np.ndarray, shapes: np.ndarray | None = None) -> Lattice:
         return Lattice(False, "the holes fit no flat lattice")
     residual = _residual_pitch(refit, lattice_points - origin, points[block])
     lattice = Lattice(True, "", refit, holes, runner_up, residual)
-    pitch, others = _pitch_px(refit), _other_pitches(points[~block])
-    if any(other * SECOND_SIZE > pitch for other in others):  # a picture of a board
-        return lattice_in(points[~block], None if shapes is None else shapes[~block])
     problem = (lattice_problem(lattice, coords[on], origin)
                or (_fit_problem(refit, lattice_points - origin, shapes[block])
                    if shapes is not None else "")
-               or ("two lattices of holes in view (a second board?)"
-                   if any(other >= SECOND_SIZE * pitch for other in others) else ""))
+               or second_lattice_problem(points[~block]))
     return replace(lattice, ok=False, reason=problem) if problem else lattice
 
 
@@ -166,32 +156,12 @@ def _fit_problem(homography: np.ndarray, lattice: np.ndarray, shapes: np.ndarray
     return ""
 
 
-def _other_pitches(others: np.ndarray) -> list[float]:
-    """The pitches (px, :func:`_pitch_px`) of the lattices of at least :data:`MIN_HOLES`
-    holes among the round things outside the block: up to :data:`MAX_LATTICES`, the
-    round things of each set aside in turn (a screen may show several boards)."""
-    pitches: list[float] = []
-    while len(pitches) < MAX_LATTICES and len(others) >= MIN_HOLES:
-        fitted = fit_lattice(others)
-        if fitted is None:
-            break
-        _, coords, on = fitted
-        origin, holes, _ = best_window(coords[on])
-        block = on & _in_block(coords, origin)
-        refit, _ = cv2.findHomography(np.round(coords[block]) - origin, others[block], 0)
-        if holes < MIN_HOLES or refit is None:
-            break
-        pitches.append(_pitch_px(refit))
-        others = others[~block]
-    return pitches
-
-
-def _pitch_px(homography: np.ndarray) -> float:
-    """The lattice's step at the centre of its 7 x 6 block, px (the mean of the column
-    and the row step)."""
-    centre = np.array([[3.0, 2.5], [4.0, 2.5], [3.0, 3.5]])
-    points = _apply(homography, centre)
-    return float(np.linalg.norm(points[1:] - points[0], axis=1).mean())
+def second_lattice_problem(others: np.ndarray) -> str:
+    """Why the round things outside the block refuse it: a second lattice as large."""
+    second = fit_lattice(others) if len(others) >= MIN_HOLES else None
+    if second is not None and best_window(second[1][second[2]])[1] >= MIN_HOLES:
+        return "two lattices of holes in view (a second board?)"
+    return ""
 
 
 def lattice_problem(lattice: Lattice, coords: np.ndarray, origin: np.ndarray) -> str:

@@ -215,7 +215,7 @@ def test_every_lattice_found_on_the_real_photos_is_right(found_on_raw) -> None:
 
 def test_most_real_photos_have_their_lattice_found(found_on_raw) -> None:
     found = sum(lattice.ok for _, lattice in found_on_raw)
-    assert found >= 32, [(row["file"], lattice.reason) for row, lattice in found_on_raw
+    assert found >= 31, [(row["file"], lattice.reason) for row, lattice in found_on_raw
                          if not lattice.ok]
     assert all(lattice.holes >= MIN_HOLES for _, lattice in found_on_raw if lattice.ok)
 
@@ -284,36 +284,60 @@ def board_quad(left: float, top: float, pitch: float) -> np.ndarray:
     return cv2.getPerspectiveTransform(corners, np.float32(corners * pitch + (left, top)))
 
 
-@pytest.mark.parametrize("small_pitch", [26.0, 34.0])
-def test_a_much_smaller_board_beside_the_board_is_passed_over(small_pitch: float) -> None:
-    # a screen or a poster showing a board: its lattice is less than half the size
+@pytest.mark.parametrize(("board_pitch", "second_pitch"),
+                         [(80.0, 26.0), (80.0, 34.0), (80.0, 44.0), (80.0, 80.0), (36.0, 90.0)])
+def test_a_second_board_of_any_size_is_refused(board_pitch: float, second_pitch: float) -> None:
+    # a screen or a poster showing a board, smaller or larger than the board: size
+    # cannot tell the board in front from a picture of one (docs/vision.md, Tried
+    # and not kept: a smaller lattice passed over read a TV's larger board)
     image = np.full((620, 1400, 3), 210, np.uint8)
-    truth = drawn_board(image, board_quad(80, 120, 80.0), radius=28)
-    drawn_board(image, board_quad(820, 200, small_pitch), radius=int(small_pitch * 0.35))
-    lattice = find_lattice(image)
-    assert lattice.ok, lattice.reason
-    assert np.linalg.norm(lattice.hole_centres() - truth, axis=1).max() < 3.0
-
-
-@pytest.mark.parametrize("second_pitch", [44.0, 80.0])
-def test_a_second_board_of_half_the_size_or_more_is_refused(second_pitch: float) -> None:
-    image = np.full((620, 1400, 3), 210, np.uint8)
-    drawn_board(image, board_quad(80, 120, 80.0), radius=28)
-    drawn_board(image, board_quad(760, 120, second_pitch), radius=int(second_pitch * 0.35))
+    drawn_board(image, board_quad(80, 120, board_pitch), radius=int(board_pitch * 0.35))
+    drawn_board(image, board_quad(760, 60, second_pitch), radius=int(second_pitch * 0.35))
     lattice = find_lattice(image)
     assert not lattice.ok and "two lattices" in lattice.reason
 
 
-def test_the_larger_board_is_read_when_the_smaller_holds_more_holes() -> None:
-    # the small board holds all 42 round things, the large one 38 (four hidden)
+def test_the_smaller_of_two_boards_is_never_read() -> None:
+    # the small board holds all 42 round things, the large one 38 (four hidden): the
+    # small one is fitted first, and a larger lattice beside it refuses it
     image = np.full((620, 1400, 3), 210, np.uint8)
     truth_large = drawn_board(image, board_quad(80, 120, 80.0), radius=28)
     drawn_board(image, board_quad(900, 200, 30.0), radius=10)
     x, y = truth_large[8]
     cv2.rectangle(image, (int(x) - 30, int(y) - 30), (int(x) + 110, int(y) + 110), (210,) * 3, -1)
     lattice = find_lattice(image)
-    assert lattice.ok and lattice.holes == 38, lattice.reason
-    assert np.linalg.norm(lattice.hole_centres() - truth_large, axis=1).max() < 3.0
+    assert not lattice.ok and "lattice" in lattice.reason
+
+
+def test_a_board_behind_thumbnails_it_was_not_looked_at_is_refused() -> None:
+    # a screen of small boards besides the found one, and a board they hide from the
+    # search (more lattices than are looked for): refused, never read (review case)
+    image = np.full((600, 800, 3), 210, np.uint8)
+    board = drawn_board(image, board_quad(40, 80, 68.0), radius=16)
+    for x, y in board[[6, 13, 20, 27]]:  # a hand over column 7's top holes
+        cv2.circle(image, (int(round(x)), int(round(y))), 18, (210, 210, 210), -1)
+    drawn_board(image, board_quad(530, 40, 30.0), radius=10)
+    for left, top in ((530, 250), (650, 250), (530, 400), (650, 400)):
+        drawn_board(image, board_quad(left, top, 14.0), radius=5)
+    assert not find_lattice(image).ok
+
+
+def test_a_small_lattice_through_the_boards_holes_never_shifts_it() -> None:
+    # a finer, turned lattice anchored on the board's holes and a row of round things
+    # one pitch below it (review case): refused, not read one row off
+    points = [(200 + 120 * i, 300 + 120 * j) for j in range(6) for i in range(7)
+              if (i, j) not in ((3, 2), (4, 2))]
+    points += [(200 + 120 * i, 300 + 120 * 6) for i in range(7)]
+    step = 120 / np.sqrt(5)
+    turn = np.deg2rad(-26.6)
+    axes = np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]]) * step
+    points += [tuple(np.array([200.0, 300.0]) + axes @ (i, j)) for j in range(6)
+               for i in range(7)]
+    lattice = lattice_in(np.unique(np.round(np.array(points), 3), axis=0))
+    if lattice.ok:
+        truth = np.array([(200 + 120 * i, 300 + 120 * j) for j in range(6) for i in range(7)],
+                         float)
+        assert np.linalg.norm(lattice.hole_centres() - truth, axis=1).max() < 18.0
 
 
 def test_a_hand_over_part_of_the_grid_does_not_move_the_lattice() -> None:
