@@ -116,14 +116,15 @@ class WavSink(PacedSink):
         return True  # "writing again" once a write succeeds: a full disk opens files
 
     def _fail(self, error: OSError) -> None:
+        failed_at = self._clock()  # read first: the retry is timed from the failure itself
         why = f"cannot write {self.path}: {error.strerror or error}"
         if why != self.failure:
             log.error("speech: %s; the audio is lost until it can be written (retried "
                       "every %g s)", why, self.retry_s)
-        self.failure = why
         with contextlib.suppress(OSError):
             self._finish()
-        self._handle, self._file, self._since = None, None, self._clock()
+        self._handle, self._file, self._since = None, None, failed_at
+        self.failure = why  # published last, once the state it describes is set
 
     def _finish(self) -> None:
         handle, file = self._handle, self._file
