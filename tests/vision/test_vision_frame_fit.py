@@ -149,6 +149,9 @@ LABELS = rc.real_dev_dir() / "labels.jsonl"
 
 @pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
 def test_pink_and_orange_discs_are_read_with_the_frame_fit_never_wrong(reader) -> None:
+    """Pink and orange pieces: the frame fit reads none wrong and loses none the readers
+    read. (Before the network's step 8, trained on real cut-outs restyled in such
+    colours, the fit read more of these 8 than the readers alone; step 8 reads 8.)"""
     from tools.train.appearances import AppearanceComposer
 
     composer = AppearanceComposer(rc.Composer(rc.PatchLibrary.load()))
@@ -164,4 +167,4 @@ def test_pink_and_orange_discs_are_read_with_the_frame_fit_never_wrong(reader) -
                 read[fitted] += accepted
     finally:
         reader.frame_fit = before
-    assert read[True] > read[False], read
+    assert read[True] >= read[False] >= 6, read

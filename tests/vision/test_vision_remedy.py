@@ -86,18 +86,26 @@ def test_the_first_rule_whose_words_the_reason_holds_decides() -> None:
 
 
 @pytest.mark.parametrize("photo", ["res_IMG_3988.jpg", "res_IMG_3990.jpg"])
-def test_a_spare_disc_behind_a_real_board_gets_the_spare_disc_advice(photo: str,
-                                                                     shared: Path) -> None:
-    """The navy board's two real photos (a spare disc lying behind the bottom of column 6,
-    seen through that empty hole) are refused at that hole under ``either`` (both readers
-    lean to empty: under ``red`` one is read), and the advice names the spare disc."""
+def test_a_spare_disc_behind_a_real_board_is_read_as_the_empty_hole_it_is(photo: str,
+                                                                          shared: Path) -> None:
+    """The navy board's two real photos show a spare disc lying behind the bottom of column
+    6, seen through that empty hole. The networks before step 8 leaned to a disc there and
+    the boards were refused at that hole under ``either`` (the advice then named the spare
+    disc: the reason tests above). Step 8, trained on real cut-outs of other boards
+    (``MODEL.md``), reads the hole empty and each board as labelled."""
+    import json
+
     import cv2
 
     from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
+    folder = shared / "data" / "real-dev"
+    labels = [json.loads(line) for line in (folder / "labels.jsonl").read_text().splitlines()
+              if line.strip()]
+    label = next(label for label in labels if label["file"] == f"frames/{photo}")
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig(),
                                      first="either")
-    reading = reader.read(cv2.imread(str(shared / "data" / "real-dev" / "frames" / photo)))
-    assert reading.status == INVALID and "column 6 row 1 (empty" in reading.reason, reading.reason
-    assert "no reader" not in reading.reason and "CNN" not in reading.reason, reading.reason
-    assert "spare discs" in remedy(reading.status, reading.reason), reading.reason
+    reading = reader.read(cv2.imread(str(folder / "frames" / photo)))
+    assert reading.status == label["status"] and list(reading.grid) == label["grid"], (
+        reading.status, reading.reason, reading.grid)
+    assert label["grid"][5][5] == ".", "the spare disc shows through an empty hole"

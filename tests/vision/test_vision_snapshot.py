@@ -154,18 +154,18 @@ def test_the_outline_of_a_line_of_text_ends_where_its_text_ends(size: float) -> 
 
 
 def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
-    # res_IMG_3990 as taken, found by its holes, under the default `[game] first =
-    # either` (under "red" the counts decide it and it is read): refused at the bottom
-    # hole where a spare disc behind the board shows, "empty 0.80 or yellow" (res_IMG_3988,
-    # this test's photo before the network's step 7, is now read); the overlay printed 50 %
-    # there (the reading caps a doubtful cell at one half for the game filter) and now
+    # A sticker-disc photo as taken (dro_042944, a board of discs with coloured stickers),
+    # found by its holes, under the default `[game] first = either`: refused at one hole
+    # the readers doubt ("red 0.60 or empty"; the navy board's res_IMG_3990, this test's
+    # photo before the network's step 8, is now read). The overlay printed 50 % at such a
+    # hole (the reading caps a doubtful cell at one half for the game filter) and now
     # prints the probability the reason quotes.
     import re
 
     from firmware_py.vision.overlay import shown_confidences
     from tools.shared_data import missing_reason, shared_dir
 
-    photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "res_IMG_3990.jpg"
+    photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "dro_042944.jpg"
     if not photo.is_file():
         pytest.skip(missing_reason(photo.parent))
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False, board="holes"),
