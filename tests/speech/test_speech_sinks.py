@@ -230,6 +230,13 @@ class StepClock:
         return self.now
 
 
+def wait_for_a_failed_retry(sink: WavSink, clock: StepClock) -> None:
+    """Until the retry due at ``clock.now`` has failed and its failure is recorded: the
+    file closed and the next retry timed from now (``_begin`` also sets ``_since``, with
+    the file open, before the write that fails)."""
+    wait_for(lambda: sink._handle is None and sink._since == clock.now)
+
+
 def tone(frames: int) -> np.ndarray:
     return np.full(frames, 1000, np.int16)
 
@@ -289,8 +296,7 @@ def test_a_disk_that_stays_full_is_logged_once_however_often_it_is_retried(
         monkeypatch.setattr(wave.Wave_write, "writeframes", full)  # opening works, writing not
         for _ in range(5):  # five retries while the disk stays full
             clock.now += 1.0
-            opened = sink._since
-            wait_for(lambda since=opened: sink._since != since)
+            wait_for_a_failed_retry(sink, clock)
         assert sink.failure is not None and sink._thread.is_alive()
         monkeypatch.setattr(wave.Wave_write, "writeframes", real)  # space again
         clock.now += 1.0
@@ -413,8 +419,7 @@ def test_a_full_disk_behind_a_write_buffer_is_logged_once(tmp_path: Path, caplog
         wait_for(lambda: sink.failure is not None)
         for _ in range(5):  # five reopens while the disk stays full
             clock.now += 1.0
-            opened = sink._since
-            wait_for(lambda since=opened: sink._since != since)
+            wait_for_a_failed_retry(sink, clock)
         assert sink.failure is not None
         full[0] = False
         clock.now += 1.0

@@ -149,22 +149,25 @@ LABELS = rc.real_dev_dir() / "labels.jsonl"
 
 @pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
 def test_pink_and_orange_discs_are_read_with_the_frame_fit_never_wrong(reader) -> None:
-    """Pink and orange pieces: the frame fit reads none wrong and loses none the readers
-    read. (Before the network's step 8, trained on real cut-outs restyled in such
-    colours, the fit read more of these 8 than the readers alone; step 8 reads 8.)"""
+    """Pink and orange pieces: the frame fit reads none wrong and loses none of the boards
+    the readers read. Before the network's step 8 (trained on real cut-outs restyled in
+    such colours) the fit also read more of these 8 than the readers alone; step 8 reads
+    all 8 without it, so this test no longer shows the fit's gain (the constructed
+    frames above do)."""
     from tools.train.appearances import AppearanceComposer
 
     composer = AppearanceComposer(rc.Composer(rc.PatchLibrary.load()))
-    read, before = {False: 0, True: 0}, reader.frame_fit
+    read: dict[bool, set[int]] = {False: set(), True: set()}
+    before = reader.frame_fit
     try:
         for seed in range(8):
             result = composer.compose(np.random.default_rng(seed + 300), "orange-pink")
             for fitted in (False, True):
                 reader.frame_fit = fitted
                 reading = reader.read(result.frame)
-                accepted = reading.status in ("ok", "finished")
-                assert not accepted or list(reading.grid) == result.grid
-                read[fitted] += accepted
+                if reading.status in ("ok", "finished"):
+                    assert list(reading.grid) == result.grid
+                    read[fitted].add(seed)
     finally:
         reader.frame_fit = before
-    assert read[True] >= read[False] >= 6, read
+    assert read[True] >= read[False] and len(read[False]) >= 6, read

@@ -91,8 +91,9 @@ def test_a_spare_disc_behind_a_real_board_is_read_as_the_empty_hole_it_is(photo:
     """The navy board's two real photos show a spare disc lying behind the bottom of column
     6, seen through that empty hole. The networks before step 8 leaned to a disc there and
     the boards were refused at that hole under ``either`` (the advice then named the spare
-    disc: the reason tests above). Step 8, trained on real cut-outs of other boards
-    (``MODEL.md``), reads the hole empty and each board as labelled."""
+    disc: the reason tests above). Step 8 is trained on composites built on these very
+    photos (``MODEL.md``, data F): a development check that it reads the hole empty and
+    each board as labelled, not a held-out one."""
     import json
 
     import cv2
@@ -103,9 +104,9 @@ def test_a_spare_disc_behind_a_real_board_is_read_as_the_empty_hole_it_is(photo:
     labels = [json.loads(line) for line in (folder / "labels.jsonl").read_text().splitlines()
               if line.strip()]
     label = next(label for label in labels if label["file"] == f"frames/{photo}")
+    assert label["grid"][5][5] == ".", "the spare disc shows through an empty hole"
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False), CameraConfig(),
                                      first="either")
     reading = reader.read(cv2.imread(str(folder / "frames" / photo)))
     assert reading.status == label["status"] and list(reading.grid) == label["grid"], (
         reading.status, reading.reason, reading.grid)
-    assert label["grid"][5][5] == ".", "the spare disc shows through an empty hole"

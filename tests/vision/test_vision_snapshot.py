@@ -163,6 +163,7 @@ def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
     import re
 
     from firmware_py.vision.overlay import shown_confidences
+    from firmware_py.vision.remedy import remedy
     from tools.shared_data import missing_reason, shared_dir
 
     photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "dro_042944.jpg"
@@ -173,7 +174,8 @@ def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
     analysis = reader.analyse(cv2.imread(str(photo)))
     reading = analysis.reading
     quoted = re.search(r"column (\d) row (\d) \((\w+) ([0-9.]+)", reading.reason)
-    assert reading.status == "invalid" and quoted, reading.reason
+    assert reading.status == "invalid" and quoted, reading.reason  # labelled illegal too
+    assert "c4pi calibrate" in remedy(reading.status, reading.reason), reading.reason
     column, row, name, probability = quoted.groups()
     index = (6 - int(row)) * 7 + int(column) - 1
     assert {"empty": ".", "red": "R", "yellow": "Y"}[name] == reading.grid[6 - int(row)][
