@@ -19,9 +19,10 @@ def _photos(shared):  # noqa: ANN001 (the suite's fixture: skips without ../shar
 
 
 def test_each_composite_gives_42_crops_labelled_by_its_grid_in_order():
-    """The bundled network (never trained on composites) agrees with the labels on
-    plain composites' crops: crops and labels are the same cells in the same order
-    (a crop off by one cell, or labels of another frame, would disagree on many)."""
+    """The bundled network agrees with the labels on plain composites' crops: crops and
+    labels are the same cells in the same order (a crop off by one cell, or labels of
+    another frame, would disagree on many). Step 8 was trained on such crops (these
+    seeds among them), so this checks the alignment, not the network."""
     network = TFLiteCellClassifier()
     agree = total = 0
     for seed in range(5_000_000, 5_000_006):

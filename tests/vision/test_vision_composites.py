@@ -139,7 +139,8 @@ def test_label_line_has_the_shared_format(plain):
 
 
 def test_the_reader_on_composites_is_never_wrong_with_confidence() -> None:
-    # the generator kept out of training: tools/bench/vision.py measures it on more frames
+    # other seeds of this generator are in the network's training from step 8 (MODEL.md);
+    # tools/bench/vision.py measures it on more frames
     from firmware_py.config import CameraConfig, VisionConfig
     from firmware_py.vision.reader import BoardReader
 

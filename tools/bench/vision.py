@@ -12,10 +12,11 @@ Sources, each on its own line (the data behind every figure):
 * ``scene``: frames of ``tools/scene/render.py`` (the 3-D ray-cast
   scene, in training), held-out seeds from ``--seed-base``.
 * ``composite``: real-photo composites of ``tools/train/real_composites.py`` (cells
-  cut from real photographs pasted into real photographs): a generator kept
-  OUT of training, the test of generalisation.
+  cut from real photographs pasted into real photographs): kept out of
+  training up to the network's step 7; step 8 trains on other seeds of it
+  (``MODEL.md``), so for step 8 a development figure.
 * ``real-dev``: the labelled real photographs of ``../shared/data/real-dev``
-  (never trained on).
+  (their cut-outs are in step 8's training).
 * ``render+empty``, ``scene+empty``: the same frames as ``render`` and
   ``scene``, read by an installation that has seen the same view's empty
   board first (its empty board learnt as in the live appliance).
@@ -131,7 +132,8 @@ def scene_source(count: int, seed_base: int, empty_first: bool = False):  # noqa
 
 
 def composite_source(count: int, seed_base: int):  # noqa: ANN201
-    """(truth grid, label status, frame) of real-photo composites (never trained on)."""
+    """(truth grid, label status, frame) of real-photo composites (seeds apart from
+    step 8's training seeds, 5,000,000 up)."""
     from tools.train.real_composites import compose
 
     for index in range(count):
