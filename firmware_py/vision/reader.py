@@ -16,6 +16,9 @@ One straight line of named stages (see ``docs/vision.md``):
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell (on a frame
    read with its own disc colours the CNN's "empty" vetoes no disc the colour
    reader sees);
+   **doubt** (:mod:`.frame_doubt`): a hole that looks like the holes of
+   another kind the readers are sure of in this frame, far more than like its
+   own kind's, ties with that kind (sureness only taken away);
 7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
    of how each hole looks empty, with a red and with a yellow disc; a hole
    that looks as a known look is read as that, the others as the readers
@@ -58,6 +61,7 @@ from firmware_py.vision.depth import ESTIMATED, NONE, seen_disc_fit
 from firmware_py.vision.expectation import weigh_and_decide
 from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_discs import frame_disc_colours
+from firmware_py.vision.frame_doubt import Doubted, doubt
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.hole_locator import HoleLocator
@@ -112,6 +116,8 @@ class BoardReader:
     looks, consulted each frame and taught elsewhere (never by the reader).
     ``frame_discs`` (on in the product): a frame whose discs the fixed hue bands
     do not name is read by its own two disc colours (:mod:`.frame_discs`).
+    ``frame_doubt`` (on in the product): a hole that looks like another kind's sure
+    holes in this frame is not sure (:mod:`.frame_doubt`).
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,
@@ -121,7 +127,7 @@ class BoardReader:
                  marker_size_pitch: float = VisionConfig.marker_size_pitch,
                  margin: float = DEFAULT_MARGIN,
                  disc_depth_pitch: float = DEFAULT_DISC_DEPTH,
-                 frame_fit: bool = False, frame_discs: bool = True,
+                 frame_fit: bool = False, frame_discs: bool = True, frame_doubt: bool = True,
                  first: str = "either", board: str = "auto",
                  hole_locator: HoleLocator | None = None) -> None:
         self.classifier = classifier
@@ -134,6 +140,7 @@ class BoardReader:
         self.disc_depth_pitch = disc_depth_pitch
         self.frame_fit = frame_fit
         self.frame_discs = frame_discs
+        self.frame_doubt = frame_doubt
         self.first = first  # who may start ([game] first, SPEC §1)
         if board not in BOARD_FINDERS:
             raise ValueError(f"board {board!r} is not one of {BOARD_FINDERS}")
@@ -199,6 +206,9 @@ class BoardReader:
             fixed_bands=not frame_discs,
             empty_looks=looks.empty_looks(grid_corners) if looks else None)
         log_probs = combine(cnn, colour, unfamiliar=bool(frame_discs))
+        doubted = doubt(log_probs, features, covered) if self.frame_doubt else None
+        if doubted is not None:
+            log_probs = doubted.log_probs
         if looks is not None:
             log_probs = looks.recall(log_probs, features, covered=covered,
                                      grid_corners=grid_corners)
@@ -207,7 +217,7 @@ class BoardReader:
                                                                covered=covered))
         weighed = weigh_and_decide(log_probs, features, expectation, margin=self.margin,
                                    rule=self.first,
-                                   explain=partial(readers_differ, cnn, colour))
+                                   explain=partial(_explain, cnn, colour, doubted))
         decision = weighed.decision
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,
                           confidence=decision.confidence,
@@ -242,6 +252,13 @@ class BoardReader:
             self._depth_noted.add(how)
             LOG.info(DEPTH_NOTES[how])
         return disc_fit
+
+
+def _explain(cnn: np.ndarray, colour: np.ndarray, doubted: Doubted | None, cell: int) -> str:
+    """What is known of a doubtful ``cell``: the readers' views where they differ, and
+    the kind of this frame's holes it looks like where it was doubted."""
+    notes = (readers_differ(cnn, colour, cell), doubted.note(cell) if doubted else "")
+    return "; ".join(note for note in notes if note)
 
 
 def _normalised(log_probs: np.ndarray) -> np.ndarray:

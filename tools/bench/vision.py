@@ -390,6 +390,8 @@ def main() -> int:
                         help="with the frame's own looks (vision/frame_fit.py; off live)")
     parser.add_argument("--no-frame-discs", action="store_true",
                         help="without this frame's own disc colours (vision/frame_discs.py)")
+    parser.add_argument("--no-frame-doubt", action="store_true",
+                        help="no doubt from this frame's own looks (vision/frame_doubt.py)")
     parser.add_argument("--without", choices=("cnn", "colour"),
                         help="one generic reader left out (it says nothing: flat)")
     parser.add_argument("--no-side", action="store_true", help="skip the side sets")
@@ -407,6 +409,7 @@ def main() -> int:
     reader = BoardReader.from_config(vision, None, num_threads=1)
     reader.frame_fit = args.frame_fit
     reader.frame_discs = not args.no_frame_discs
+    reader.frame_doubt = not args.no_frame_doubt
     reader.first = args.first
     if args.without:
         without_reader(reader, args.without)

@@ -1,0 +1,111 @@
+"""The doubt from this frame's own looks (firmware_py/vision/frame_doubt.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from firmware_py.vision.decide import DEFAULT_MARGIN, decide
+from firmware_py.vision.frame_doubt import ALIKE, NOT_DOUBTED, doubt
+from tests.vision.conftest import random_board
+
+EMPTY_LOOK, RED_LOOK, YELLOW_LOOK = 40.0, 120.0, 200.0
+
+
+def _frame(kinds: list[int], rng: np.random.Generator, spread: float = 2.0) -> np.ndarray:
+    """(42, 12) looks: each hole's kind's look plus noise."""
+    looks = np.array([EMPTY_LOOK, RED_LOOK, YELLOW_LOOK])[kinds]
+    return looks[:, None] + rng.normal(0.0, spread, size=(42, 12))
+
+
+def _read(kinds: list[int], sure: float = 0.98) -> np.ndarray:
+    other = (1.0 - sure) / 2
+    probs = np.full((42, 3), other)
+    probs[np.arange(42), kinds] = sure
+    return np.log(probs)
+
+
+def _kinds(grid: list[str]) -> list[int]:
+    return [".RY".index(char) for line in grid for char in line]
+
+
+GRID = [".......", ".......", ".......", "...Y...", "..RR...", ".RYYR.."]
+LONE_RED = 36  # row 5 column 1: the only disc of its column
+
+
+def test_a_hole_read_empty_that_looks_like_the_sure_red_discs_ties_with_red() -> None:
+    kinds = _kinds(GRID)
+    features = _frame(kinds, np.random.default_rng(1))
+    misread = LONE_RED
+    log_probs = _read(kinds)
+    log_probs[misread] = np.log([0.95, 0.04, 0.01])  # the readers call it empty
+    doubted = doubt(log_probs, features)
+    assert doubted.alike[misread] == 1
+    assert np.isclose(doubted.log_probs[misread, 0], doubted.log_probs[misread, 1])
+    assert np.allclose(np.exp(doubted.log_probs).sum(axis=1), 1.0)
+    assert doubted.note(misread) == "looks like this frame's red discs"
+    others = np.arange(42) != misread
+    assert np.all(doubted.alike[others] == NOT_DOUBTED)
+    assert np.allclose(doubted.log_probs[others], log_probs[others])
+    assert decide(log_probs, DEFAULT_MARGIN, rule="either").status == "ok"  # read without the disc
+    assert decide(doubted.log_probs, DEFAULT_MARGIN, rule="either").status == "invalid"
+
+
+def test_holes_like_their_own_kind_or_unlike_every_kind_are_not_doubted() -> None:
+    kinds = _kinds(GRID)
+    features = _frame(kinds, np.random.default_rng(3))
+    features[0] = 500.0  # a hole unlike every other: left to the readers
+    doubted = doubt(_read(kinds), features)
+    assert np.all(doubted.alike == NOT_DOUBTED)
+    assert doubted.note(0) == ""
+
+
+def test_a_look_between_two_kinds_is_not_doubted() -> None:
+    """Only a look within ALIKE of another kind's sure hole and twice as near as its
+    own kind's is doubted."""
+    kinds = _kinds(GRID)
+    features = _frame(kinds, np.random.default_rng(4), spread=0.5)
+    features[35] = (EMPTY_LOOK + RED_LOOK) / 2  # read empty, halfway to red
+    assert doubt(_read(kinds), features).alike[35] == NOT_DOUBTED
+    features[35] = RED_LOOK - ALIKE / np.sqrt(12) * 1.2  # alike red by more than ALIKE
+    assert doubt(_read(kinds), features).alike[35] == NOT_DOUBTED
+
+
+def test_covered_holes_are_no_examples_and_are_never_doubted() -> None:
+    kinds = _kinds(GRID)
+    features = _frame(kinds, np.random.default_rng(5))
+    hand = [0, 1, 2]
+    features[hand] = RED_LOOK  # a hand in a red sleeve over empty holes
+    covered = np.zeros(42, bool)
+    covered[hand] = True
+    doubted = doubt(_read(kinds), features, covered)
+    assert np.all(doubted.alike == NOT_DOUBTED)
+    assert np.allclose(doubted.log_probs, _read(kinds))
+
+
+def test_the_doubt_never_makes_a_board_read_that_was_not_read_before() -> None:
+    """Sureness is only taken away: on random legal boards whose holes sometimes look
+    like another kind and whose readers are sometimes wrong, a board accepted after the
+    doubt was accepted before it with the same grid (so an illegal board is never made
+    legal and no disc seen is deleted by it); and the doubt does refuse boards read
+    wrong before it."""
+    refused_wrong = 0
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        truth_grid = random_board(rng).grid_lines()
+        truth = _kinds(truth_grid)
+        looks = np.array(truth)
+        swapped = rng.random(42) < 0.05  # a hole that looks like another kind
+        looks[swapped] = (looks[swapped] + rng.integers(1, 3, swapped.sum())) % 3
+        features = _frame(list(looks), rng, spread=float(rng.uniform(1.0, 12.0)))
+        read = np.array(truth)
+        misread = rng.random(42) < 0.04  # the readers sure of the wrong kind
+        read[misread] = looks[misread] if rng.random() < 0.5 else (read[misread] + 1) % 3
+        log_probs = _read(list(read), sure=float(rng.uniform(0.9, 0.999)))
+        for rule in ("red", "either"):
+            before = decide(log_probs, DEFAULT_MARGIN, rule=rule)
+            after = decide(doubt(log_probs, features).log_probs, DEFAULT_MARGIN, rule=rule)
+            if after.status in ("ok", "finished"):
+                assert (before.status, before.grid) == (after.status, after.grid), seed
+            refused_wrong += (before.status in ("ok", "finished")
+                              and list(before.grid) != truth_grid and after.status == "invalid")
+    assert refused_wrong > 0
