@@ -75,7 +75,7 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     log_probs = np.asarray(log_probs, np.float64)
     features = np.asarray(features, np.float64)
     shown = np.ones(len(features), bool) if covered is None else ~np.asarray(covered, bool)
-    nearest = _nearest_sure(log_probs, features, shown)
+    nearest = nearest_sure(log_probs, features, shown)
     read = log_probs.argmax(axis=1)
     own = nearest[np.arange(len(read)), read]
     others = nearest.copy()
@@ -93,10 +93,10 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     return Doubted(tied, alike)
 
 
-def _nearest_sure(log_probs: np.ndarray, features: np.ndarray,
-                  shown: np.ndarray) -> np.ndarray:
-    """(42, 3) each hole's distance to the nearest sure hole of each kind, itself left
-    out (inf where the kind has no other sure hole)."""
+def nearest_sure(log_probs: np.ndarray, features: np.ndarray,
+                 shown: np.ndarray) -> np.ndarray:
+    """(42, 3) each hole's distance to the nearest sure hole (``shown``, read at least
+    :data:`SURE`) of each kind, itself left out (inf where the kind has no other)."""
     distances = np.linalg.norm(features[:, None, :] - features[None, :, :], axis=2)
     np.fill_diagonal(distances, np.inf)
     sure = (np.exp(log_probs) >= SURE) & shown[:, None]

@@ -109,3 +109,24 @@ def test_the_doubt_never_makes_a_board_read_that_was_not_read_before() -> None:
             refused_wrong += (before.status in ("ok", "finished")
                               and list(before.grid) != truth_grid and after.status == "invalid")
     assert refused_wrong > 0
+
+
+def test_the_sweep_counts_boards_read_right_refused_and_wrong_boards_caught() -> None:
+    """tools/bench/frame_doubt.py's sweep, on frames built by hand."""
+    from tools.bench.frame_doubt import Frame, sweep
+
+    far = np.full(42, 100.0)
+    misread = np.zeros(42, bool)
+    misread[5] = True
+    near_other = far.copy()
+    near_other[5] = 10.0  # the misread hole: 10 from another kind, 100 from its own
+    right_but_alike = far.copy()
+    right_but_alike[7] = 25.0
+    frames = [Frame(False, True, misread, far, near_other),
+              Frame(True, False, np.zeros(42, bool), far, right_but_alike),
+              Frame(True, False, np.zeros(42, bool), far, far)]
+    rows = sweep(frames, [20.0, 30.0], [0.5])
+    assert rows == [{"alike": 20.0, "nearer": 0.5, "right_refused": 0, "wrong_caught": 1,
+                     "wrong": 1},
+                    {"alike": 30.0, "nearer": 0.5, "right_refused": 1, "wrong_caught": 1,
+                     "wrong": 1}]
