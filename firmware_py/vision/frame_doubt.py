@@ -1,38 +1,43 @@
-"""This frame's own looks as a doubt: a hole that looks like another kind's holes is not sure.
+"""This frame's own looks as a doubt: a hole read empty that looks like the sure discs is not sure.
 
 The generic readers (:mod:`.combine`) judge each hole alone. A person judges
 it beside the others: a disc that looks just like the pink discs the readers
-are sure of, and nothing like any empty hole, is not read as an empty hole
-because a network said so. This stage does that, and only that, within one
-frame:
+are sure of, and nothing like any empty hole, is not an empty hole because
+a network said so. Reading it empty deletes a disc the camera sees (the
+wrong board of the issue on reading any board). This stage guards that one
+mistake, within one frame:
 
 1. the *sure* holes of each kind are those the readers give at least
    :data:`SURE` (none that a hand covers);
-2. for every hole, its look (:func:`~firmware_py.vision.cells.cell_features`,
-   the mean Lab colour of four rings) is compared with the nearest sure hole
-   of its own kind and of each other kind (itself left out: a hole does not
-   vouch for itself);
-3. a hole whose nearest sure hole of another kind lies within
-   :data:`ALIKE` (as alike as two holes of one kind usually are) and at most
-   :data:`NEARER` times as far as its nearest sure hole of its own kind is
-   *doubted*: that other kind is made as probable as the kind read, so the
-   decision (:mod:`.decide`) sees two equal boards and refuses, naming the
-   cell.
+2. for every hole read empty, its look
+   (:func:`~firmware_py.vision.cells.cell_features`, the mean Lab colour of
+   four rings) is compared with the nearest sure empty hole and the nearest
+   sure red and yellow disc (itself left out: a hole does not vouch for
+   itself);
+3. a hole whose nearest sure disc lies within :data:`ALIKE` (as alike as
+   two discs of one colour usually are) and at most :data:`NEARER` times as
+   far as its nearest sure empty hole is *doubted*: that disc is made as
+   probable as the empty hole, so the decision (:mod:`.decide`) sees two
+   equal boards and refuses, naming the cell.
+
+Holes read as discs are not doubted: a disc that looks like the empty holes
+is common and harmless (a yellow disc beside a beige wall seen through the
+empty holes: in a live game of the random views, 88 frames doubted so and 3
+positions never shown, none of them wrong before).
 
 It only ever takes sureness away: a doubted hole ties, it is never turned
-into the kind it looks like, so a board read before is read no more surely
+into the disc it looks like, so a board read before is read no more surely
 and an illegal board is never made legal by it (the grid seen and the rival
-tie: the decision refuses). What it cannot see: two misread holes that look
-alike vouch for each other, and a hole unlike every sure hole (a disc in
+tie: the decision refuses). What it cannot see: two misread discs that
+look alike vouch for each other, and a disc unlike every sure hole (in
 light no other disc is in) is left to the readers.
 
 The constants were chosen on the sources without pink and orange pieces
-(``tools/bench/vision.py`` ``render``, ``scene``, the composites, the
-restyled board colours, the real photographs; docs/vision.md): the
-nearest sure hole of the same kind lies within 25 (discs) and 40 (empty
-holes, whose rooms differ) for 95 % of the holes read right, holes of
-different kinds are 52 apart or more for 99 %, and at these values no board
-read right on those sources is refused.
+(``tools/bench/frame_doubt.py``; docs/vision.md): the nearest sure hole of
+the same kind lies within 25 (discs) and 40 (empty holes, whose rooms
+differ) for 95 % of the holes read right, holes of different kinds are 52
+apart or more for 99 %, and at these values no board read right on those
+sources is refused.
 """
 
 from __future__ import annotations
@@ -44,14 +49,15 @@ import numpy as np
 from firmware_py.vision.reading import CLASS_NAMES
 
 SURE = 0.9  # the readers' probability that makes a hole a sure example of its kind
-ALIKE = 30.0  # Lab distance over the 12 ring features: as alike as one kind's holes
-NEARER = 0.5  # ... and at most half as far as the nearest sure hole of its own kind
+ALIKE = 30.0  # Lab distance over the 12 ring features: as alike as two discs of a colour
+NEARER = 0.5  # ... and at most half as far as the nearest sure empty hole
 NOT_DOUBTED = -1
+EMPTY = 0  # the index of an empty hole in :data:`~.reading.CLASSES`
 
 
 @dataclass(frozen=True)
 class Doubted:
-    """The log-probabilities after the doubt, and for each hole the kind it looks like
+    """The log-probabilities after the doubt, and for each hole the disc it looks like
     where it was doubted (an index into :data:`~.reading.CLASSES`), else
     :data:`NOT_DOUBTED`."""
 
@@ -61,16 +67,13 @@ class Doubted:
     def note(self, cell: int) -> str:
         """"looks like this frame's red discs" for a doubted ``cell``, else ""."""
         kind = int(self.alike[cell])
-        if kind == NOT_DOUBTED:
-            return ""
-        what = "empty holes" if kind == 0 else f"{CLASS_NAMES[kind]} discs"
-        return f"looks like this frame's {what}"
+        return "" if kind == NOT_DOUBTED else f"looks like this frame's {CLASS_NAMES[kind]} discs"
 
 
 def doubt(log_probs: np.ndarray, features: np.ndarray,
           covered: np.ndarray | None = None) -> Doubted:
-    """Tie each hole that looks like another kind's sure holes (see the module
-    docstring) with that kind; ``log_probs`` (42, 3) normalised per hole,
+    """Tie each hole read empty that looks like the sure discs (see the module
+    docstring) with that disc; ``log_probs`` (42, 3) normalised per hole,
     ``features`` (42, 12), ``covered`` (42 bools: no opinion, no example)."""
     log_probs = np.asarray(log_probs, np.float64)
     features = np.asarray(features, np.float64)
@@ -82,7 +85,7 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     others[np.arange(len(read)), read] = np.inf
     kind = others.argmin(axis=1)
     closest = others.min(axis=1)
-    doubted = shown & (closest <= ALIKE) & (closest <= NEARER * own)
+    doubted = shown & (read == EMPTY) & (closest <= ALIKE) & (closest <= NEARER * own)
     alike = np.where(doubted, kind, NOT_DOUBTED)
     if not doubted.any():
         return Doubted(log_probs, alike)

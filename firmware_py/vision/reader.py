@@ -16,9 +16,9 @@ One straight line of named stages (see ``docs/vision.md``):
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell (on a frame
    read with its own disc colours the CNN's "empty" vetoes no disc the colour
    reader sees);
-   **doubt** (:mod:`.frame_doubt`): a hole that looks like the holes of
-   another kind the readers are sure of in this frame, far more than like its
-   own kind's, ties with that kind (sureness only taken away);
+   **doubt** (:mod:`.frame_doubt`): a hole read empty that looks like the
+   discs the readers are sure of in this frame, far more than like its sure
+   empty holes, ties with that disc (sureness only taken away);
 7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
    of how each hole looks empty, with a red and with a yellow disc; a hole
    that looks as a known look is read as that, the others as the readers
@@ -116,8 +116,8 @@ class BoardReader:
     looks, consulted each frame and taught elsewhere (never by the reader).
     ``frame_discs`` (on in the product): a frame whose discs the fixed hue bands
     do not name is read by its own two disc colours (:mod:`.frame_discs`).
-    ``frame_doubt`` (on in the product): a hole that looks like another kind's sure
-    holes in this frame is not sure (:mod:`.frame_doubt`).
+    ``frame_doubt`` (on in the product): a hole read empty that looks like this
+    frame's sure discs is not sure (:mod:`.frame_doubt`).
     """
 
     def __init__(self, classifier: CellClassifier, *, detector: MarkerDetector | None = None,

@@ -50,6 +50,18 @@ def test_a_hole_read_empty_that_looks_like_the_sure_red_discs_ties_with_red() ->
     assert decide(doubted.log_probs, DEFAULT_MARGIN, rule="either").status == "invalid"
 
 
+def test_a_hole_read_as_a_disc_that_looks_like_the_empty_holes_is_not_doubted() -> None:
+    """Only a hole read empty is doubted (a disc seen is never deleted): a disc that
+    looks like the empty holes (a yellow disc beside a beige wall seen through them)
+    stays as the readers read it."""
+    kinds = _kinds(GRID)
+    features = _frame(kinds, np.random.default_rng(6))
+    features[LONE_RED] = EMPTY_LOOK
+    doubted = doubt(_read(kinds), features)
+    assert np.all(doubted.alike == NOT_DOUBTED)
+    assert np.allclose(doubted.log_probs, _read(kinds))
+
+
 def test_holes_like_their_own_kind_or_unlike_every_kind_are_not_doubted() -> None:
     kinds = _kinds(GRID)
     features = _frame(kinds, np.random.default_rng(3))
@@ -60,8 +72,8 @@ def test_holes_like_their_own_kind_or_unlike_every_kind_are_not_doubted() -> Non
 
 
 def test_a_look_between_two_kinds_is_not_doubted() -> None:
-    """Only a look within ALIKE of another kind's sure hole and twice as near as its
-    own kind's is doubted."""
+    """Only a look within ALIKE of a sure disc and twice as near as the nearest sure
+    empty hole is doubted."""
     kinds = _kinds(GRID)
     features = _frame(kinds, np.random.default_rng(4), spread=0.5)
     features[35] = (EMPTY_LOOK + RED_LOOK) / 2  # read empty, halfway to red

@@ -29,13 +29,14 @@ from tools.bench.vision import SOURCES
 @dataclass(frozen=True)
 class Frame:
     """One frame read without the doubt: whether it was read right or wrong, and for each
-    hole whether it was misread and its nearest sure holes (own kind, other kinds)."""
+    hole whether it was misread and its nearest sure holes: empty, and the nearest sure
+    disc where it was read empty (inf where it was read as a disc: never doubted)."""
 
     read_right: bool
     read_wrong: bool
     misread: np.ndarray  # (42,) bools
-    own: np.ndarray  # (42,) distance to the nearest sure hole of the kind read
-    other: np.ndarray  # (42,) ... of any other kind
+    own: np.ndarray  # (42,) distance to the nearest sure empty hole
+    other: np.ndarray  # (42,) ... to the nearest sure disc, for the holes read empty
 
 
 def measure(reader: BoardReader, frames) -> list[Frame]:  # noqa: ANN001
@@ -51,12 +52,11 @@ def measure(reader: BoardReader, frames) -> list[Frame]:  # noqa: ANN001
         shown = ~reading.cell_covered
         nearest = frame_doubt.nearest_sure(analysis.log_probs, reading.cell_looks, shown)
         read = analysis.log_probs.argmax(axis=1)
-        own = nearest[np.arange(42), read]
-        nearest[np.arange(42), read] = np.inf
+        empty = shown & (read == frame_doubt.EMPTY)
         truth_kinds = np.array([CLASSES.index(char) for line in truth for char in line])
         measured.append(Frame(accepted and exact, accepted and not exact,
-                              (truth_kinds != read) & shown, np.where(shown, own, np.inf),
-                              np.where(shown, nearest.min(axis=1), np.inf)))
+                              (truth_kinds != read) & shown, nearest[:, frame_doubt.EMPTY],
+                              np.where(empty, nearest[:, 1:].min(axis=1), np.inf)))
     return measured
 
 

@@ -112,6 +112,7 @@ def make_reader(args: argparse.Namespace, camera: SimulatedCamera) -> Any:
 
     reader = from_config(load_config(args.config), camera, stored_looks=False)
     reader.frame_fit = args.frame_fit
+    reader.frame_doubt = not args.no_frame_doubt
     return reader
 
 
@@ -385,6 +386,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="read scenes with the fallible SceneReader instead of rendering")
     parser.add_argument("--frame-fit", action="store_true",
                         help="the reader with the frame's own looks (frame_fit.py; off live)")
+    parser.add_argument("--no-frame-doubt", action="store_true",
+                        help="the reader without the doubt from the frame's own looks")
     parser.add_argument("--yellow-first", action="store_true",
                         help="Yellow starts every game (the reader under [game] first = either)")
     parser.add_argument("--no-learn", action="store_true",

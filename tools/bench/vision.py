@@ -320,6 +320,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     from firmware_py.vision.combine import combine
     from firmware_py.vision.decide import decide
     from firmware_py.vision.frame_discs import frame_disc_colours
+    from firmware_py.vision.frame_doubt import doubt
     from firmware_py.vision.frame_fit import frame_evidence
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
@@ -348,6 +349,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
                        .probabilities(c, features=fe, discs=d or None, fixed_bands=not d))
         combined = timed("combine", lambda a=cnn, b=colour, d=discs: combine(
             a, b, unfamiliar=bool(d)))
+        timed("doubt", lambda lp=combined, fe=features, c=crops: doubt(
+            lp, fe, covered_cells(c)))
         evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
             lp, fe, covered=covered_cells(c)))
         timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
