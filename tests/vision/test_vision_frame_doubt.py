@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from firmware_py.vision.decide import DEFAULT_MARGIN, decide
+import tools.train.real_composites as rc
+from firmware_py.vision.decide import DEFAULT_MARGIN, cell_name, decide
 from firmware_py.vision.frame_doubt import ALIKE, NOT_DOUBTED, doubt
 from tests.vision.conftest import random_board
+from tools.shared_data import missing_reason
 
 EMPTY_LOOK, RED_LOOK, YELLOW_LOOK = 40.0, 120.0, 200.0
 
@@ -142,3 +145,33 @@ def test_the_sweep_counts_boards_read_right_refused_and_wrong_boards_caught() ->
                      "wrong": 1},
                     {"alike": 30.0, "nearer": 0.5, "right_refused": 1, "wrong_caught": 1,
                      "wrong": 1}]
+
+
+LABELS = rc.real_dev_dir() / "labels.jsonl"
+
+
+@pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
+@pytest.mark.parametrize("seed", [20_111, 20_195])
+def test_a_pink_disc_both_readers_call_empty_is_refused_not_deleted(reader, seed: int) -> None:
+    """Two frames of the benchmark's pink and orange restyles (``tools/bench/vision.py
+    --sources look-orange-pink``, seeds 20,000+, whose frame ``seed`` is of the
+    turquoise board): a pink disc both readers call empty, the board without it read as
+    ok before the doubt. With it the board is refused, naming the hole of that disc."""
+    from tools.train.appearances import AppearanceComposer
+
+    composer = AppearanceComposer(rc.Composer(rc.PatchLibrary.load()))
+    result = composer.compose(np.random.default_rng(seed), "orange-pink", "zam")
+    before = reader.frame_doubt
+    try:
+        reader.frame_doubt = False
+        undoubted = reader.read(result.frame)
+        reader.frame_doubt = True
+        reading = reader.read(result.frame)
+    finally:
+        reader.frame_doubt = before
+    assert undoubted.status == "ok" and list(undoubted.grid) != result.grid  # the wrong board
+    assert reading.status == "invalid"
+    missing = [cell_name(row * 7 + column) for row, line in enumerate(result.grid)
+               for column, char in enumerate(line) if undoubted.grid[row][column] != char]
+    assert len(missing) == 1 and f"{missing[0]} (empty 0.50 or red" in reading.reason
+    assert "looks like this frame's red discs" in reading.reason
