@@ -105,7 +105,7 @@ class LookTeacher:
         log_probs = reading.cell_log_probs
         if reading.cell_looks is None or log_probs is None:
             return
-        empty = np.argmax(log_probs, axis=1) == 0
+        empty = log_probs[:, 0] > log_probs[:, 1:].max(axis=1)  # favoured, not tied
         if reading.cell_covered is not None:
             empty &= ~np.asarray(reading.cell_covered, bool)
         self.looks.teach(reading.cell_looks, np.zeros(len(empty), int), empty,

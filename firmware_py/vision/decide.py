@@ -122,8 +122,11 @@ def decide(log_probs: np.ndarray, margin: float,
                         _share(best_score, seen_score), best.grid_lines())
     runner_score, runner = (rest[0][0], rest[0][1].grid_lines()) if rest else (-math.inf, [])
     flip_score, flip = _illegal_rival(log_probs, seen, seen_score, margin + ILLEGAL_PRIOR, rule)
-    if flip_score - ILLEGAL_PRIOR > runner_score:
-        runner_score, runner = flip_score - ILLEGAL_PRIOR, flip
+    # an illegal grid the readers see as much as the board (a tie, frame_doubt.py) is
+    # seen as much: the prior against illegal grids breaks no tie of what is seen
+    prior = ILLEGAL_PRIOR if flip_score < best_score - TIE else 0.0
+    if flip_score - prior > runner_score:
+        runner_score, runner = flip_score - prior, flip
     confidence = _share(best_score, runner_score)
     lead = best_score - runner_score
     if lead < margin:

@@ -22,15 +22,20 @@ mistake, within one frame:
 
 Holes read as discs are not doubted: a disc that looks like the empty holes
 is common and harmless (a yellow disc beside a beige wall seen through the
-empty holes: in a live game of the random views, 88 frames doubted so and 3
-positions never shown, none of them wrong before).
+empty holes: in one live game of the random views 88 frames were doubted so,
+and the 20 random views showed 5 positions fewer, none of them wrong before).
 
 It only ever takes sureness away: a doubted hole ties, it is never turned
 into the disc it looks like, so a board read before is read no more surely
 and an illegal board is never made legal by it (the grid seen and the rival
-tie: the decision refuses). What it cannot see: two misread discs that
-look alike vouch for each other, and a disc unlike every sure hole (in
-light no other disc is in) is left to the readers.
+tie, and an illegal grid as probable as the board read is no less likely
+for being illegal: the decision refuses). Later stages may break the tie
+with what they know of the hole: the installation's learnt looks
+(:mod:`.hole_looks`), the game's expectation (:mod:`.expectation`).
+
+What it cannot see: two misread discs that look alike vouch for each
+other, and a disc unlike every sure hole (in light no other disc is in) is
+left to the readers.
 
 The constants were chosen on the sources without pink and orange pieces
 (``tools/bench/frame_doubt.py``; docs/vision.md): the nearest sure hole of
@@ -52,7 +57,7 @@ SURE = 0.9  # the readers' probability that makes a hole a sure example of its k
 ALIKE = 30.0  # Lab distance over the 12 ring features: as alike as two discs of a colour
 NEARER = 0.5  # ... and at most half as far as the nearest sure empty hole
 NOT_DOUBTED = -1
-EMPTY = 0  # the index of an empty hole in :data:`~.reading.CLASSES`
+EMPTY_KIND = 0  # an empty hole's index in :data:`~.reading.CLASSES`
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,11 @@ class Doubted:
     :data:`NOT_DOUBTED`."""
 
     log_probs: np.ndarray  # (42, 3)
-    alike: np.ndarray  # (42,) ints
+    looks_like: np.ndarray  # (42,) ints
 
     def note(self, cell: int) -> str:
         """"looks like this frame's red discs" for a doubted ``cell``, else ""."""
-        kind = int(self.alike[cell])
+        kind = int(self.looks_like[cell])
         return "" if kind == NOT_DOUBTED else f"looks like this frame's {CLASS_NAMES[kind]} discs"
 
 
@@ -85,15 +90,15 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     others[np.arange(len(read)), read] = np.inf
     kind = others.argmin(axis=1)
     closest = others.min(axis=1)
-    doubted = shown & (read == EMPTY) & (closest <= ALIKE) & (closest <= NEARER * own)
-    alike = np.where(doubted, kind, NOT_DOUBTED)
+    doubted = shown & (read == EMPTY_KIND) & (closest <= ALIKE) & (closest <= NEARER * own)
+    looks_like = np.where(doubted, kind, NOT_DOUBTED)
     if not doubted.any():
-        return Doubted(log_probs, alike)
+        return Doubted(log_probs, looks_like)
     tied = log_probs.copy()
     rows = np.flatnonzero(doubted)
     tied[rows, kind[rows]] = np.maximum(tied[rows, kind[rows]], tied[rows, read[rows]])
     tied -= np.logaddexp.reduce(tied, axis=1, keepdims=True)
-    return Doubted(tied, alike)
+    return Doubted(tied, looks_like)
 
 
 def nearest_sure(log_probs: np.ndarray, features: np.ndarray,
@@ -101,6 +106,7 @@ def nearest_sure(log_probs: np.ndarray, features: np.ndarray,
     """(42, 3) each hole's distance to the nearest sure hole (``shown``, read at least
     :data:`SURE`) of each kind, itself left out (inf where the kind has no other)."""
     distances = np.linalg.norm(features[:, None, :] - features[None, :, :], axis=2)
+    distances[~np.isfinite(distances)] = np.inf  # a look not measured is like nothing
     np.fill_diagonal(distances, np.inf)
     sure = (np.exp(log_probs) >= SURE) & shown[:, None]
     nearest = np.full(log_probs.shape, np.inf)

@@ -52,10 +52,10 @@ def measure(reader: BoardReader, frames) -> list[Frame]:  # noqa: ANN001
         shown = ~reading.cell_covered
         nearest = frame_doubt.nearest_sure(analysis.log_probs, reading.cell_looks, shown)
         read = analysis.log_probs.argmax(axis=1)
-        empty = shown & (read == frame_doubt.EMPTY)
+        empty = shown & (read == frame_doubt.EMPTY_KIND)
         truth_kinds = np.array([CLASSES.index(char) for line in truth for char in line])
         measured.append(Frame(accepted and exact, accepted and not exact,
-                              (truth_kinds != read) & shown, nearest[:, frame_doubt.EMPTY],
+                              (truth_kinds != read) & shown, nearest[:, frame_doubt.EMPTY_KIND],
                               np.where(empty, nearest[:, 1:].min(axis=1), np.inf)))
     return measured
 
