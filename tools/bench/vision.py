@@ -349,8 +349,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
                        .probabilities(c, features=fe, discs=d or None, fixed_bands=not d))
         combined = timed("combine", lambda a=cnn, b=colour, d=discs: combine(
             a, b, unfamiliar=bool(d)))
-        timed("doubt", lambda lp=combined, fe=features, c=crops: doubt(
-            lp, fe, covered_cells(c)))
+        covered = covered_cells(crops)
+        timed("doubt", lambda lp=combined, fe=features, cv=covered: doubt(lp, fe, cv))
         evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
             lp, fe, covered=covered_cells(c)))
         timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
