@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -171,6 +173,7 @@ def test_the_sweep_counts_boards_read_right_refused_and_wrong_boards_caught() ->
               Frame(True, False, np.zeros(42, bool), far, right_but_alike),
               Frame(True, False, np.zeros(42, bool), far, far)]
     rows = sweep(frames, [20.0, 30.0], [0.5])
+    json.dumps(rows)  # printed as JSON by the bench: plain numbers only
     assert rows == [{"alike": 20.0, "nearer": 0.5, "right_refused": 0, "wrong_caught": 1,
                      "wrong": 1},
                     {"alike": 30.0, "nearer": 0.5, "right_refused": 1, "wrong_caught": 1,

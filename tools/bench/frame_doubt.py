@@ -68,7 +68,7 @@ def sweep(frames: list[Frame], alikes: list[float], nearers: list[float]) -> lis
         for nearer in nearers:
             touched = [(f.other <= alike) & (f.other <= nearer * f.own) for f in frames]
             rows.append({"alike": alike, "nearer": nearer,
-                         "right_refused": sum(f.read_right and t.any()
+                         "right_refused": sum(f.read_right and bool(t.any())
                                               for f, t in zip(frames, touched, strict=True)),
                          "wrong_caught": sum(f.read_wrong and bool((t & f.misread).any())
                                              for f, t in zip(frames, touched, strict=True)),
