@@ -17,6 +17,11 @@ Sources, each on its own line (the data behind every figure):
   (``MODEL.md``), so for step 8 a development figure.
 * ``real-dev``: the labelled real photographs of ``../shared/data/real-dev``
   (their cut-outs are in step 8's training).
+* ``look-NAME`` (``black-balls``, ``white``, ``navy``, ``light-blue``,
+  ``orange-pink``): the composites restyled to a board or pieces the reader
+  was not built on (``tools/train/appearances.py``); ``look-illegal``: illegal
+  boards (an extra disc, a wrong colour, Yellow first, two fours) on the black
+  board with balls, ``look-illegal-NAME`` the same on each other appearance.
 * ``render+empty``, ``scene+empty``: the same frames as ``render`` and
   ``scene``, read by an installation that has seen the same view's empty
   board first (its empty board learnt as in the live appliance).
@@ -159,6 +164,9 @@ SOURCES = {"render": render_source, "scene": scene_source, "composite": composit
               for name in APPEARANCES},
            "look-illegal": functools.partial(appearance_source, appearance="black-balls",
                                              illegal=True),
+           **{f"look-illegal-{name}": functools.partial(appearance_source, appearance=name,
+                                                        illegal=True)
+              for name in APPEARANCES if name != "black-balls"},
            "real-dev": real_source,
            "real-dev2": functools.partial(real_source, folder="real-dev2"),
            "render+empty": functools.partial(render_source, empty_first=True),
