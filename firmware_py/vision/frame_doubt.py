@@ -81,30 +81,27 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     docstring) with that disc; ``log_probs`` (42, 3) normalised per hole,
     ``features`` (42, 12), ``covered`` (42 bools: no opinion, no example)."""
     log_probs = np.asarray(log_probs, np.float64)
-    features = np.asarray(features, np.float64)
-    shown = np.ones(len(features), bool) if covered is None else ~np.asarray(covered, bool)
-    nearest = nearest_sure(log_probs, features, shown)
-    read = log_probs.argmax(axis=1)
-    own = nearest[np.arange(len(read)), read]
-    others = nearest.copy()
-    others[np.arange(len(read)), read] = np.inf
-    kind = others.argmin(axis=1)
-    closest = others.min(axis=1)
-    doubted = shown & (read == EMPTY_KIND) & (closest <= ALIKE) & (closest <= NEARER * own)
-    looks_like = np.where(doubted, kind, NOT_DOUBTED)
+    to_empty, to_disc, disc = empty_holes_to_sure(log_probs, features, covered)
+    doubted = (to_disc <= ALIKE) & (to_disc <= NEARER * to_empty)
+    looks_like = np.where(doubted, disc, NOT_DOUBTED)
     if not doubted.any():
         return Doubted(log_probs, looks_like)
     tied = log_probs.copy()
     rows = np.flatnonzero(doubted)
-    tied[rows, kind[rows]] = np.maximum(tied[rows, kind[rows]], tied[rows, read[rows]])
+    tied[rows, disc[rows]] = tied[rows, EMPTY_KIND]  # read empty: the empty hole leads
     tied -= np.logaddexp.reduce(tied, axis=1, keepdims=True)
     return Doubted(tied, looks_like)
 
 
-def nearest_sure(log_probs: np.ndarray, features: np.ndarray,
-                 shown: np.ndarray) -> np.ndarray:
-    """(42, 3) each hole's distance to the nearest sure hole (``shown``, read at least
-    :data:`SURE`) of each kind, itself left out (inf where the kind has no other)."""
+def empty_holes_to_sure(log_probs: np.ndarray, features: np.ndarray,
+                        covered: np.ndarray | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(42,) each hole's distance to the nearest sure empty hole and to the nearest sure
+    disc, and that disc's kind; the distance to a disc is inf for the holes not read
+    empty or covered (never doubted). Sure: not covered, read at least :data:`SURE`;
+    a hole is never its own example (inf where a kind has no other)."""
+    features = np.asarray(features, np.float64)
+    shown = np.ones(len(features), bool) if covered is None else ~np.asarray(covered, bool)
     distances = np.linalg.norm(features[:, None, :] - features[None, :, :], axis=2)
     distances[~np.isfinite(distances)] = np.inf  # a look not measured is like nothing
     np.fill_diagonal(distances, np.inf)
@@ -113,4 +110,6 @@ def nearest_sure(log_probs: np.ndarray, features: np.ndarray,
     for kind in range(log_probs.shape[1]):
         if sure[:, kind].any():
             nearest[:, kind] = distances[:, sure[:, kind]].min(axis=1)
-    return nearest
+    read_empty = shown & (log_probs.argmax(axis=1) == EMPTY_KIND)
+    to_disc = np.where(read_empty, nearest[:, 1:].min(axis=1), np.inf)
+    return nearest[:, EMPTY_KIND], to_disc, 1 + nearest[:, 1:].argmin(axis=1)

@@ -49,14 +49,12 @@ def measure(reader: BoardReader, frames) -> list[Frame]:  # noqa: ANN001
             continue
         accepted = reading.status in (OK, FINISHED)
         exact = reading.grid is not None and list(reading.grid) == list(truth)
-        shown = ~reading.cell_covered
-        nearest = frame_doubt.nearest_sure(analysis.log_probs, reading.cell_looks, shown)
+        to_empty, to_disc, _ = frame_doubt.empty_holes_to_sure(
+            analysis.log_probs, reading.cell_looks, reading.cell_covered)
         read = analysis.log_probs.argmax(axis=1)
-        empty = shown & (read == frame_doubt.EMPTY_KIND)
         truth_kinds = np.array([CLASSES.index(char) for line in truth for char in line])
         measured.append(Frame(accepted and exact, accepted and not exact,
-                              (truth_kinds != read) & shown, nearest[:, frame_doubt.EMPTY_KIND],
-                              np.where(empty, nearest[:, 1:].min(axis=1), np.inf)))
+                              (truth_kinds != read) & ~reading.cell_covered, to_empty, to_disc))
     return measured
 
 

@@ -359,8 +359,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
             a, b, unfamiliar=bool(d)))
         covered = covered_cells(crops)
         timed("doubt", lambda lp=combined, fe=features, cv=covered: doubt(lp, fe, cv))
-        evidence = timed("frame_fit", lambda lp=combined, fe=features, c=crops: frame_evidence(
-            lp, fe, covered=covered_cells(c)))
+        evidence = timed("frame_fit", lambda lp=combined, fe=features, cv=covered: frame_evidence(
+            lp, fe, covered=cv))
         timed("decide", lambda lp=combined, ev=evidence: decide(lp + ev, reader.margin))
     return {name: round(statistics.median(values), 2) for name, values in stages.items()}
 
