@@ -33,6 +33,11 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "is in the picture."),
     (re.compile(r"too dark, or washed out"),
      "Light the board evenly from the front; no lamp or window behind it or in view."),
+    # frame_doubt.py: a hole read empty that looks like the frame's sure discs
+    (re.compile(r"looks like this frame's (red|yellow) discs"),
+     "A hole read empty looks just like your discs (an unusual colour: pink, pale): run "
+     "c4pi calibrate --discs; if that hole is empty, keep anything of a disc colour out of "
+     "sight behind it."),
     (re.compile(r"CNN empty, colour (red|yellow)\)"),
      "Something behind the board shows a disc colour through a hole: take the discs out "
      "and run c4pi calibrate, or hang a plain cloth behind the board."),

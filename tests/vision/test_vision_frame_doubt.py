@@ -10,6 +10,7 @@ import pytest
 import tools.train.real_composites as rc
 from firmware_py.vision.decide import DEFAULT_MARGIN, cell_name, decide
 from firmware_py.vision.frame_doubt import ALIKE, NOT_DOUBTED, doubt
+from firmware_py.vision.remedy import remedy
 from tests.vision.conftest import random_board
 from tools.shared_data import missing_reason
 
@@ -208,3 +209,4 @@ def test_a_pink_disc_both_readers_call_empty_is_refused_not_deleted(reader, seed
                for column, char in enumerate(line) if undoubted.grid[row][column] != char]
     assert len(missing) == 1 and missing[0] in reading.reason
     assert "looks like this frame's red discs" in reading.reason
+    assert "c4pi calibrate --discs" in remedy(reading.status, reading.reason)  # README's
