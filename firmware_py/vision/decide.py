@@ -20,10 +20,13 @@ board would change: a board is never made legal by deleting a disc the
 readers see, recolouring it, or adding one they do not see (a position
 nobody played, read with confidence). The legal-position model still
 weighs doubt: the runner-up is the next legal board or the most probable
-illegal grid one cell away, :data:`ILLEGAL_PRIOR` nats down (a board played
+illegal grid one cell away, counted less likely a priori (a board played
 illegally is rare, not impossible), so a doubtful cell whose other readings
-are illegal is read when it leads them by ``margin`` - :data:`ILLEGAL_PRIOR`
-(with a margin at or under that prior, the illegal rival never decides).
+are illegal is read when it leads them by ``margin`` less that prior. Gravity
+settles more than the rules of play: a disc floating at rest is physics no
+game leaves (:data:`FLOATING_PRIOR`), while a colour that moved twice, the
+wrong colour first or play after a four are games people do play
+(:data:`RULES_PRIOR`), and a camera that shows one must not see it mended.
 The margin is chosen on calibration data (``firmware_py/vision/MODEL.md``).
 
 Each column's contents is one of 127 stacks (height 0-6, each disc red or
@@ -63,7 +66,8 @@ MAX_STACKS = 12  # stacks kept per column
 KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if fours crowd
 MAX_LISTED = 4
 DOUBT = 0.5  # the most a cell in doubt is sure of (no evidence either way)
-ILLEGAL_PRIOR = 2.0  # nats: a grid no game leaves is e^2 times less likely a priori
+FLOATING_PRIOR = 3.0  # nats: a disc held in the air (gravity) is e^3 times less likely
+RULES_PRIOR = 1.5  # nats: a game played against the rules (the counts, two fours) e^1.5
 TIE = 1e-9  # nats: grids this close are equally probable
 
 
@@ -121,12 +125,9 @@ def decide(log_probs: np.ndarray, margin: float,
         return _refused(log_probs, seen, reason, seen_score - best_score,
                         _share(best_score, seen_score), best.grid_lines())
     runner_score, runner = (rest[0][0], rest[0][1].grid_lines()) if rest else (-math.inf, [])
-    flip_score, flip = _illegal_rival(log_probs, seen, seen_score, margin + ILLEGAL_PRIOR, rule)
-    # an illegal grid the readers see as much as the board (a tie, frame_doubt.py) is
-    # seen as much: the prior against illegal grids breaks no tie of what is seen
-    prior = ILLEGAL_PRIOR if flip_score < best_score - TIE else 0.0
-    if flip_score - prior > runner_score:
-        runner_score, runner = flip_score - prior, flip
+    flip_score, flip = _illegal_rival(log_probs, seen, seen_score, best_score, margin, rule)
+    if flip_score > runner_score:
+        runner_score, runner = flip_score, flip
     confidence = _share(best_score, runner_score)
     lead = best_score - runner_score
     if lead < margin:
@@ -139,22 +140,39 @@ def decide(log_probs: np.ndarray, margin: float,
 
 
 def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: float,
-                   reach: float, rule: str = "red") -> tuple[float, list[str]]:
-    """The most probable illegal grid one cell away from the legal grid ``seen``, within
-    ``reach`` nats of it: (its log-probability, its lines), or (-inf, []). A board is
-    read against it too, :data:`ILLEGAL_PRIOR` down: a doubtful cell is not settled
-    by the rules alone, since the camera may show a board played illegally."""
+                   best_score: float, margin: float, rule: str = "red"
+                   ) -> tuple[float, list[str]]:
+    """The most probable illegal grid one cell away from the legal grid ``seen``, counted
+    its prior down (:func:`illegal_prior`), if it comes within ``margin`` of the board:
+    (that log-probability, its lines), or (-inf, []). A board is read against it too:
+    a doubtful cell is not settled by the rules alone, since the camera may show a
+    board played illegally. An illegal grid the readers see as much as the board (a
+    tie, :mod:`.frame_doubt`) is seen as much: no prior breaks a tie of what is seen."""
     costs = log_probs.max(axis=1, keepdims=True) - log_probs  # 0 at each cell's class
+    reach = margin + max(FLOATING_PRIOR, RULES_PRIOR)
     chars_seen = "".join(seen)
+    found: tuple[float, list[str]] = (-math.inf, [])
     for cost, cell, kind in sorted((float(costs[c, k]), c, k) for c in range(len(costs))
                                    for k in range(3) if CLASS_CHARS[k] != chars_seen[c]
                                    and costs[c, k] <= reach):
+        if seen_score - cost <= found[0]:
+            break  # no grid further on can lead the one found, whatever its prior
         chars = list(chars_seen)
         chars[cell] = CLASS_CHARS[kind]
         lines = ["".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT)]
         if not _legal(lines, rule):
-            return seen_score - cost, lines
-    return -math.inf, []
+            score = seen_score - cost
+            prior = illegal_prior(lines) if score < best_score - TIE else 0.0
+            found = max(found, (score - prior, lines), key=lambda pair: pair[0])
+    return found
+
+
+def illegal_prior(lines: list[str] | tuple[str, ...]) -> float:
+    """Nats by which the illegal grid ``lines`` is less likely a priori than a game's:
+    :data:`FLOATING_PRIOR` when a disc floats (no game nor cheat leaves one at rest:
+    only a disc falling past, or held), else :data:`RULES_PRIOR` (a game played against
+    the rules: a colour moved twice, the wrong colour started, play after a four)."""
+    return FLOATING_PRIOR if floating_discs(lines) else RULES_PRIOR
 
 
 def _legal(lines: list[str], rule: str) -> bool:

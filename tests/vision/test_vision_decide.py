@@ -19,7 +19,8 @@ from c4game.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
 from firmware_py.vision.combine import FLOOR, combine, readers_differ
 from firmware_py.vision.decide import (
-    ILLEGAL_PRIOR,
+    FLOATING_PRIOR,
+    RULES_PRIOR,
     decide,
     grid_of,
     legal_boards,
@@ -80,19 +81,36 @@ def test_a_clearly_seen_legal_position_is_read(moves: str) -> None:
 
 
 def test_a_doubtful_cell_whose_other_reading_is_illegal_is_read() -> None:
-    # Red's first disc is sure; the hole beside it is three times as likely empty as red
-    # (1.1 nats: alone, far from the margin), but a second red and no yellow is no game
-    # (ILLEGAL_PRIOR down) and a yellow is unlikely: read empty.
+    # Red's first disc is sure; the hole beside it is six times as likely empty as red
+    # (1.8 nats: alone, short of the margin), but a second red and no yellow is no game
+    # (RULES_PRIOR down) and a yellow is unlikely: read empty.
     grid = independent_grid("4")
-    doubt = {5 * 7 + 4: (0.75, 0.24, 0.01)}  # column 5 row 1
+    doubt = {5 * 7 + 4: (0.85, 0.14, 0.01)}  # column 5 row 1
     decision = decide(log_probs(grid, doubts=doubt), MARGIN)
     assert decision.status == "ok", decision.reason
     assert decision.grid == tuple(grid)
-    assert decision.margin == pytest.approx(math.log(0.75 / 0.24) + ILLEGAL_PRIOR)
+    assert decision.margin == pytest.approx(math.log(0.85 / 0.14) + RULES_PRIOR)
     # only a little more empty than red: the camera may show an illegal board: refused
     decision = decide(log_probs(grid, doubts={5 * 7 + 4: (0.55, 0.44, 0.01)}), MARGIN)
     assert decision.status == "invalid"
     assert decision.reason.startswith("uncertain cells: column 5 row 1 (empty 0.55 or red")
+
+
+def test_gravity_settles_a_doubtful_cell_more_than_the_rules_of_play() -> None:
+    # The same doubt (a disc 4 times as likely as an empty hole, 1.4 nats) in two boards.
+    # Under a sure disc, an empty hole would leave that disc floating: no game leaves
+    # that, and the disc is read. As Yellow's only disc beside two reds, an empty hole
+    # breaks only the counts: a Red that moved twice is a game people do play, and the
+    # cell is refused.
+    under = independent_grid("44")  # red, yellow above: the red in doubt
+    decision = decide(log_probs(under, doubts={5 * 7 + 3: (0.2, 0.79, 0.01)}), MARGIN)
+    assert decision.status == "ok", decision.reason
+    assert decision.margin == pytest.approx(math.log(0.79 / 0.2) + FLOATING_PRIOR)
+    counts = independent_grid("415")  # red, yellow, red: the yellow in doubt
+    decision = decide(log_probs(counts, doubts={5 * 7 + 0: (0.2, 0.01, 0.79)}), MARGIN)
+    assert decision.status == "invalid"
+    assert decision.reason.startswith("uncertain cells: column 1 row 1 (yellow 0.79 or empty")
+    assert decision.margin == pytest.approx(math.log(0.79 / 0.2) + RULES_PRIOR)
 
 
 def test_a_disc_not_seen_is_never_added_to_make_a_board_legal() -> None:
@@ -238,7 +256,7 @@ def test_an_accepted_board_is_always_the_most_probable_legal_board(seed: int) ->
     brute force over the doubtful cells finds the best legal board and its runner-up.
     The decision must be exactly the rule: refused when the grid seen is not the best
     legal board (it is illegal), or the best is not ahead by the margin of the runner-up
-    and of the best illegal grid one cell away (ILLEGAL_PRIOR down); otherwise the best
+    and of the best illegal grid one cell away (its prior down); otherwise the best
     is read."""
     assert _property_case(seed) in ("read", "refused")
 
@@ -283,7 +301,7 @@ def _property_case(seed: int, rule: str = "red", yellow_first: bool = False) -> 
     truth = _brute_force(logs, base, cells, rule)
     best_score, best = truth[0]
     rival = max([truth[1][0]] if len(truth) > 1 else [-math.inf])
-    rival = max(rival, _best_illegal_flip(logs, best, rule) - ILLEGAL_PRIOR)
+    rival = max(rival, _best_illegal_flip(logs, best, best_score, rule))
     gap = best_score - rival
     seen = grid_of(logs.argmax(axis=1))
     decision = decide(logs, MARGIN, rule=rule)
@@ -297,8 +315,11 @@ def _property_case(seed: int, rule: str = "red", yellow_first: bool = False) -> 
     return "read"
 
 
-def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...], rule: str = "red") -> float:
-    """Log-probability of the most probable illegal grid one cell away from ``grid``."""
+def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...], best_score: float,
+                       rule: str = "red") -> float:
+    """Log-probability of the most probable illegal grid one cell away from ``grid``,
+    counted its prior down (gravity's where a disc floats, the rules' otherwise; none for
+    a grid exactly as probable as the best board)."""
     found = -math.inf
     chars = list("".join(grid))
     for cell in range(42):
@@ -309,8 +330,17 @@ def _best_illegal_flip(logs: np.ndarray, grid: tuple[str, ...], rule: str = "red
             trial[cell] = kind
             lines = tuple("".join(trial[row * 7:(row + 1) * 7]) for row in range(6))
             if not is_legal(lines, rule):
-                found = max(found, score(logs, lines))
+                trial_score = score(logs, lines)
+                prior = FLOATING_PRIOR if _floats(lines) else RULES_PRIOR
+                found = max(found, trial_score - (0.0 if trial_score >= best_score - 1e-9
+                                                  else prior))
     return found
+
+
+def _floats(lines: tuple[str, ...]) -> bool:
+    """A disc above an empty cell in some column (checked here, not by the code tested)."""
+    return any(lines[row][column] != "." and lines[row + 1][column] == "."
+               for row in range(5) for column in range(7))
 
 
 def keeps_discs(seen: tuple[str, ...], grid: tuple[str, ...]) -> bool:
