@@ -67,7 +67,7 @@ KEEPS = (4, 32, 256)  # boards kept per disc-count difference, then more if four
 MAX_LISTED = 4
 DOUBT = 0.5  # the most a cell in doubt is sure of (no evidence either way)
 FLOATING_PRIOR = 3.0  # nats: a disc held in the air (gravity) is e^3 times less likely
-RULES_PRIOR = 1.5  # nats: a game played against the rules (the counts, two fours) e^1.5
+RULES_PRIOR = 1.75  # nats: a game played against the rules (the counts, two fours)
 TIE = 1e-9  # nats: grids this close are equally probable
 
 

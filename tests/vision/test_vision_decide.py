@@ -97,20 +97,20 @@ def test_a_doubtful_cell_whose_other_reading_is_illegal_is_read() -> None:
 
 
 def test_gravity_settles_a_doubtful_cell_more_than_the_rules_of_play() -> None:
-    # The same doubt (a disc 4 times as likely as an empty hole, 1.4 nats) in two boards.
+    # The same doubt (a disc 3 times as likely as an empty hole, 1.1 nats) in two boards.
     # Under a sure disc, an empty hole would leave that disc floating: no game leaves
     # that, and the disc is read. As Yellow's only disc beside two reds, an empty hole
     # breaks only the counts: a Red that moved twice is a game people do play, and the
     # cell is refused.
     under = independent_grid("44")  # red, yellow above: the red in doubt
-    decision = decide(log_probs(under, doubts={5 * 7 + 3: (0.2, 0.79, 0.01)}), MARGIN)
+    decision = decide(log_probs(under, doubts={5 * 7 + 3: (0.25, 0.74, 0.01)}), MARGIN)
     assert decision.status == "ok", decision.reason
-    assert decision.margin == pytest.approx(math.log(0.79 / 0.2) + FLOATING_PRIOR)
+    assert decision.margin == pytest.approx(math.log(0.74 / 0.25) + FLOATING_PRIOR)
     counts = independent_grid("415")  # red, yellow, red: the yellow in doubt
-    decision = decide(log_probs(counts, doubts={5 * 7 + 0: (0.2, 0.01, 0.79)}), MARGIN)
+    decision = decide(log_probs(counts, doubts={5 * 7 + 0: (0.25, 0.01, 0.74)}), MARGIN)
     assert decision.status == "invalid"
-    assert decision.reason.startswith("uncertain cells: column 1 row 1 (yellow 0.79 or empty")
-    assert decision.margin == pytest.approx(math.log(0.79 / 0.2) + RULES_PRIOR)
+    assert decision.reason.startswith("uncertain cells: column 1 row 1 (yellow 0.74 or empty")
+    assert decision.margin == pytest.approx(math.log(0.74 / 0.25) + RULES_PRIOR)
 
 
 def test_a_disc_not_seen_is_never_added_to_make_a_board_legal() -> None:
