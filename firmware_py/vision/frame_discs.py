@@ -9,7 +9,7 @@ from one frame, before the colour reader runs:
 
 1. the cells the shape reader (the CNN) takes for discs, none covered, are
    measured like a calibrated disc (:func:`~.disc_colours.measure_discs`);
-2. their hues along the warm arc (magenta-pink to yellow) are split where
+2. their hues along the warm arc (lilac and pink to yellow) are split where
    they lie furthest apart; each side needs :data:`MIN_CELLS` cells, and the
    gap between the sides :data:`MIN_SPLIT` degrees;
 3. the two sides are this frame's red and yellow when they pass the same

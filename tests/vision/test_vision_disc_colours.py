@@ -30,13 +30,15 @@ def test_the_warm_arc_holds_both_fixed_bands_red_nearer_its_red_end() -> None:
     (20.0, 60.0, None),  # orange-red and lemon
     (50.0, 355.0, "not a red; was it the other colour"),  # dropped the other way round
     (28.0, 338.0, "not a red; was it the other colour"),
-    (300.0, 90.0, None),  # the arc's two ends
+    (270.0, 90.0, None),  # the arc's two ends
+    (290.0, 30.0, None),  # a pale pink the markers' white turns lilac, and orange
     (30.0, 35.0, "about the same hue"),
     (350.0, 5.0, "about the same hue"),  # two red discs
     (50.0, 60.0, "about the same hue"),  # two yellow ones
     (80.0, 40.0, "was it the other colour"),
-    (355.0, 120.0, "not a red, pink, orange or yellow"),  # a green wall, not a disc
-    (220.0, 50.0, "not a red, pink, orange or yellow"),  # a blue one
+    (355.0, 120.0, "not a red, pink, lilac, orange or yellow"),  # a green wall, not a disc
+    (220.0, 50.0, "not a red, pink, lilac, orange or yellow"),  # a blue one
+    (255.0, 50.0, "not a red, pink, lilac, orange or yellow"),  # a violet-blue one
 ])
 def test_a_calibrated_pair_is_red_then_yellow_along_the_warm_arc(red: float, yellow: float,
                                                                  said: str | None) -> None:

@@ -49,6 +49,21 @@ def test_pink_and_orange_discs_are_this_frames_red_and_yellow() -> None:
     assert fixed[0].max() < 0.1 and fixed[1, 0] > 0.9
 
 
+def test_lilac_and_orange_discs_are_this_frames_red_and_yellow() -> None:
+    """Pale pink discs that the markers' white balance turns lilac (286-300 degrees on
+    the navy board's restyles, docs/vision.md) are still the frame's red: the warm arc
+    begins at violet."""
+    lilac = [(288.0 + 3 * k, 0.4, RED) for k in range(4)]
+    orange = [(28.0 + k, 0.85, YELLOW) for k in range(4)]
+    crops, shape, covered = _frame(lilac + orange)
+    found = frame_disc_colours(crops, shape, covered)
+    assert set(found) == {"R", "Y"}
+    assert abs(found["R"].hue_deg - 292.5) < 3 and abs(found["Y"].hue_deg - 29.5) < 3
+    shares = colour_shares(crops[[0, 4]], discs=found, fixed_bands=False)
+    assert shares[0, 0] > 0.9 and shares[1, 1] > 0.9
+    assert colour_shares(crops[[0]])[0].max() < 0.1  # the fixed bands: no disc at all
+
+
 def test_a_lemon_yellow_is_not_a_set_of_orange_discs() -> None:
     """A yellow glimpsed behind an empty hole of a set of orange discs is neither colour:
     only this frame's discs' hues count, the fixed yellow band does not."""
@@ -73,6 +88,8 @@ def test_a_lemon_yellow_is_not_a_set_of_orange_discs() -> None:
      [(338.0, 0.45, YELLOW)] * 3 + [(27.0, 0.85, RED)] * 3),
     ("two kinds too close in hue", [(20.0, 0.45, RED)] * 3 + [(32.0, 0.45, YELLOW)] * 3),
     ("green and blue pieces: not warm", [(120.0, 0.7, RED)] * 3 + [(220.0, 0.7, YELLOW)] * 3),
+    ("violet-blue and orange pieces: the violet not warm",
+     [(255.0, 0.5, RED)] * 3 + [(28.0, 0.85, YELLOW)] * 3),
 ])
 def test_no_colours_where_the_frame_shows_no_such_pair(name: str, discs: list) -> None:
     crops, shape, covered = _frame(discs)
