@@ -44,14 +44,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("image", metavar="IMAGE", help="image file")
     parser.add_argument("--json", action="store_true",
                         help='print {"status", "grid", "moves_to_play", "markers", "confidence", '
-                             '"found_by"} (confidence: see above; found_by: "markers" or '
-                             '"holes", what found the board, or null)')
+                             '"found_by", "reason"} (confidence: see above; found_by: "markers" '
+                             'or "holes", what found the board, or null; reason: why the '
+                             'reading is not ok, as the screen says it, or null)')
     parser.set_defaults(func=run, needs=("camera",))
 
 
 def reading_json(reading: Reading) -> JsonObject:
-    """The SPEC §6 JSON object of a reading, and how the board was found (``found_by``:
-    "markers", "holes", or null when it was not)."""
+    """The SPEC §6 JSON object of a reading, how the board was found (``found_by``:
+    "markers", "holes", or null when it was not) and why it is not ok (``reason``, or
+    null when it is)."""
     to_move = reading.board.to_move if reading.status == "ok" and reading.board else None
     return {
         "status": reading.status,
@@ -60,6 +62,7 @@ def reading_json(reading: Reading) -> JsonObject:
         "markers": reading.markers,
         "confidence": round(float(reading.confidence), 4),
         "found_by": reading.found_by if reading.found else None,  # markers, holes
+        "reason": reading.reason or None if reading.status != "ok" else None,
     }
 
 

@@ -33,13 +33,14 @@ def test_read_ok_prints_the_grid(tmp_path: Path, capsys: pytest.CaptureFixture) 
 
 def test_read_json_has_exactly_the_spec_keys(tmp_path: Path,
                                              capsys: pytest.CaptureFixture) -> None:
-    """SPEC §6's keys, and #55's ``found_by`` (one key added: scripts keep working)."""
+    """SPEC §6's keys, #55's ``found_by`` and why a reading is not ok (``reason``;
+    keys added: scripts keep working)."""
     image = write_frame(tmp_path / "f.jpg", "445")
     assert main(["read", image, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"status", "grid", "moves_to_play", "markers", "confidence",
-                         "found_by"}
-    assert data["found_by"] == "markers"
+                         "found_by", "reason"}
+    assert data["found_by"] == "markers" and data["reason"] is None
     assert data["status"] == "ok" and data["moves_to_play"] == "Y" and data["markers"] == 4
     assert data["grid"] == independent_grid("445")
     assert 0.6 <= data["confidence"] <= 1
@@ -52,9 +53,12 @@ def test_read_not_ok_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     data = json.loads(captured.out)
     assert data["status"] == "no-board" and data["grid"] is None
     assert data["moves_to_play"] is None and "no-board" in captured.err
+    assert data["reason"] and data["reason"] in captured.err  # the same words, in the JSON
     finished = write_frame(tmp_path / "w.png", "4455667")
     assert main(["read", finished]) == 3
     assert "finished" in capsys.readouterr().err
+    assert main(["read", finished, "--json"]) == 3
+    assert json.loads(capsys.readouterr().out)["reason"] == "Red has four in a row"
 
 
 def test_a_picture_too_small_to_read_is_one_line_and_exit_2(

@@ -8,7 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_py.vision.cells import cell_crops
 from firmware_py.vision.colour_reader import colour_shares
+from firmware_py.vision.disc_colours import measure_discs
 from firmware_py.vision.frame_discs import frame_disc_colours
 
 EMPTY, RED, YELLOW = (0.9, 0.05, 0.05), (0.05, 0.9, 0.05), (0.05, 0.05, 0.9)
@@ -129,3 +131,29 @@ def test_measuring_many_discs_at_once_is_measuring_each() -> None:
         hue = np.rad2deg(np.arctan2((np.sin(angle) * weight).sum(),
                                     (np.cos(angle) * weight).sum())) % 360
         assert hues[index] == pytest.approx(hue, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", [20_024, 20_120])
+def test_lilac_pink_discs_of_the_navy_board_are_found_and_read(reader, seed: int) -> None:
+    """Two frames of the benchmark's pink and orange restyles of the navy board
+    (``tools/bench/vision.py --sources look-orange-pink``, seeds 20,000+): ten pink discs
+    that the markers' white turns lilac (about 292 degrees). With the warm arc from 300
+    degrees this frame's colours were not found, the colour reader called the discs
+    empty and the board was refused; now they are this frame's red and it is read."""
+    import tools.train.real_composites as rc
+    from tools.bench.vision_sources import appearance_frame
+    from tools.shared_data import missing_reason
+
+    labels = rc.real_dev_dir() / "labels.jsonl"
+    if not labels.is_file():
+        pytest.skip(missing_reason(labels))
+    grid, status, frame, board = appearance_frame(rc.default_composer(), seed - 20_000,
+                                                  20_000, "orange-pink")
+    assert board == "res"
+    analysis = reader.analyse(frame)
+    assert analysis.reading.status == status, analysis.reading.reason
+    assert list(analysis.reading.grid) == grid
+    reds = [row * 7 + column for row, line in enumerate(grid)
+            for column, char in enumerate(line) if char == "R"]
+    hues, _, _ = measure_discs(cell_crops(analysis.grid_image)[reds])
+    assert len(reds) >= 8 and all(280 <= hue <= 300 for hue in hues), hues
