@@ -35,13 +35,19 @@ def _frame(discs: list[tuple[float, float, tuple[float, float, float]]]
     return np.stack(crops), np.array(probs), np.zeros(42, bool)
 
 
-def test_pink_and_orange_discs_are_this_frames_red_and_yellow() -> None:
-    pink = [(336.0 + 2 * k, 0.45, RED) for k in range(4)]
+@pytest.mark.parametrize(("name", "reds", "red_hue"), [
+    ("pink", [336.0 + 2 * k for k in range(4)], 339.0),
+    # pale pink discs that the markers' white balance turns lilac (286-300 degrees on the
+    # navy board's restyles, docs/vision.md): the warm arc begins at violet
+    ("lilac", [288.0 + 3 * k for k in range(4)], 292.5),
+])
+def test_pink_or_lilac_and_orange_discs_are_this_frames_red_and_yellow(
+        name: str, reds: list[float], red_hue: float) -> None:
     orange = [(26.0 + k, 0.85, YELLOW) for k in range(4)]
-    crops, shape, covered = _frame(pink + orange)
+    crops, shape, covered = _frame([(hue, 0.45, RED) for hue in reds] + orange)
     found = frame_disc_colours(crops, shape, covered)
-    assert set(found) == {"R", "Y"}
-    assert abs(found["R"].hue_deg - 339) < 3 and abs(found["Y"].hue_deg - 27.5) < 3
+    assert set(found) == {"R", "Y"}, name
+    assert abs(found["R"].hue_deg - red_hue) < 3 and abs(found["Y"].hue_deg - 27.5) < 3
     assert found["R"].saturation < 0.55  # paler than the fixed bands' floor
     # read with them and without the fixed bands: the orange is yellow, the pink red
     shares = colour_shares(crops[[0, 4]], discs=found, fixed_bands=False)
@@ -49,21 +55,6 @@ def test_pink_and_orange_discs_are_this_frames_red_and_yellow() -> None:
     assert shares[1, 1] > 0.9 and shares[1, 0] < 0.1
     fixed = colour_shares(crops[[0, 4]])  # the fixed bands alone: pink empty, orange red
     assert fixed[0].max() < 0.1 and fixed[1, 0] > 0.9
-
-
-def test_lilac_and_orange_discs_are_this_frames_red_and_yellow() -> None:
-    """Pale pink discs that the markers' white balance turns lilac (286-300 degrees on
-    the navy board's restyles, docs/vision.md) are still the frame's red: the warm arc
-    begins at violet."""
-    lilac = [(288.0 + 3 * k, 0.4, RED) for k in range(4)]
-    orange = [(28.0 + k, 0.85, YELLOW) for k in range(4)]
-    crops, shape, covered = _frame(lilac + orange)
-    found = frame_disc_colours(crops, shape, covered)
-    assert set(found) == {"R", "Y"}
-    assert abs(found["R"].hue_deg - 292.5) < 3 and abs(found["Y"].hue_deg - 29.5) < 3
-    shares = colour_shares(crops[[0, 4]], discs=found, fixed_bands=False)
-    assert shares[0, 0] > 0.9 and shares[1, 1] > 0.9
-    assert colour_shares(crops[[0]])[0].max() < 0.1  # the fixed bands: no disc at all
 
 
 def test_a_lemon_yellow_is_not_a_set_of_orange_discs() -> None:
