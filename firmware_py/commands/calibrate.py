@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--discs", action="store_true",
                         help="then measure this set's discs: when asked, drop one red disc, "
                              "then one yellow disc, into any column (for discs paler or more "
-                             "orange or pink than common ones)")
+                             "orange, pink or lilac than common ones)")
     parser.add_argument("--force", action="store_true",
                         help="the board is empty: learn what every hole shows even where the "
                              "readers take the room behind the board (a red wall, a yellow "

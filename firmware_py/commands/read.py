@@ -62,7 +62,7 @@ def reading_json(reading: Reading) -> JsonObject:
         "markers": reading.markers,
         "confidence": round(float(reading.confidence), 4),
         "found_by": reading.found_by if reading.found else None,  # markers, holes
-        "reason": reading.reason or None if reading.status != "ok" else None,
+        "reason": (reading.reason or None) if reading.status != "ok" else None,
     }
 
 

@@ -27,7 +27,10 @@ settles more than the rules of play: a disc floating at rest is physics no
 game leaves (:data:`FLOATING_PRIOR`), while a colour that moved twice, the
 wrong colour first or play after a four are games people do play
 (:data:`RULES_PRIOR`), and a camera that shows one must not see it mended.
-The margin is chosen on calibration data (``firmware_py/vision/MODEL.md``).
+With a margin at or under a prior, a rival of that kind never decides: at the
+default margin (2.5 nats) a hole under a disc is read as a disc whenever the
+readers favour a disc there at all (favoured empty, it is seen floating and
+refused). The margin is chosen on calibration data (``firmware_py/vision/MODEL.md``).
 
 Each column's contents is one of 127 stacks (height 0-6, each disc red or
 yellow)::
@@ -143,10 +146,11 @@ def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: flo
                    best_score: float, margin: float, rule: str = "red"
                    ) -> tuple[float, list[str]]:
     """The most probable illegal grid one cell away from the legal grid ``seen``, counted
-    its prior down (:func:`illegal_prior`), if it comes within ``margin`` of the board:
-    (that log-probability, its lines), or (-inf, []). A board is read against it too:
-    a doubtful cell is not settled by the rules alone, since the camera may show a
-    board played illegally. An illegal grid the readers see as much as the board (a
+    its prior down (:func:`illegal_prior`), among those that cost at most ``margin`` and
+    the larger prior (no grid further behind can decide; the margin a board is read by
+    counts only those): (that log-probability, its lines), or (-inf, []). A board is
+    read against it too: a doubtful cell is not settled by the rules alone, since the
+    camera may show a board played illegally. An illegal grid the readers see as much as the board (a
     tie, :mod:`.frame_doubt`) is seen as much: no prior breaks a tie of what is seen."""
     costs = log_probs.max(axis=1, keepdims=True) - log_probs  # 0 at each cell's class
     reach = margin + max(FLOATING_PRIOR, RULES_PRIOR)

@@ -97,7 +97,8 @@ def test_a_doubtful_cell_whose_other_reading_is_illegal_is_read() -> None:
 
 
 def test_gravity_settles_a_doubtful_cell_more_than_the_rules_of_play() -> None:
-    # The same doubt (a disc 3 times as likely as an empty hole, 1.1 nats) in two boards.
+    # The same doubt (a disc 3 times as likely as an empty hole, 1.1 nats) in two boards,
+    # at this file's MARGIN (3 nats; at the default 2.5 both would be read).
     # Under a sure disc, an empty hole would leave that disc floating: no game leaves
     # that, and the disc is read. As Yellow's only disc beside two reds, an empty hole
     # breaks only the counts: a Red that moved twice is a game people do play, and the
