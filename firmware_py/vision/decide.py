@@ -150,8 +150,9 @@ def _illegal_rival(log_probs: np.ndarray, seen: tuple[str, ...], seen_score: flo
     the larger prior (no grid further behind can decide; the margin a board is read by
     counts only those): (that log-probability, its lines), or (-inf, []). A board is
     read against it too: a doubtful cell is not settled by the rules alone, since the
-    camera may show a board played illegally. An illegal grid the readers see as much as the board (a
-    tie, :mod:`.frame_doubt`) is seen as much: no prior breaks a tie of what is seen."""
+    camera may show a board played illegally. An illegal grid the readers see as much
+    as the board (a tie, :mod:`.frame_doubt`) is seen as much: no prior breaks a tie of
+    what is seen."""
     costs = log_probs.max(axis=1, keepdims=True) - log_probs  # 0 at each cell's class
     reach = margin + max(FLOATING_PRIOR, RULES_PRIOR)
     chars_seen = "".join(seen)
