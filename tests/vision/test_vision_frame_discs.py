@@ -12,8 +12,11 @@ from firmware_py.vision.cells import cell_crops
 from firmware_py.vision.colour_reader import colour_shares
 from firmware_py.vision.disc_colours import measure_discs
 from firmware_py.vision.frame_discs import frame_disc_colours
+from tools.shared_data import missing_reason
+from tools.train import real_composites as rc
 
 EMPTY, RED, YELLOW = (0.9, 0.05, 0.05), (0.05, 0.9, 0.05), (0.05, 0.05, 0.9)
+LABELS = rc.real_dev_dir() / "labels.jsonl"
 
 
 def _crop(hue: float, saturation: float, value: float = 0.8) -> np.ndarray:
@@ -124,6 +127,7 @@ def test_measuring_many_discs_at_once_is_measuring_each() -> None:
         assert hues[index] == pytest.approx(hue, abs=1e-6)
 
 
+@pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
 @pytest.mark.parametrize("seed", [20_024, 20_120])
 def test_lilac_pink_discs_of_the_navy_board_are_found_and_read(reader, seed: int) -> None:
     """Two frames of the benchmark's pink and orange restyles of the navy board
@@ -131,13 +135,8 @@ def test_lilac_pink_discs_of_the_navy_board_are_found_and_read(reader, seed: int
     that the markers' white turns lilac (about 292 degrees). With the warm arc from 300
     degrees this frame's colours were not found, the colour reader called the discs
     empty and the board was refused; now they are this frame's red and it is read."""
-    import tools.train.real_composites as rc
     from tools.bench.vision_sources import appearance_frame
-    from tools.shared_data import missing_reason
 
-    labels = rc.real_dev_dir() / "labels.jsonl"
-    if not labels.is_file():
-        pytest.skip(missing_reason(labels))
     grid, status, frame, board = appearance_frame(rc.default_composer(), seed - 20_000,
                                                   20_000, "orange-pink")
     assert board == "res"

@@ -191,21 +191,22 @@ def test_a_pink_disc_both_readers_call_empty_is_refused_not_deleted(reader, seed
     --sources look-orange-pink``, seeds 20,000+, whose frame ``seed`` is of the
     turquoise board): a pink disc both readers call empty, the board without it read as
     ok before the doubt. With it the board is refused, naming the hole of that disc."""
-    from tools.train.appearances import AppearanceComposer
+    from tools.bench.vision_sources import appearance_frame
 
-    composer = AppearanceComposer(rc.Composer(rc.PatchLibrary.load()))
-    result = composer.compose(np.random.default_rng(seed), "orange-pink", "zam")
+    grid, _, frame, board = appearance_frame(rc.default_composer(), seed - 20_000, 20_000,
+                                             "orange-pink")
+    assert board == "zam"
     before = reader.frame_doubt
     try:
         reader.frame_doubt = False
-        undoubted = reader.read(result.frame)
+        undoubted = reader.read(frame)
         reader.frame_doubt = True
-        reading = reader.read(result.frame)
+        reading = reader.read(frame)
     finally:
         reader.frame_doubt = before
-    assert undoubted.status == "ok" and list(undoubted.grid) != result.grid  # the wrong board
+    assert undoubted.status == "ok" and list(undoubted.grid) != grid  # the wrong board
     assert reading.status == "invalid"
-    missing = [cell_name(row * 7 + column) for row, line in enumerate(result.grid)
+    missing = [cell_name(row * 7 + column) for row, line in enumerate(grid)
                for column, char in enumerate(line) if undoubted.grid[row][column] != char]
     assert len(missing) == 1 and missing[0] in reading.reason
     assert "looks like this frame's red discs" in reading.reason
