@@ -57,6 +57,7 @@ from c4game.exc import VisionError
 from c4game.files import write_whole
 from firmware_py.json_types import JsonObject
 from firmware_py.vision.disc_colours import COLOURS, DiscColour
+from firmware_py.vision.light_map import LightMap, light_map
 from firmware_py.vision.look_evidence import FEATURES, recall
 
 CELLS = 42
@@ -200,27 +201,49 @@ class HoleLooks:
         corners = np.asarray(grid_corners, np.float64).reshape(4, 2)
         return float(np.linalg.norm(corners - self.grid_corners, axis=1).max())
 
+    def light(self, features: np.ndarray, *, covered: np.ndarray | None = None,
+              grid_corners: np.ndarray | None = None) -> LightMap:
+        """This frame's light against the learnt looks' (:mod:`.light_map`): each hole
+        paired with the look it was taught that its look is nearest to, covered holes
+        left out. No change (the identity) while nothing is learnt or the grid moved."""
+        if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):
+            return LightMap()
+        features = _checked(features)
+        taught = self.counts > 0
+        distance = np.where(taught, ((features[:, None, :] - self.means) ** 2).sum(axis=2),
+                            np.inf)
+        nearest = self.means[np.arange(CELLS), distance.argmin(axis=1)]
+        reference = np.where(taught.any(axis=1)[:, None], nearest, np.nan)
+        usable = None if covered is None else ~np.asarray(covered, bool)
+        return light_map(features, reference, usable)
+
     def recall(self, log_probs: np.ndarray, features: np.ndarray, *,
                covered: np.ndarray | None = None,
-               grid_corners: np.ndarray | None = None) -> np.ndarray:
+               grid_corners: np.ndarray | None = None,
+               light: LightMap | None = None) -> np.ndarray:
         """(42, 3) log-probabilities: the readers' ``log_probs`` (weighed by the known
         looks) where a hole looks unfamiliar, what it held where it looks as a known
-        look (:func:`~.look_evidence.recall`). Unchanged where the model has no opinion:
-        nothing learnt, a covered hole, a moved grid."""
+        look (:func:`~.look_evidence.recall`), the looks compared in the model's light
+        (``light``: :meth:`light`, the identity when not given). Unchanged where the
+        model has no opinion: nothing learnt, a covered hole, a moved grid."""
         features = _checked(features)
         if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):
             return np.asarray(log_probs, np.float64)
         means, variances, known = self._looks()
         if covered is not None:
             known = known & ~np.asarray(covered, bool)[:, None]
+        if light is not None:
+            features = light.to_model(features)
         return recall(log_probs, features, means, variances, known)
 
-    def empty_looks(self, grid_corners: np.ndarray | None = None) -> np.ndarray:
-        """(42, 12) each hole's known empty look, NaN where none (or the grid moved)."""
+    def empty_looks(self, grid_corners: np.ndarray | None = None,
+                    light: LightMap | None = None) -> np.ndarray:
+        """(42, 12) each hole's known empty look, in this frame's ``light`` when given
+        (:meth:`light`), NaN where none (or the grid moved)."""
         looks = np.where(self.counts[:, 0:1] > 0, self.means[:, 0], np.nan)
         if grid_corners is not None and self.moved(grid_corners):
             looks[:] = np.nan
-        return looks
+        return looks if light is None else light.to_frame(looks)
 
     def _looks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per hole and kind: the mean, the variance and whether the look is known."""

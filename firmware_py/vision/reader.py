@@ -11,8 +11,10 @@ One straight line of named stages (see ``docs/vision.md``):
    the reference, cut into 42 **crops**;
 5. two **readers** that fail differently: the CNN (:mod:`.classifier`) and the
    colour reader (:mod:`.colour_reader`, told which holes no longer look as
-   they did empty, and the disc colours: calibrated ones, else this frame's
-   own where the fixed bands do not name its discs, :mod:`.frame_discs`);
+   they did empty, compared in this frame's light (:mod:`.light_map`: one
+   colour map for the whole board, fitted on the holes), and the disc
+   colours: calibrated ones, else this frame's own where the fixed bands do
+   not name its discs, :mod:`.frame_discs`);
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell (on a frame
    read with its own disc colours the CNN's "empty" vetoes no disc the colour
    reader sees);
@@ -21,8 +23,8 @@ One straight line of named stages (see ``docs/vision.md``):
    empty holes, ties with that disc (sureness only taken away);
 7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
    of how each hole looks empty, with a red and with a yellow disc; a hole
-   that looks as a known look is read as that, the others as the readers
-   read them; (the **frame fit**, :mod:`.frame_fit`, this frame's own looks,
+   that looks as a known look (in the same light) is read as that, the
+   others as the readers read them; (the **frame fit**, :mod:`.frame_fit`, this frame's own looks,
    only when asked: off live);
 8. **expect** (:mod:`.expectation`, when the game filter hands one with the
    frame): a hole that still looks as the game expects is held to what it held;
@@ -201,17 +203,19 @@ class BoardReader:
         discs = looks.discs if looks and looks.discs else None
         frame_discs = (frame_disc_colours(crops, cnn, covered)
                        if discs is None and self.frame_discs else None)
+        light = looks.light(features, covered=covered, grid_corners=grid_corners) \
+            if looks else None
         colour = self.colour_reader.probabilities(
             crops, covered, discs=frame_discs or discs, features=features,
             fixed_bands=not frame_discs,
-            empty_looks=looks.empty_looks(grid_corners) if looks else None)
+            empty_looks=looks.empty_looks(grid_corners, light) if looks else None)
         log_probs = combine(cnn, colour, unfamiliar=bool(frame_discs))
         doubted = doubt(log_probs, features, covered) if self.frame_doubt else None
         if doubted is not None:
             log_probs = doubted.log_probs
         if looks is not None:
             log_probs = looks.recall(log_probs, features, covered=covered,
-                                     grid_corners=grid_corners)
+                                     grid_corners=grid_corners, light=light)
         if self.frame_fit:
             log_probs = _normalised(log_probs + frame_evidence(log_probs, features,
                                                                covered=covered))
