@@ -209,11 +209,12 @@ class HoleLooks:
         if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):
             return LightMap()
         features = _checked(features)
-        taught = self.counts > 0
+        taught: np.ndarray = self.counts > 0
         distance = np.where(taught, ((features[:, None, :] - self.means) ** 2).sum(axis=2),
                             np.inf)
         nearest = self.means[np.arange(CELLS), distance.argmin(axis=1)]
-        reference = np.where(taught.any(axis=1)[:, None], nearest, np.nan)
+        known = np.any(taught, axis=1, keepdims=True)
+        reference = np.where(known, nearest, np.nan)
         usable = None if covered is None else ~np.asarray(covered, bool)
         return light_map(features, reference, usable)
 

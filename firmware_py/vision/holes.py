@@ -53,7 +53,8 @@ ON_LATTICE = 0.22  # a round thing within this many pitches of a lattice point i
 MAX_RESIDUAL = 0.12  # pitches: the mean distance of the block's round things from the fit
 ROUNDNESS = 0.7  # 4 pi area / perimeter^2 of a round thing's contour
 FILL = 0.85  # share of its fitted ellipse a round thing's contour fills
-MAX_ELONGATION = 1.8  # longest over shortest axis of a round thing's ellipse
+MAX_ELONGATION = 2.6  # longest over shortest axis of a round thing's ellipse (a hole at 45° of
+# pitch near a wide lens's edge: 2.2)
 SIZE_RANGE = (0.012, 0.12)  # a round thing's diameter, as a share of the frame's short side
 BLOCKS = (31, 61)  # adaptive threshold neighbourhoods, px at the working size
 GROWTH = (1.5, 2.5, 3.5, 5.0, 7.0, 10.0, 14.0)  # lattice steps from the anchor, fit by fit

@@ -83,9 +83,10 @@ def light_map(features: np.ndarray, reference: np.ndarray,
     for _ in range(ROUNDS):
         residual = ((fitted.to_model(frame[holes]) - model[holes]) ** 2).sum(axis=(1, 2))
         best = holes[np.argsort(residual, kind="stable")[:keep]]
-        fitted = _fit(frame[best], model[best])
-        if fitted is None:
+        refitted = _fit(frame[best], model[best])
+        if refitted is None:
             return identity  # colours stretched beyond a change of light
+        fitted = refitted
     looks, taught = np.asarray(features, np.float64)[holes], model[holes].reshape(len(holes), -1)
     as_taught = familiar(fitted.to_model(looks), taught).sum()
     if as_taught < keep or as_taught <= familiar(looks, taught).sum():
