@@ -26,7 +26,12 @@ much those holes differ. The reader consults it once per frame
 looks as one of its known looks is read as that (a red wall seen through an
 empty hole is empty); a hole unlike them all is read by the generic readers
 (the colour reader told that it no longer looks empty, :meth:`empty_looks`),
-weighed by how its look compares with the known kinds' looks.
+weighed by how its look compares with the known kinds' looks. Looks are
+compared in the same light: each frame's looks are first mapped onto the
+model's by one colour map for the whole board (:meth:`light`,
+:mod:`.light_map`); the model is taught the looks as seen, so it follows a
+lasting change of light over about :data:`MEMORY` boards, and the map
+bridges the frames between.
 
 It also keeps when ``c4pi calibrate`` ran, where the grid's corners stood in
 the frame when it last learnt (:meth:`moved`: beyond :data:`MOVED_PX` the

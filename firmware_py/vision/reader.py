@@ -24,8 +24,8 @@ One straight line of named stages (see ``docs/vision.md``):
 7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
    of how each hole looks empty, with a red and with a yellow disc; a hole
    that looks as a known look (in the same light) is read as that, the
-   others as the readers read them; (the **frame fit**, :mod:`.frame_fit`, this frame's own looks,
-   only when asked: off live);
+   others as the readers read them; (the **frame fit**, :mod:`.frame_fit`,
+   this frame's own looks, only when asked: off live);
 8. **expect** (:mod:`.expectation`, when the game filter hands one with the
    frame): a hole that still looks as the game expects is held to what it held;
 9. **decide** (:mod:`.decide`): the most probable legal position, read only

@@ -3,6 +3,8 @@ looks comparing looks in the same light (hole_looks.HoleLooks.light)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 
@@ -10,10 +12,11 @@ from firmware_py.vision.hole_looks import CELLS, HoleLooks, kinds_of
 from firmware_py.vision.light_map import GAIN_RANGE, MIN_HOLES, LightMap, light_map
 from firmware_py.vision.look_evidence import CHANGED_DISTANCE
 
-from .test_vision_hole_looks import board, frame_of, room
+from .test_vision_hole_looks import CORNERS, board, frame_of, room
 
 
-def dimmed(looks: np.ndarray, gain: np.ndarray, offset: np.ndarray) -> np.ndarray:
+def dimmed(looks: np.ndarray, gain: Sequence[float] | np.ndarray,
+           offset: Sequence[float] | np.ndarray) -> np.ndarray:
     """Looks (N, 12) under another light: per Lab channel frame = (model - offset) / gain."""
     return LightMap(np.asarray(gain, float), np.asarray(offset, float)).to_frame(looks)
 
@@ -84,3 +87,44 @@ def test_empty_looks_are_given_in_this_frames_light() -> None:
     mapped = np.linalg.norm(dusk - looks.empty_looks(light=light), axis=1)
     # the colour reader takes a hole this far from its empty look for something in it
     assert np.all(moved >= CHANGED_DISTANCE) and np.all(mapped < CHANGED_DISTANCE)
+
+
+def is_identity(found: LightMap) -> bool:
+    return bool(np.array_equal(found.gain, np.ones(3))
+                and np.array_equal(found.offset, np.zeros(3)))
+
+
+def test_a_change_no_light_explains_is_the_identity() -> None:
+    """The board's thirds in three lights (shadows across it): every gain lies in range,
+    but no one map makes half the holes look as taught."""
+    rng = np.random.default_rng(2)
+    model = rng.uniform(30, 220, (CELLS, 12))
+    frame = np.empty_like(model)
+    lights = ([1.3, 1.0, 1.0], [-30.0, 10.0, 0.0]), ([0.8, 1.0, 1.0], [25.0, -10.0, 0.0]), \
+        ([1.0, 1.1, 0.9], [0.0, 0.0, 20.0])
+    for third, (gain, offset) in zip(np.array_split(np.arange(CELLS), 3), lights, strict=True):
+        frame[third] = dimmed(model[third], gain, offset) + rng.normal(0, 1, (len(third), 12))
+    assert is_identity(light_map(frame, model))
+    two_thirds = np.arange(28)  # two lights, half the holes in each: one half is mapped
+    assert is_identity(light_map(frame[two_thirds], model[two_thirds])) is False
+
+
+def test_the_map_round_trips_and_leaves_unknown_looks_unknown() -> None:
+    rng = np.random.default_rng(3)
+    looks = rng.uniform(30, 220, (CELLS, 12))
+    looks[5] = np.nan
+    light = LightMap(np.array([1.2, 0.9, 1.1]), np.array([-10.0, 4.0, 2.0]))
+    assert np.allclose(light.to_frame(light.to_model(looks)), looks, equal_nan=True)
+    assert np.isnan(light.to_frame(looks)[5]).all()
+
+
+def test_covered_holes_and_a_moved_grid_take_no_part() -> None:
+    truth, rng = room(5)
+    looks = HoleLooks()
+    looks.learn(frame_of(truth, board(""), rng), board(""), grid_corners=CORNERS)
+    dusk = dimmed(frame_of(truth, board(""), rng), [1.25, 1.0, 1.0], [-10.0, 0.0, 0.0])
+    assert not is_identity(looks.light(dusk, grid_corners=CORNERS))
+    covered = np.ones(CELLS, bool)
+    covered[:MIN_HOLES - 1] = False  # a hand over all but seven holes
+    assert is_identity(looks.light(dusk, covered=covered, grid_corners=CORNERS))
+    assert is_identity(looks.light(dusk, grid_corners=CORNERS + 40.0))  # the camera moved
