@@ -259,6 +259,42 @@ def test_a_red_wall_behind_the_holes_is_calibrated_as_the_empty_board() -> None:
             assert list(reading.grid) == random_board_grid(moves)
 
 
+
+def test_the_learnt_looks_are_consulted_in_this_frames_light(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader asks its looks for this frame's light once and hands that map to both
+    comparisons with the learnt looks: the recall and the colour reader's empty looks."""
+    from firmware_py.vision.calibrate import FRAMES_NEEDED, calibrate_empty_board
+    from firmware_py.vision.light_map import LightMap
+
+    empty = _scene("", SEED_BASE + 901, max_tilt_deg=20, spare_discs=0)
+    reader = BoardReader.from_config(VisionConfig(), CameraConfig())
+    reader.hole_looks = looks = calibrate_empty_board(reader, [empty] * FRAMES_NEEDED)
+    dusk = LightMap(np.array([1.2, 1.1, 0.9]), np.array([-10.0, 3.0, 5.0]))
+    asked: list[str] = []
+    handed: dict[str, LightMap | None] = {}
+    recall, empty_looks = looks.recall, looks.empty_looks
+
+    def light(features: np.ndarray, **kwargs: object) -> LightMap:
+        asked.append("light")
+        return dusk
+
+    def spy_recall(*args: object, light: LightMap | None = None, **kwargs: object) -> np.ndarray:
+        handed["recall"] = light
+        return recall(*args, light=light, **kwargs)  # type: ignore[arg-type]
+
+    def spy_empty(grid_corners: np.ndarray | None = None,
+                  light: LightMap | None = None) -> np.ndarray:
+        handed["empty_looks"] = light
+        return empty_looks(grid_corners, light)
+
+    monkeypatch.setattr(looks, "light", light)
+    monkeypatch.setattr(looks, "recall", spy_recall)
+    monkeypatch.setattr(looks, "empty_looks", spy_empty)
+    reader.analyse(empty)
+    assert asked == ["light"]
+    assert handed == {"recall": dusk, "empty_looks": dusk}
+
 def random_board_grid(moves: str) -> list[str]:
     from c4game.board import Board
 
