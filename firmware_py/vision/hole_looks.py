@@ -206,12 +206,17 @@ class HoleLooks:
         corners = np.asarray(grid_corners, np.float64).reshape(4, 2)
         return float(np.linalg.norm(corners - self.grid_corners, axis=1).max())
 
+    def _silent(self, grid_corners: np.ndarray | None) -> bool:
+        """Whether the model has no opinion: nothing learnt, or the grid moved."""
+        return not self.knows_anything or (grid_corners is not None
+                                           and self.moved(grid_corners))
+
     def light(self, features: np.ndarray, *, covered: np.ndarray | None = None,
               grid_corners: np.ndarray | None = None) -> LightMap:
         """This frame's light against the learnt looks' (:mod:`.light_map`): each hole
         paired with the look it was taught that its look is nearest to, covered holes
         left out. No change (the identity) while nothing is learnt or the grid moved."""
-        if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):
+        if self._silent(grid_corners):
             return LightMap()
         features = _checked(features)
         taught: np.ndarray = self.counts > 0
@@ -233,7 +238,7 @@ class HoleLooks:
         (``light``: :meth:`light`, the identity when not given). Unchanged where the
         model has no opinion: nothing learnt, a covered hole, a moved grid."""
         features = _checked(features)
-        if not self.knows_anything or (grid_corners is not None and self.moved(grid_corners)):
+        if self._silent(grid_corners):
             return np.asarray(log_probs, np.float64)
         means, variances, known = self._looks()
         if covered is not None:

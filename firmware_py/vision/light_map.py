@@ -89,7 +89,7 @@ def light_map(features: np.ndarray, reference: np.ndarray,
         if refitted is None:
             return identity  # colours stretched beyond a change of light
         fitted = refitted
-    looks, taught = np.asarray(features, np.float64)[holes], model[holes].reshape(len(holes), -1)
+    looks, taught = (shape[holes].reshape(len(holes), -1) for shape in (frame, model))
     as_taught = familiar(fitted.to_model(looks), taught).sum()
     if as_taught < keep or as_taught <= familiar(looks, taught).sum():
         return identity  # no change of light: one that moves the holes otherwise
