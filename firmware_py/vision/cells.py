@@ -128,6 +128,13 @@ def blur_measure(grid: np.ndarray) -> float:
 
 
 @functools.cache
+def corner_mask(side: int) -> np.ndarray:
+    """(side, side) True at a crop's corners, outside the hole: the plastic round it."""
+    yy, xx = np.mgrid[0:side, 0:side]
+    return np.hypot(yy - (side - 1) / 2, xx - (side - 1) / 2) > side * 0.58
+
+
+@functools.cache
 def _ring_weights() -> np.ndarray:
     """(S*S, 4) weights: column r averages the pixels of ring r."""
     centre = (FEATURE_SIDE - 1) / 2

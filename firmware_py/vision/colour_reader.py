@@ -46,7 +46,7 @@ import functools
 import cv2
 import numpy as np
 
-from firmware_py.vision.cells import cell_features
+from firmware_py.vision.cells import cell_features, corner_mask
 from firmware_py.vision.disc_colours import (
     RED_HUES,
     VALUE_FLOOR,
@@ -115,17 +115,11 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     return shares
 
 
-@functools.cache
-def _corner_mask(side: int) -> np.ndarray:
-    yy, xx = np.mgrid[0:side, 0:side]
-    return np.hypot(yy - (side - 1) / 2, xx - (side - 1) / 2) > side * 0.58
-
-
 def covered_cells(crops: np.ndarray) -> np.ndarray:
     """(N,) True where a crop's corners are not the board's plastic (see the module docstring)."""
     count, side = crops.shape[0], crops.shape[1]
     lab = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2LAB)
-    corners = lab.reshape(count, side, side, 3)[:, _corner_mask(side), 1:].astype(np.float32)
+    corners = lab.reshape(count, side, side, 3)[:, corner_mask(side), 1:].astype(np.float32)
     chroma = np.median(corners, axis=1)  # (N, 2): a*, b* of each cell's surround
     plastic = np.median(chroma, axis=0)
     return np.linalg.norm(chroma - plastic, axis=1) > COVERED_CHROMA

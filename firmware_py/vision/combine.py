@@ -4,8 +4,10 @@ The CNN (shapes and textures, learnt) and the colour reader (hue on the
 normalised image, told which holes no longer look empty) fail differently, so
 their opinions are combined as independent evidence: per cell, the product
 of the two probabilities, normalised over the three classes (empty, red,
-yellow). A reader that cannot see a cell (a hand: the colour reader
-abstains) gives it flat probabilities and so does not sway it; a reader sure
+yellow). A reader that cannot see a cell (a hand beside the hole: the colour
+reader abstains) gives it flat probabilities and so does not sway it; where
+something lies over the hole itself (:mod:`.hidden`) neither reader sees
+it, and the cell is flat whatever the CNN made of the cover; a reader sure
 of what the other doubts decides it; two sure readers that disagree leave
 the cell doubtful.
 
@@ -44,10 +46,12 @@ COLOUR_EMPTY_TRUST = 0.5  # weight of the colour reader's "empty" (the rest: no 
 TINY = 1e-12
 
 
-def combine(cnn: np.ndarray, colour: np.ndarray, unfamiliar: bool = False) -> np.ndarray:
+def combine(cnn: np.ndarray, colour: np.ndarray, unfamiliar: bool = False,
+            hidden: np.ndarray | None = None) -> np.ndarray:
     """(42, 3) log-probabilities of each cell's class from both readers' (42, 3);
     ``unfamiliar``: this frame's discs are not the colours the CNN learnt (its "empty"
-    is then weighed as the colour reader's is where the colour reader sees a disc)."""
+    is then weighed as the colour reader's is where the colour reader sees a disc);
+    ``hidden`` (42 bools): holes neither reader sees (:mod:`.hidden`), flat."""
     cnn, colour = np.asarray(cnn, np.float64), np.asarray(colour, np.float64)
     if cnn.shape != colour.shape or cnn.ndim != 2 or cnn.shape[1] != 3:
         raise ValueError(f"expected two (N, 3) probability arrays, got {cnn.shape} and "
@@ -57,6 +61,8 @@ def combine(cnn: np.ndarray, colour: np.ndarray, unfamiliar: bool = False) -> np
         cnn = np.where((colour.argmax(axis=1) > 0)[:, None], _trusted(cnn), cnn)
     product = cnn * _trusted(colour)
     product /= product.sum(axis=1, keepdims=True)
+    if hidden is not None:
+        product[np.asarray(hidden, bool)] = 1.0 / 3
     return np.log((1.0 - FLOOR) * product + FLOOR / 3)
 
 

@@ -17,7 +17,7 @@ One straight line of named stages (see ``docs/vision.md``):
    not name its discs, :mod:`.frame_discs`);
 6. **combine** (:mod:`.combine`): one calibrated opinion per cell (on a frame
    read with its own disc colours the CNN's "empty" vetoes no disc the colour
-   reader sees);
+   reader sees; a hole something lies over, a hand, :mod:`.hidden`: none);
    **doubt** (:mod:`.frame_doubt`): a hole read empty that looks like the
    discs the readers are sure of in this frame, far more than like its sure
    empty holes, ties with that disc (sureness only taken away);
@@ -66,6 +66,7 @@ from firmware_py.vision.frame_discs import frame_disc_colours
 from firmware_py.vision.frame_doubt import Doubted, doubt
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
+from firmware_py.vision.hidden import hidden_holes
 from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.markers import Marker, MarkerDetector
@@ -197,7 +198,10 @@ class BoardReader:
         crops = cell_crops(grid_image)
         features = cell_features(crops)
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
-        covered = covered_cells(crops)  # the holes a hand (or the like) hides: no opinion
+        face_crops = crops if disc_fit is fit else cell_crops(
+            reference.normalise(warp_grid(frame, fit, step=2)))
+        hidden = hidden_holes(face_crops)  # a hand over the hole itself: no reader sees it
+        covered = covered_cells(crops) | hidden  # a hand beside it too: no colour opinion
         grid_corners = fit.project(GRID_CORNERS)
         looks = self.hole_looks
         discs = looks.discs if looks and looks.discs else None
@@ -209,7 +213,7 @@ class BoardReader:
             crops, covered, discs=frame_discs or discs, features=features,
             fixed_bands=not frame_discs,
             empty_looks=looks.empty_looks(grid_corners, light) if looks else None)
-        log_probs = combine(cnn, colour, unfamiliar=bool(frame_discs))
+        log_probs = combine(cnn, colour, unfamiliar=bool(frame_discs), hidden=hidden)
         doubted = doubt(log_probs, features, covered) if self.frame_doubt else None
         if doubted is not None:
             log_probs = doubted.log_probs
@@ -221,7 +225,7 @@ class BoardReader:
                                                                covered=covered))
         weighed = weigh_and_decide(log_probs, features, expectation, margin=self.margin,
                                    rule=self.first,
-                                   explain=partial(_explain, cnn, colour, doubted))
+                                   explain=partial(_explain, cnn, colour, doubted, hidden))
         decision = weighed.decision
         reading = Reading(decision.status, grid=decision.grid, board=decision.board,
                           confidence=decision.confidence,
@@ -258,9 +262,12 @@ class BoardReader:
         return disc_fit
 
 
-def _explain(cnn: np.ndarray, colour: np.ndarray, doubted: Doubted | None, cell: int) -> str:
-    """What is known of a doubtful ``cell``: the readers' views where they differ, and
-    the kind of this frame's holes it looks like where it was doubted."""
+def _explain(cnn: np.ndarray, colour: np.ndarray, doubted: Doubted | None,
+             hidden: np.ndarray, cell: int) -> str:
+    """What is known of a doubtful ``cell``: hidden, the readers' views where they
+    differ, and the kind of this frame's holes it looks like where it was doubted."""
+    if hidden[cell]:
+        return "something lies over it (a hand?)"
     notes = (readers_differ(cnn, colour, cell), doubted.note(cell) if doubted else "")
     return "; ".join(note for note in notes if note)
 
