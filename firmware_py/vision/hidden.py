@@ -40,6 +40,8 @@ is (neither reader sees the disc under it).
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -58,20 +60,24 @@ def hidden_holes(crops: np.ndarray) -> np.ndarray:
     ``crops`` (N, S, S, 3) BGR uint8: the face's crops, normalised, all cells of one
     board."""
     count, side = crops.shape[0], crops.shape[1]
-    lab = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2LAB)
-    lab = lab.reshape(count, side, side, 3).astype(np.float32)
-    corners = lab[:, corner_mask(side)]  # (N, K, 3)
-    lit = crops[:, corner_mask(side)].max(axis=2) >= VALUE_FLOOR * 255  # (N, K)
+    corner_pixels, middle_pixels = _sample_indices(side)
+    pixels = crops.reshape(count, side * side, 3)[:, np.r_[corner_pixels, middle_pixels]]
+    lab = cv2.cvtColor(pixels.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)
+    lab = lab.reshape(count, -1, 3).astype(np.float32)
+    corners, middle = lab[:, :len(corner_pixels)], lab[:, len(corner_pixels):].mean(axis=1)
+    lit = pixels[:, :len(corner_pixels)].max(axis=2) >= VALUE_FLOOR * 255  # (N, K)
     plastic = np.median(np.median(corners[..., 1:], axis=1), axis=0)
     foreign = lit & (np.linalg.norm(corners[..., 1:] - plastic, axis=2) > FOREIGN_CHROMA)
-    middle = lab[:, _centre_mask(side)].mean(axis=1)  # (N, 3)
     counts = foreign.sum(axis=1)
     cover = (corners * foreign[..., None]).sum(axis=1) / np.maximum(counts, 1)[:, None]
     lies_beside = (counts >= MIN_PIXELS) & (foreign.mean(axis=1) >= HIDDEN_SHARE)
     return lies_beside & (np.linalg.norm(middle - cover, axis=1) <= CONTINUOUS)
 
 
-def _centre_mask(side: int) -> np.ndarray:
+@functools.cache
+def _sample_indices(side: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat pixel indices of a crop's corners and of the middle of its hole."""
     yy, xx = np.mgrid[0:side, 0:side]
     centre = (side - 1) / 2
-    return np.hypot(yy - centre, xx - centre) < CENTRE_RADIUS * side / 32
+    middle = np.hypot(yy - centre, xx - centre) < CENTRE_RADIUS * side / 32
+    return np.flatnonzero(corner_mask(side)), np.flatnonzero(middle)

@@ -38,6 +38,10 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "A hole read empty looks just like your discs (an unusual colour: pink, pale): run "
      "c4pi calibrate --discs; if that hole is empty, keep anything of a disc colour out of "
      "sight behind it."),
+    # hidden.py: something lies over the hole itself
+    (re.compile(r"something lies over it"),
+     "A hand, a sleeve or a bright reflection is over those holes: nothing under it is "
+     "read until they show again."),
     (re.compile(r"CNN empty, colour (red|yellow)\)"),
      "Something behind the board shows a disc colour through a hole: take the discs out "
      "and run c4pi calibrate, or hang a plain cloth behind the board."),

@@ -9,6 +9,7 @@ import pytest
 from firmware_py.vision.cells import corner_mask
 from firmware_py.vision.combine import combine
 from firmware_py.vision.hidden import CONTINUOUS, HIDDEN_SHARE, hidden_holes
+from firmware_py.vision.remedy import remedy
 
 SIDE = 32
 PLASTIC = (150, 60, 20)  # BGR: a blue board
@@ -145,6 +146,7 @@ def test_discs_under_a_hand_are_refused_not_read_away(reader, monkeypatch) -> No
             assert list(reading.grid) == board.grid_lines()
         else:
             assert "something lies over it" in reading.reason
+            assert "A hand" in remedy(reading.status, reading.reason)
     monkeypatch.setattr(reader_module, "hidden_holes", lambda crops: np.zeros(len(crops), bool))
     wrong = 0
     for board, frame in frames:

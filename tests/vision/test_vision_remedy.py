@@ -83,6 +83,10 @@ def test_the_first_rule_whose_words_the_reason_holds_decides() -> None:
                            "column 6 row 1 (empty 0.55 or yellow)") == spare
     assert "shadow" in remedy(INVALID, "uncertain cells: column 2 row 1 (red 0.62 or empty)")
     assert "spare" not in remedy(INVALID, "uncertain cells: column 2 row 1 (red 0.6 or yellow)")
+    # a hole something lies over (vision/hidden.py), beside a spare disc's hole
+    hand = remedy(INVALID, "uncertain cells: column 6 row 1 (empty 0.55 or yellow), column 4 "
+                           "row 6 (empty 0.33 or red; something lies over it (a hand?))")
+    assert "A hand" in hand and "spare" not in hand
 
 
 @pytest.mark.parametrize("photo", ["res_IMG_3988.jpg", "res_IMG_3990.jpg"])
