@@ -131,7 +131,9 @@ def blur_measure(grid: np.ndarray) -> float:
 def corner_mask(side: int) -> np.ndarray:
     """(side, side) True at a crop's corners, outside the hole: the plastic round it."""
     yy, xx = np.mgrid[0:side, 0:side]
-    return np.hypot(yy - (side - 1) / 2, xx - (side - 1) / 2) > side * 0.58
+    mask = np.hypot(yy - (side - 1) / 2, xx - (side - 1) / 2) > side * 0.58
+    mask.flags.writeable = False  # shared by every caller (cached)
+    return mask
 
 
 @functools.cache

@@ -17,14 +17,27 @@ hole is *hidden* when the cover runs over it:
 
 1. at least :data:`HIDDEN_SHARE` of its crop's corner pixels (the plastic
    round the hole, :func:`~.cells.corner_mask`) differ in chromaticity from
-   the board's plastic (the median over all cells' corners) by
-   :data:`FOREIGN_CHROMA`, lit enough to carry a hue (HSV value at least
-   :data:`~.disc_colours.VALUE_FLOOR`: the shadowed wall of a deep hole
-   at a steep view has no chromaticity to compare): something lies on the
-   face beside the hole; and
+   the board's plastic by :data:`FOREIGN_CHROMA`, lit enough to carry a
+   hue (HSV value at least :data:`~.disc_colours.VALUE_FLOOR`: the shadowed
+   wall of a deep hole at a steep view has no chromaticity to compare):
+   something lies on the face beside the hole; and
 2. the middle of the hole (radius :data:`CENTRE_RADIUS`) looks like those
-   pixels, within :data:`CONTINUOUS` Lab units of their mean: the same thing
-   lies over the hole.
+   pixels: within :data:`COVER_MATCH` of their mean, lightness weighed at
+   :data:`LIGHTNESS_WEIGHT` (a palm is shaded from its edge to its middle):
+   the same thing lies over the hole.
+
+The plastic is the median chromaticity of the lit corner pixels of all 42
+cells. A hand over more than half of them would become that median, so
+there are other candidates, and a hole hidden from any is hidden (which is
+the plastic is not known; a visible hole's middle shows a disc or the
+room, like none of them): where :data:`SECOND_PLASTIC_SHARE` or more of
+the lit corner pixels are foreign to that median, their own median; and
+the face's border round the grid (:func:`border_plastic`, a band
+:data:`BORDER_OFFSET` outside the outer holes' cells, where no hole is),
+which a palm over the whole grid seldom covers too. And where the middle
+of :data:`UNIFORM_SHARE` or more of the holes looks like their own
+corners, one thing lies over the board (a board's holes show discs and the
+room, not its plastic): those holes are hidden.
 
 A finger beside a disc fails the second test (the disc's colour is not the
 finger's), so the disc is read; a hand over an empty hole is hidden too (its
@@ -32,33 +45,47 @@ emptiness is not seen either). Neither reader has an opinion on a hidden
 hole (:func:`~.combine.combine`): gravity may still settle it (a hole above
 an empty one is empty); otherwise the board is refused, naming the hole.
 
-What it cannot see: a cover of the plastic's own chromaticity or a dark one
+What it cannot see: a cover of the
+plastic's own chromaticity or a dark one
 (a hand in shadow, or in light of the board's colour), which differs from
-the plastic only in lightness; and glare over a hole is hidden as a hand
-is (neither reader sees the disc under it).
+the plastic only in lightness. Glare that runs over a hole and its rim
+counts as a cover: a board read before from a disc the CNN half saw under
+it is refused now.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 from firmware_py.vision.cells import corner_mask
 from firmware_py.vision.disc_colours import VALUE_FLOOR
+from firmware_py.vision.fit import BoardFit
+from firmware_py.vision.geometry import GRID_CORNERS
 
-FOREIGN_CHROMA = 25.0  # a*b* units from the plastic: not the plastic (as covered_cells)
+FOREIGN_CHROMA = 15.0  # a*b* units from the plastic: not the plastic (real boards vary less)
 HIDDEN_SHARE = 0.2  # of a crop's corner pixels not the plastic: something lies beside the hole
 CENTRE_RADIUS = 8.0  # px of the 32 px crop: the middle of the hole (0.2 pitch)
-CONTINUOUS = 15.0  # OpenCV 8-bit Lab units (as the looks) from that thing: it lies over the hole
+COVER_MATCH = 15.0  # OpenCV 8-bit Lab units from that thing: it lies over the hole
+LIGHTNESS_WEIGHT = 0.5  # of the lightness difference in that comparison
+SECOND_PLASTIC_SHARE = 0.15  # of all lit corner pixels foreign: the other may be the plastic
 MIN_PIXELS = 5  # corner pixels not the plastic needed to say what lies there
+BORDER_OFFSET = 12.0  # plane px (0.15 pitch) outside the grid: the face's border
+BORDER_SAMPLES = 24  # points a side of that band
+MIN_BORDER_SAMPLES = 16  # lit points in the frame needed to name the border's plastic
+UNIFORM_SHARE = 0.5  # of the holes looking like their own corners: one thing over the board
 
 
-def hidden_holes(crops: np.ndarray) -> np.ndarray:
+def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndarray:
     """(N,) True where something lies over the hole itself (see the module docstring);
     ``crops`` (N, S, S, 3) BGR uint8: the face's crops, normalised, all cells of one
-    board."""
+    board; ``border``: the a*b* of the face round the grid (:func:`border_plastic`)."""
+    crops = np.asarray(crops)
+    if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8 or not len(crops):
+        raise ValueError(f"expected (N, S, S, 3) uint8 crops, got {crops.shape} {crops.dtype}")
     count, side = crops.shape[0], crops.shape[1]
     corner_pixels, middle_pixels = _sample_indices(side)
     pixels = crops.reshape(count, side * side, 3)[:, np.r_[corner_pixels, middle_pixels]]
@@ -66,18 +93,77 @@ def hidden_holes(crops: np.ndarray) -> np.ndarray:
     lab = lab.reshape(count, -1, 3).astype(np.float32)
     corners, middle = lab[:, :len(corner_pixels)], lab[:, len(corner_pixels):].mean(axis=1)
     lit = pixels[:, :len(corner_pixels)].max(axis=2) >= VALUE_FLOOR * 255  # (N, K)
-    plastic = np.median(np.median(corners[..., 1:], axis=1), axis=0)
-    foreign = lit & (np.linalg.norm(corners[..., 1:] - plastic, axis=2) > FOREIGN_CHROMA)
+    hidden = np.zeros(count, bool)
+    candidates = _plastics(corners[..., 1:], lit) + ([] if border is None else [border])
+    for plastic in candidates:
+        foreign = lit & (np.linalg.norm(corners[..., 1:] - plastic, axis=2) > FOREIGN_CHROMA)
+        hidden |= _covered_over(corners, middle, foreign)
+    uniform = _covered_over(corners, middle, lit)  # the middle like the corners, whatever
+    return hidden | uniform if uniform.mean() >= UNIFORM_SHARE else hidden
+
+
+def border_plastic(frame: np.ndarray, fit: BoardFit,
+                   normalise: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
+    """The median a*b* of the face in a band round the grid, normalised as the crops
+    (``normalise``), from the band's lit points inside ``frame``; None where too few."""
+    points = np.rint(fit.project(_border_points())).astype(int)
+    height, width = frame.shape[:2]
+    inside = ((points >= 0) & (points < (width, height))).all(axis=1)
+    if inside.sum() < MIN_BORDER_SAMPLES:
+        return None
+    pixels = normalise(frame[points[inside, 1], points[inside, 0]][None])
+    lit = pixels[0].max(axis=1) >= VALUE_FLOOR * 255
+    if lit.sum() < MIN_BORDER_SAMPLES:
+        return None
+    lab = cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB)[0].astype(np.float32)
+    return np.median(lab[lit, 1:], axis=0)
+
+
+@functools.cache
+def _border_points() -> np.ndarray:
+    """(4 n, 2) plane points on the band :data:`BORDER_OFFSET` outside the grid."""
+    (left, top), (right, bottom) = GRID_CORNERS[0], GRID_CORNERS[2]
+    left, top, right, bottom = (left - BORDER_OFFSET, top - BORDER_OFFSET,
+                                right + BORDER_OFFSET, bottom + BORDER_OFFSET)
+    across = np.linspace(left, right, BORDER_SAMPLES)
+    down = np.linspace(top, bottom, BORDER_SAMPLES)
+    points = np.concatenate([np.column_stack([across, np.full_like(across, top)]),
+                             np.column_stack([across, np.full_like(across, bottom)]),
+                             np.column_stack([np.full_like(down, left), down]),
+                             np.column_stack([np.full_like(down, right), down])])
+    points.flags.writeable = False
+    return points
+
+
+def _plastics(chroma: np.ndarray, lit: np.ndarray) -> list[np.ndarray]:
+    """The plastic's a*b* candidates: the lit corner pixels' median, and where a share of
+    :data:`SECOND_PLASTIC_SHARE` is foreign to it, those pixels' own median."""
+    shown = chroma[lit]
+    if not len(shown):
+        return []
+    first = np.median(shown, axis=0)
+    foreign = np.linalg.norm(shown - first, axis=1) > FOREIGN_CHROMA
+    if foreign.mean() < SECOND_PLASTIC_SHARE:
+        return [first]
+    return [first, np.median(shown[foreign], axis=0)]
+
+
+def _covered_over(corners: np.ndarray, middle: np.ndarray, foreign: np.ndarray) -> np.ndarray:
+    """(N,) holes with enough foreign corner pixels whose middle looks like them."""
     counts = foreign.sum(axis=1)
     cover = (corners * foreign[..., None]).sum(axis=1) / np.maximum(counts, 1)[:, None]
-    lies_beside = (counts >= MIN_PIXELS) & (foreign.mean(axis=1) >= HIDDEN_SHARE)
-    return lies_beside & (np.linalg.norm(middle - cover, axis=1) <= CONTINUOUS)
+    difference = (middle - cover) * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0], np.float32)
+    beside = (counts >= MIN_PIXELS) & (foreign.mean(axis=1) >= HIDDEN_SHARE)
+    return beside & (np.linalg.norm(difference, axis=1) <= COVER_MATCH)
 
 
 @functools.cache
 def _sample_indices(side: int) -> tuple[np.ndarray, np.ndarray]:
-    """Flat pixel indices of a crop's corners and of the middle of its hole."""
+    """Flat pixel indices of a crop's corners and of the middle of its hole (read-only)."""
     yy, xx = np.mgrid[0:side, 0:side]
     centre = (side - 1) / 2
     middle = np.hypot(yy - centre, xx - centre) < CENTRE_RADIUS * side / 32
-    return np.flatnonzero(corner_mask(side)), np.flatnonzero(middle)
+    indices = np.flatnonzero(corner_mask(side)), np.flatnonzero(middle)
+    for array in indices:
+        array.flags.writeable = False
+    return indices

@@ -55,7 +55,7 @@ from firmware_py.vision.cells import (
     warp_grid,
 )
 from firmware_py.vision.classifier import CellClassifier, TFLiteCellClassifier, softmax
-from firmware_py.vision.colour import CAMERA_AS_IS, colour_reference
+from firmware_py.vision.colour import CAMERA_AS_IS, ColourReference, colour_reference
 from firmware_py.vision.colour_reader import ColourCellReader, covered_cells
 from firmware_py.vision.combine import combine, readers_differ
 from firmware_py.vision.decide import DEFAULT_MARGIN, Decision
@@ -66,7 +66,7 @@ from firmware_py.vision.frame_discs import frame_disc_colours
 from firmware_py.vision.frame_doubt import Doubted, doubt
 from firmware_py.vision.frame_fit import frame_evidence
 from firmware_py.vision.geometry import GRID_CORNERS
-from firmware_py.vision.hidden import hidden_holes
+from firmware_py.vision.hidden import border_plastic, hidden_holes
 from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.hole_looks import HoleLooks
 from firmware_py.vision.markers import Marker, MarkerDetector
@@ -198,9 +198,7 @@ class BoardReader:
         crops = cell_crops(grid_image)
         features = cell_features(crops)
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
-        face_crops = crops if disc_fit is fit else cell_crops(
-            reference.normalise(warp_grid(frame, fit, step=2)))
-        hidden = hidden_holes(face_crops)  # a hand over the hole itself: no reader sees it
+        hidden = self._hidden(frame, fit, disc_fit, reference, crops)
         covered = covered_cells(crops) | hidden  # a hand beside it too: no colour opinion
         grid_corners = fit.project(GRID_CORNERS)
         looks = self.hole_looks
@@ -253,6 +251,15 @@ class BoardReader:
         if holes.ok or self.board == "holes":
             return holes
         return BoardFit(False, f"no markers in view, and {holes.reason}", found_by="holes")
+
+    @staticmethod
+    def _hidden(frame: np.ndarray, fit: BoardFit, disc_fit: BoardFit,
+                reference: ColourReference, crops: np.ndarray) -> np.ndarray:
+        """(42,) holes something lies over (a hand: :mod:`.hidden`), found on the
+        face's crops (the readers' own where the disc plane is the face)."""
+        face_crops = crops if disc_fit is fit else cell_crops(
+            reference.normalise(warp_grid(frame, fit, step=2)))
+        return hidden_holes(face_crops, border_plastic(frame, fit, reference.normalise))
 
     def _disc_plane(self, fit: BoardFit, frame_size: tuple[int, int]) -> BoardFit:
         disc_fit, how = seen_disc_fit(fit, self.disc_depth_pitch, frame_size)

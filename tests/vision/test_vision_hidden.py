@@ -8,7 +8,7 @@ import pytest
 
 from firmware_py.vision.cells import corner_mask
 from firmware_py.vision.combine import combine
-from firmware_py.vision.hidden import CONTINUOUS, HIDDEN_SHARE, hidden_holes
+from firmware_py.vision.hidden import COVER_MATCH, HIDDEN_SHARE, LIGHTNESS_WEIGHT, hidden_holes
 from firmware_py.vision.remedy import remedy
 
 SIDE = 32
@@ -91,19 +91,41 @@ def test_a_shadow_too_dark_for_a_hue_hides_nothing() -> None:
     assert np.flatnonzero(hidden_holes(crops)).tolist() == [13]
 
 
-def test_the_hole_must_look_like_the_cover() -> None:
-    """Just past :data:`CONTINUOUS` from the cover's look, the hole is seen."""
-    base = np.array(SKIN, np.float32)
-    lab_skin = cv2.cvtColor(base.astype(np.uint8)[None, None], cv2.COLOR_BGR2LAB)[0, 0]
-    for lightness, expected in ((CONTINUOUS * 0.5, True), (CONTINUOUS * 2.0, False)):
-        lab = lab_skin.astype(np.float32).copy()
-        lab[0] = min(255.0, lab[0] + lightness)  # OpenCV's 8-bit Lab, as the looks
-        colour = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8)[None, None],
-                              cv2.COLOR_LAB2BGR)[0, 0]
-        crops = _board(_room())
-        _cover(crops[20], 1.0, over_hole=False)
-        crops[20][~corner_mask(SIDE)] = colour
-        assert bool(hidden_holes(crops)[20]) is expected, lightness
+def _lab_shifted(bgr: tuple[int, int, int], shift: tuple[float, float, float]) -> np.ndarray:
+    lab = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    lab = np.clip(lab + np.float32(shift), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(lab[None, None], cv2.COLOR_LAB2BGR)[0, 0]
+
+
+@pytest.mark.parametrize(("shift", "expected"), [
+    ((0.5 * COVER_MATCH / LIGHTNESS_WEIGHT, 0, 0), True),  # a palm shaded to its middle
+    ((3.0 * COVER_MATCH / LIGHTNESS_WEIGHT, 0, 0), False),  # far lighter: not the palm
+    ((0, 0.5 * COVER_MATCH, 0), True),
+    ((0, 0, 2.0 * COVER_MATCH), False),  # another colour: the hole is seen
+])
+def test_the_hole_must_look_like_the_cover(shift: tuple, expected: bool) -> None:
+    """Within :data:`COVER_MATCH` of the cover's look, lightness weighed less (OpenCV's
+    8-bit Lab, as the looks), the cover runs over the hole."""
+    crops = _board(_room())
+    _cover(crops[20], 1.0, over_hole=False)
+    crops[20][~corner_mask(SIDE)] = _lab_shifted(SKIN, shift)
+    assert bool(hidden_holes(crops)[20]) is expected
+
+
+@pytest.mark.parametrize("covered", [10, 21, 22, 30, 35])
+def test_a_palm_over_most_of_the_board_still_hides_what_it_covers(covered: int) -> None:
+    """Once the palm holds most corners, their median is the palm: the plastic is then
+    the other candidate, and the holes under the palm are hidden all the same."""
+    holes = _room()
+    holes[35:42] = [RED, YELLOW] * 3 + [RED]
+    crops = _board(holes)
+    crops[:covered] = SKIN
+    assert np.flatnonzero(hidden_holes(crops)).tolist() == list(range(covered))
+
+
+def test_only_crops_of_8_bit_colour_are_taken() -> None:
+    with pytest.raises(ValueError, match="uint8"):
+        hidden_holes(_board(_room()).astype(np.float32))
 
 
 def test_a_hidden_hole_is_flat_whatever_the_readers_said() -> None:
@@ -147,7 +169,8 @@ def test_discs_under_a_hand_are_refused_not_read_away(reader, monkeypatch) -> No
         else:
             assert "something lies over it" in reading.reason
             assert "A hand" in remedy(reading.status, reading.reason)
-    monkeypatch.setattr(reader_module, "hidden_holes", lambda crops: np.zeros(len(crops), bool))
+    monkeypatch.setattr(reader_module, "hidden_holes",
+                        lambda crops, border=None: np.zeros(len(crops), bool))
     wrong = 0
     for board, frame in frames:
         reading = reader.read(frame)
