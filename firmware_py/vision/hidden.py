@@ -22,9 +22,8 @@ hole is *hidden* when the cover runs over it:
    wall of a deep hole at a steep view has no chromaticity to compare):
    something lies on the face beside the hole; and
 2. the middle of the hole (radius :data:`CENTRE_RADIUS`) looks like those
-   pixels: within :data:`COVER_MATCH` of their mean, lightness weighed at
-   :data:`LIGHTNESS_WEIGHT` (a palm is shaded from its edge to its middle):
-   the same thing lies over the hole.
+   pixels: within :data:`COVER_MATCH` of their mean (lightness weighed at
+   :data:`LIGHTNESS_WEIGHT`): the same thing lies over the hole.
 
 The plastic is the median chromaticity of the lit corner pixels of all 42
 cells. A hand over more than half of them would become that median, so
@@ -34,10 +33,7 @@ room, like none of them): where :data:`SECOND_PLASTIC_SHARE` or more of
 the lit corner pixels are foreign to that median, their own median; and
 the face's border round the grid (:func:`border_plastic`, a band
 :data:`BORDER_OFFSET` outside the outer holes' cells, where no hole is),
-which a palm over the whole grid seldom covers too. And where the middle
-of :data:`UNIFORM_SHARE` or more of the holes looks like their own
-corners, one thing lies over the board (a board's holes show discs and the
-room, not its plastic): those holes are hidden.
+which a palm over the whole grid seldom covers too.
 
 A finger beside a disc fails the second test (the disc's colour is not the
 finger's), so the disc is read; a hand over an empty hole is hidden too (its
@@ -45,10 +41,14 @@ emptiness is not seen either). Neither reader has an opinion on a hidden
 hole (:func:`~.combine.combine`): gravity may still settle it (a hole above
 an empty one is empty); otherwise the board is refused, naming the hole.
 
-What it cannot see: a cover of the
-plastic's own chromaticity or a dark one
-(a hand in shadow, or in light of the board's colour), which differs from
-the plastic only in lightness. Glare that runs over a hole and its rim
+What it cannot see: a cover within :data:`FOREIGN_CHROMA` of the plastic's
+chromaticity or a dark one (a beige hand on pale plastic, a hand in shadow
+or in light of the board's colour), which differs from the plastic mostly
+in lightness (the plastic's own chromaticity varies about as much over a
+restyled or unevenly lit board: a cut of 15 units refused 9 of 200 navy
+restyles read before); a palm shaded so that its middle is darker than its
+edge by more than :data:`COVER_MATCH`; a palm over nearly the whole grid
+and the border round it. Glare that runs over a hole and its rim
 counts as a cover: a board read before from a disc the CNN half saw under
 it is refused now.
 """
@@ -66,17 +66,16 @@ from firmware_py.vision.disc_colours import VALUE_FLOOR
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS
 
-FOREIGN_CHROMA = 15.0  # a*b* units from the plastic: not the plastic (real boards vary less)
+FOREIGN_CHROMA = 25.0  # a*b* units from the plastic: not it (as colour_reader.covered_cells)
 HIDDEN_SHARE = 0.2  # of a crop's corner pixels not the plastic: something lies beside the hole
 CENTRE_RADIUS = 8.0  # px of the 32 px crop: the middle of the hole (0.2 pitch)
 COVER_MATCH = 15.0  # OpenCV 8-bit Lab units from that thing: it lies over the hole
-LIGHTNESS_WEIGHT = 0.5  # of the lightness difference in that comparison
-SECOND_PLASTIC_SHARE = 0.15  # of all lit corner pixels foreign: the other may be the plastic
+LIGHTNESS_WEIGHT = 1.0  # of the lightness difference in that comparison
+SECOND_PLASTIC_SHARE = 0.4  # of all lit corner pixels foreign: the other may be the plastic
 MIN_PIXELS = 5  # corner pixels not the plastic needed to say what lies there
 BORDER_OFFSET = 12.0  # plane px (0.15 pitch) outside the grid: the face's border
 BORDER_SAMPLES = 24  # points a side of that band
 MIN_BORDER_SAMPLES = 16  # lit points in the frame needed to name the border's plastic
-UNIFORM_SHARE = 0.5  # of the holes looking like their own corners: one thing over the board
 
 
 def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndarray:
@@ -94,12 +93,14 @@ def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndar
     corners, middle = lab[:, :len(corner_pixels)], lab[:, len(corner_pixels):].mean(axis=1)
     lit = pixels[:, :len(corner_pixels)].max(axis=2) >= VALUE_FLOOR * 255  # (N, K)
     hidden = np.zeros(count, bool)
-    candidates = _plastics(corners[..., 1:], lit) + ([] if border is None else [border])
+    candidates = _plastics(corners[..., 1:], lit)
+    if border is not None and all(np.linalg.norm(border - plastic) > FOREIGN_CHROMA
+                                  for plastic in candidates):
+        candidates.append(border)  # another plastic than the corners' (a palm over them)
     for plastic in candidates:
         foreign = lit & (np.linalg.norm(corners[..., 1:] - plastic, axis=2) > FOREIGN_CHROMA)
         hidden |= _covered_over(corners, middle, foreign)
-    uniform = _covered_over(corners, middle, lit)  # the middle like the corners, whatever
-    return hidden | uniform if uniform.mean() >= UNIFORM_SHARE else hidden
+    return hidden
 
 
 def border_plastic(frame: np.ndarray, fit: BoardFit,

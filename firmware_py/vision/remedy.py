@@ -40,8 +40,8 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "sight behind it."),
     # hidden.py: something lies over the hole itself
     (re.compile(r"something lies over it"),
-     "A hand, a sleeve or a bright reflection is over those holes: nothing under it is "
-     "read until they show again."),
+     "A hand, a sleeve or a bright reflection is over those holes: take the hand away, or "
+     "move a light that reflects on the board; nothing under it is read until they show."),
     (re.compile(r"CNN empty, colour (red|yellow)\)"),
      "Something behind the board shows a disc colour through a hole: take the discs out "
      "and run c4pi calibrate, or hang a plain cloth behind the board."),

@@ -112,15 +112,22 @@ def test_the_hole_must_look_like_the_cover(shift: tuple, expected: bool) -> None
     assert bool(hidden_holes(crops)[20]) is expected
 
 
-@pytest.mark.parametrize("covered", [10, 21, 22, 30, 35])
-def test_a_palm_over_most_of_the_board_still_hides_what_it_covers(covered: int) -> None:
-    """Once the palm holds most corners, their median is the palm: the plastic is then
-    the other candidate, and the holes under the palm are hidden all the same."""
+@pytest.mark.parametrize(("covered", "border"), [
+    (10, False), (21, False), (22, False), (25, False), (30, True), (35, True), (40, True)])
+def test_a_palm_over_most_of_the_board_still_hides_what_it_covers(covered: int,
+                                                                   border: bool) -> None:
+    """Once the palm holds most corners their median is the palm: the plastic is then
+    the other pixels' median (while they are 40 % or more) or the face's border round
+    the grid, and the holes under the palm are hidden all the same."""
     holes = _room()
     holes[35:42] = [RED, YELLOW] * 3 + [RED]
     crops = _board(holes)
     crops[:covered] = SKIN
-    assert np.flatnonzero(hidden_holes(crops)).tolist() == list(range(covered))
+    plastic = cv2.cvtColor(np.uint8([[PLASTIC]]), cv2.COLOR_BGR2LAB)[0, 0, 1:].astype(float)
+    hidden = hidden_holes(crops, plastic if border else None)
+    assert np.flatnonzero(hidden).tolist() == list(range(covered))
+    if border:  # without the border nothing tells the palm from the plastic
+        assert not hidden_holes(crops).any()
 
 
 def test_only_crops_of_8_bit_colour_are_taken() -> None:
@@ -176,3 +183,37 @@ def test_discs_under_a_hand_are_refused_not_read_away(reader, monkeypatch) -> No
         reading = reader.read(frame)
         wrong += reading.status in ("ok", "finished") and list(reading.grid) != board.grid_lines()
     assert wrong >= len(frames) // 2
+
+
+def test_the_reader_looks_for_covers_on_the_face_and_gives_them_no_opinion(
+        reader, monkeypatch) -> None:  # noqa: ANN001
+    """At a steep view the disc plane is not the face: the covers are looked for on the
+    face's own crops; a hidden hole is covered for every later stage (looks, doubt,
+    teaching) and flat in the evidence the game filter weighs."""
+    import firmware_py.vision.reader as reader_module
+    from c4game.board import Board
+    from firmware_py.simtable.render import RenderSpec, render_frame
+    from firmware_py.vision.cells import cell_crops, warp_grid
+    from firmware_py.vision.colour import colour_reference
+
+    frame = render_frame(Board.from_moves("4453"),
+                         RenderSpec(yaw_deg=35, pitch_deg=-25, noise_sigma=2, clutter=0),
+                         seed=7_950)
+    given: list[np.ndarray] = []
+
+    def spy(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndarray:
+        given.append(crops.copy())
+        hidden = np.zeros(len(crops), bool)
+        hidden[[3, 38]] = True  # a top hole and a disc of the bottom row
+        return hidden
+
+    monkeypatch.setattr(reader_module, "hidden_holes", spy)
+    analysis = reader.analyse(frame)
+    assert analysis.disc_fit is not analysis.fit  # the disc plane moved at this view
+    face = cell_crops(colour_reference(frame, analysis.fit).normalise(
+        warp_grid(frame, analysis.fit, step=2)))
+    assert np.array_equal(given[0], face)
+    reading = analysis.reading
+    assert reading.cell_covered[[3, 38]].all()
+    assert np.allclose(np.exp(reading.cell_log_probs[[3, 38]]), 1 / 3, atol=1e-3)
+    assert reading.status == "invalid" and "something lies over it" in reading.reason
