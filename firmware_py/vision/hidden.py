@@ -25,12 +25,12 @@ hole is *hidden* when the cover runs over it:
    pixels: within :data:`COVER_MATCH` of their mean (lightness weighed at
    :data:`LIGHTNESS_WEIGHT`): the same thing lies over the hole.
 
-The plastic is the median chromaticity of the lit corner pixels of all 42
-cells. A hand over more than half of them would become that median, so
-there are other candidates, and a hole hidden from any is hidden (which is
+The plastic is the median of the 42 cells' median corner chromaticity. A
+hand over more than half of them would become that median, so there are
+other candidates, and a hole hidden from any is hidden (which is
 the plastic is not known; a visible hole's middle shows a disc or the
 room, like none of them): where :data:`SECOND_PLASTIC_SHARE` or more of
-the lit corner pixels are foreign to that median, their own median; and
+the corner pixels are foreign to that median, their own median; and
 the face's border round the grid (:func:`border_plastic`, a band
 :data:`BORDER_OFFSET` outside the outer holes' cells, where no hole is),
 which a palm over the whole grid seldom covers too.
@@ -71,11 +71,11 @@ HIDDEN_SHARE = 0.2  # of a crop's corner pixels not the plastic: something lies 
 CENTRE_RADIUS = 8.0  # px of the 32 px crop: the middle of the hole (0.2 pitch)
 COVER_MATCH = 15.0  # OpenCV 8-bit Lab units from that thing: it lies over the hole
 LIGHTNESS_WEIGHT = 1.0  # of the lightness difference in that comparison
-SECOND_PLASTIC_SHARE = 0.4  # of all lit corner pixels foreign: the other may be the plastic
+SECOND_PLASTIC_SHARE = 0.4  # of all corner pixels foreign: the other may be the plastic
 MIN_PIXELS = 5  # corner pixels not the plastic needed to say what lies there
 BORDER_OFFSET = 12.0  # plane px (0.15 pitch) outside the grid: the face's border
 BORDER_SAMPLES = 24  # points a side of that band
-MIN_BORDER_SAMPLES = 16  # lit points in the frame needed to name the border's plastic
+MIN_BORDER_SAMPLES = 16  # points in the frame needed to name the border's plastic
 
 
 def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndarray:
@@ -93,7 +93,7 @@ def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndar
     corners, middle = lab[:, :len(corner_pixels)], lab[:, len(corner_pixels):].mean(axis=1)
     lit = pixels[:, :len(corner_pixels)].max(axis=2) >= VALUE_FLOOR * 255  # (N, K)
     hidden = np.zeros(count, bool)
-    candidates = _plastics(corners[..., 1:], lit)
+    candidates = _plastics(corners[..., 1:])
     if border is not None and all(np.linalg.norm(border - plastic) > FOREIGN_CHROMA
                                   for plastic in candidates):
         candidates.append(border)  # another plastic than the corners' (a palm over them)
@@ -106,18 +106,15 @@ def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndar
 def border_plastic(frame: np.ndarray, fit: BoardFit,
                    normalise: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
     """The median a*b* of the face in a band round the grid, normalised as the crops
-    (``normalise``), from the band's lit points inside ``frame``; None where too few."""
+    (``normalise``), from the band's points inside ``frame``; None where too few."""
     points = np.rint(fit.project(_border_points())).astype(int)
     height, width = frame.shape[:2]
     inside = ((points >= 0) & (points < (width, height))).all(axis=1)
     if inside.sum() < MIN_BORDER_SAMPLES:
         return None
-    pixels = normalise(frame[points[inside, 1], points[inside, 0]][None])
-    lit = pixels[0].max(axis=1) >= VALUE_FLOOR * 255
-    if lit.sum() < MIN_BORDER_SAMPLES:
-        return None
+    pixels = normalise(np.ascontiguousarray(frame[points[inside, 1], points[inside, 0]][None]))
     lab = cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB)[0].astype(np.float32)
-    return np.median(lab[lit, 1:], axis=0)
+    return np.median(lab[:, 1:], axis=0)  # dark pixels too, as the corners' median
 
 
 @functools.cache
@@ -136,17 +133,17 @@ def _border_points() -> np.ndarray:
     return points
 
 
-def _plastics(chroma: np.ndarray, lit: np.ndarray) -> list[np.ndarray]:
-    """The plastic's a*b* candidates: the lit corner pixels' median, and where a share of
-    :data:`SECOND_PLASTIC_SHARE` is foreign to it, those pixels' own median."""
-    shown = chroma[lit]
-    if not len(shown):
-        return []
-    first = np.median(shown, axis=0)
-    foreign = np.linalg.norm(shown - first, axis=1) > FOREIGN_CHROMA
+def _plastics(chroma: np.ndarray) -> list[np.ndarray]:
+    """The plastic's a*b* candidates: the median of the cells' median corner chroma (dark
+    pixels too: a dark board's plastic is mostly dark), and where a share of
+    :data:`SECOND_PLASTIC_SHARE` of the corner pixels is foreign to it, those pixels'
+    own median."""
+    first = np.median(np.median(chroma, axis=1), axis=0)
+    pixels = chroma.reshape(-1, 2)
+    foreign = np.linalg.norm(pixels - first, axis=1) > FOREIGN_CHROMA
     if foreign.mean() < SECOND_PLASTIC_SHARE:
         return [first]
-    return [first, np.median(shown[foreign], axis=0)]
+    return [first, np.median(pixels[foreign], axis=0)]
 
 
 def _covered_over(corners: np.ndarray, middle: np.ndarray, foreign: np.ndarray) -> np.ndarray:
