@@ -330,7 +330,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
     from firmware_py.vision.frame_discs import frame_disc_colours
     from firmware_py.vision.frame_doubt import doubt
     from firmware_py.vision.frame_fit import frame_evidence
-    from firmware_py.vision.hidden import hidden_holes
+    from firmware_py.vision.hidden import border_plastic, hidden_holes
 
     stages: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -351,7 +351,8 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
         crops = timed("warp_normalise_crops", lambda f=frame, ft=fit, r=reference: cell_crops(
             r.normalise(warp_grid(f, ft, step=2))))
         features = timed("features", lambda c=crops: cell_features(c))
-        hidden = timed("hidden", lambda c=crops: hidden_holes(c))
+        hidden = timed("hidden", lambda c=crops, f=frame, ft=fit, r=reference: hidden_holes(
+            c, border_plastic(f, ft, r.normalise)))  # the markers' fit: the face's crops
         cnn = timed("cnn", lambda c=crops: softmax(reader.classifier.logits(to_model_input(c))))
         discs = timed("frame_discs", lambda c=crops, p=cnn: frame_disc_colours(
             c, p, covered_cells(c)))
@@ -359,7 +360,7 @@ def stage_times(reader: BoardReader, count: int, seed_base: int) -> dict:
                        .probabilities(c, features=fe, discs=d or None, fixed_bands=not d))
         combined = timed("combine", lambda a=cnn, b=colour, d=discs, h=hidden: combine(
             a, b, unfamiliar=bool(d), hidden=h))
-        covered = covered_cells(crops)
+        covered = covered_cells(crops) | hidden
         timed("doubt", lambda lp=combined, fe=features, cv=covered: doubt(lp, fe, cv))
         evidence = timed("frame_fit", lambda lp=combined, fe=features, cv=covered: frame_evidence(
             lp, fe, covered=cv))
