@@ -17,7 +17,7 @@ hole is *hidden* when the cover runs over it:
 
 1. at least :data:`HIDDEN_SHARE` of its crop's corner pixels (the plastic
    round the hole, :func:`~.cells.corner_mask`) differ in chromaticity from
-   the board's plastic by :data:`FOREIGN_CHROMA`, lit enough to carry a
+   the board's plastic by more than :data:`FOREIGN_CHROMA`, lit enough to carry a
    hue (HSV value at least :data:`~.disc_colours.VALUE_FLOOR`: the shadowed
    wall of a deep hole at a steep view has no chromaticity to compare):
    something lies on the face beside the hole; and
@@ -25,15 +25,22 @@ hole is *hidden* when the cover runs over it:
    pixels: within :data:`COVER_MATCH` of their mean (lightness weighed at
    :data:`LIGHTNESS_WEIGHT`): the same thing lies over the hole.
 
-The plastic is the median of the 42 cells' median corner chromaticity. A
-hand over more than half of them would become that median, so there are
-other candidates, and a hole hidden from any is hidden (which is
-the plastic is not known; a visible hole's middle shows a disc or the
-room, like none of them): where :data:`SECOND_PLASTIC_SHARE` or more of
-the corner pixels are foreign to that median, their own median; and
-the face's border round the grid (:func:`border_plastic`, a band
-:data:`BORDER_OFFSET` outside the outer holes' cells, where no hole is),
-which a palm over the whole grid seldom covers too.
+The plastic is the per-channel median of the 42 cells' median corner
+chromaticity (dark pixels counted: a dark board's lit corners are mostly
+a hand). A hand over more than half of them would become that median, so
+there are other candidates, and a hole hidden from any is hidden (which
+one is the plastic is not known; a visible hole's middle mostly shows a
+disc or the room, not the plastic): where :data:`SECOND_PLASTIC_SHARE`
+or more of all corner pixels (dark ones too) are foreign to that median,
+their own median; and the face's border round the grid
+(:func:`border_plastic`: the median of a band :data:`BORDER_OFFSET`
+outside the outer holes' cells, where no hole is, dark pixels too), where
+it differs from every other candidate by more than
+:data:`FOREIGN_CHROMA` (a palm over the grid and not round it). A wrong
+candidate hides the holes whose middle looks like the true plastic (a
+white board before a white wall with a palm over 40 % of it; a border
+band of another colour than the face between the holes): refused, not
+misread.
 
 A finger beside a disc fails the second test (the disc's colour is not the
 finger's), so the disc is read; a hand over an empty hole is hidden too (its
@@ -45,8 +52,9 @@ What it cannot see: a cover within :data:`FOREIGN_CHROMA` of the plastic's
 chromaticity or a dark one (a beige hand on pale plastic, a hand in shadow
 or in light of the board's colour), which differs from the plastic mostly
 in lightness (the plastic's own chromaticity varies about as much over a
-restyled or unevenly lit board: a cut of 15 units refused 9 of 200 navy
-restyles read before); a palm shaded so that its middle is darker than its
+restyled or unevenly lit board: a cut of 15 units with a second plastic
+from 15 % of the corners refused 9 of the 195 navy restyles read before);
+a palm shaded so that its middle is darker than its
 edge by more than :data:`COVER_MATCH`; a palm over nearly the whole grid
 and the border round it. Glare that runs over a hole and its rim
 counts as a cover: a board read before from a disc the CNN half saw under

@@ -104,8 +104,9 @@ def _lab_shifted(bgr: tuple[int, int, int], shift: tuple[float, float, float]) -
     ((0, 0, 2.0 * COVER_MATCH), False),  # another colour: the hole is seen
 ])
 def test_the_hole_must_look_like_the_cover(shift: tuple, expected: bool) -> None:
-    """Within :data:`COVER_MATCH` of the cover's look, lightness weighed less (OpenCV's
-    8-bit Lab, as the looks), the cover runs over the hole."""
+    """Within :data:`COVER_MATCH` of the cover's look (lightness weighed by
+    :data:`LIGHTNESS_WEIGHT`; OpenCV's 8-bit Lab, as the looks), the cover runs over
+    the hole."""
     crops = _board(_room())
     _cover(crops[20], 1.0, over_hole=False)
     crops[20][~corner_mask(SIDE)] = _lab_shifted(SKIN, shift)
@@ -217,3 +218,28 @@ def test_the_reader_looks_for_covers_on_the_face_and_gives_them_no_opinion(
     assert reading.cell_covered[[3, 38]].all()
     assert np.allclose(np.exp(reading.cell_log_probs[[3, 38]]), 1 / 3, atol=1e-3)
     assert reading.status == "invalid" and "something lies over it" in reading.reason
+
+
+def test_the_border_band_is_the_plastic_of_the_face_and_none_off_the_frame(reader) -> None:  # noqa: ANN001
+    """The band round the grid is the face's plastic (as the corners between the holes
+    say) on a plain render; a board whose band lies outside the frame names none."""
+    from dataclasses import replace
+
+    from c4game.board import Board
+    from firmware_py.simtable.render import RenderSpec, render_frame
+    from firmware_py.vision.cells import cell_crops, warp_grid
+    from firmware_py.vision.colour import colour_reference
+    from firmware_py.vision.hidden import border_plastic
+
+    frame = render_frame(Board.from_moves("4453"),
+                         RenderSpec(yaw_deg=10, pitch_deg=-10, noise_sigma=2, clutter=0),
+                         seed=7_960)
+    fit = reader.analyse(frame).fit
+    normalise = colour_reference(frame, fit).normalise
+    border = border_plastic(frame, fit, normalise)
+    crops = cell_crops(normalise(warp_grid(frame, fit, step=2)))
+    lab = cv2.cvtColor(crops.reshape(-1, SIDE, 3), cv2.COLOR_BGR2LAB).reshape(crops.shape)
+    corners = lab[:, corner_mask(SIDE), 1:].astype(float)
+    assert np.linalg.norm(border - np.median(corners.reshape(-1, 2), axis=0)) < 10
+    far = np.array([[1, 0, 5000.0], [0, 1, 5000.0], [0, 0, 1]]) @ fit.plane_to_image
+    assert border_plastic(frame, replace(fit, plane_to_image=far, pose=None), normalise) is None
