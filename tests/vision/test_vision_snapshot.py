@@ -153,7 +153,7 @@ def test_the_outline_of_a_line_of_text_ends_where_its_text_ends(size: float) -> 
     assert drawn[-1] - white[-1] <= 3, (drawn[-1], white[-1])  # a 1-2 px outline, no more
 
 
-def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
+def test_a_refused_cell_is_shown_as_sure_as_the_reason_says(monkeypatch) -> None:  # noqa: ANN001
     # A sticker-disc photo as taken (dro_042944, a board of discs with coloured stickers),
     # found by its holes, under the default `[game] first = either`: refused at one hole
     # the readers doubt ("red 0.60 or empty"; the navy board's res_IMG_3990, this test's
@@ -169,9 +169,18 @@ def test_a_refused_cell_is_shown_as_sure_as_the_reason_says() -> None:
     photo = shared_dir() / "data" / "real-dev-raw" / "frames" / "dro_042944.jpg"
     if not photo.is_file():
         pytest.skip(missing_reason(photo.parent))
+    import firmware_py.vision.reader as reader_module
+
     reader = BoardReader.from_config(VisionConfig(remember_empty_board=False, board="holes"),
                                      CameraConfig())
-    analysis = reader.analyse(cv2.imread(str(photo)))
+    # since vision/hidden.py one pale sticker disc there, whose yellow ring fills its
+    # crop's corners, is refused first as a hole something lies over (Known gaps); the
+    # readers' doubt this test is about is the one without that test
+    image = cv2.imread(str(photo))
+    assert "something lies over it" in reader.read(image).reason
+    monkeypatch.setattr(reader_module, "hidden_holes",
+                        lambda crops, border=None: np.zeros(len(crops), bool))
+    analysis = reader.analyse(image)
     reading = analysis.reading
     quoted = re.search(r"column (\d) row (\d) \((\w+) ([0-9.]+)", reading.reason)
     assert reading.status == "invalid" and quoted, reading.reason  # labelled illegal too
