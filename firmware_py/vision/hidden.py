@@ -22,8 +22,8 @@ hole is *hidden* when the cover runs over it:
    wall of a deep hole at a steep view has no chromaticity to compare):
    something lies on the face beside the hole; and
 2. the middle of the hole (radius :data:`CENTRE_RADIUS`) looks like those
-   pixels: within :data:`COVER_MATCH` of their mean (lightness weighed at
-   :data:`LIGHTNESS_WEIGHT`): the same thing lies over the hole.
+   pixels: within :data:`COVER_MATCH` of their mean (Lab, lightness
+   included): the same thing lies over the hole.
 
 The plastic is the per-channel median of the 42 cells' median corner
 chromaticity (dark pixels counted: a dark board's lit corners are mostly
@@ -78,7 +78,6 @@ FOREIGN_CHROMA = 25.0  # a*b* units from the plastic: not it (as colour_reader.c
 HIDDEN_SHARE = 0.2  # of a crop's corner pixels not the plastic: something lies beside the hole
 CENTRE_RADIUS = 8.0  # px of the 32 px crop: the middle of the hole (0.2 pitch)
 COVER_MATCH = 15.0  # OpenCV 8-bit Lab units from that thing: it lies over the hole
-LIGHTNESS_WEIGHT = 1.0  # of the lightness difference in that comparison
 SECOND_PLASTIC_SHARE = 0.4  # of all corner pixels foreign: the other may be the plastic
 MIN_PIXELS = 5  # corner pixels not the plastic needed to say what lies there
 BORDER_OFFSET = 12.0  # plane px (0.15 pitch) outside the grid: the face's border
@@ -158,9 +157,8 @@ def _covered_over(corners: np.ndarray, middle: np.ndarray, foreign: np.ndarray) 
     """(N,) holes with enough foreign corner pixels whose middle looks like them."""
     counts = foreign.sum(axis=1)
     cover = (corners * foreign[..., None]).sum(axis=1) / np.maximum(counts, 1)[:, None]
-    difference = (middle - cover) * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0], np.float32)
     beside = (counts >= MIN_PIXELS) & (foreign.mean(axis=1) >= HIDDEN_SHARE)
-    return beside & (np.linalg.norm(difference, axis=1) <= COVER_MATCH)
+    return beside & (np.linalg.norm(middle - cover, axis=1) <= COVER_MATCH)
 
 
 @functools.cache

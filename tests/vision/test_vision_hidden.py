@@ -8,7 +8,7 @@ import pytest
 
 from firmware_py.vision.cells import corner_mask
 from firmware_py.vision.combine import combine
-from firmware_py.vision.hidden import COVER_MATCH, HIDDEN_SHARE, LIGHTNESS_WEIGHT, hidden_holes
+from firmware_py.vision.hidden import COVER_MATCH, HIDDEN_SHARE, hidden_holes
 from firmware_py.vision.remedy import remedy
 
 SIDE = 32
@@ -98,15 +98,14 @@ def _lab_shifted(bgr: tuple[int, int, int], shift: tuple[float, float, float]) -
 
 
 @pytest.mark.parametrize(("shift", "expected"), [
-    ((0.5 * COVER_MATCH / LIGHTNESS_WEIGHT, 0, 0), True),  # a palm shaded to its middle
-    ((3.0 * COVER_MATCH / LIGHTNESS_WEIGHT, 0, 0), False),  # far lighter: not the palm
+    ((0.5 * COVER_MATCH, 0, 0), True),  # a palm shaded to its middle
+    ((3.0 * COVER_MATCH, 0, 0), False),  # far lighter: not the palm
     ((0, 0.5 * COVER_MATCH, 0), True),
     ((0, 0, 2.0 * COVER_MATCH), False),  # another colour: the hole is seen
 ])
 def test_the_hole_must_look_like_the_cover(shift: tuple, expected: bool) -> None:
-    """Within :data:`COVER_MATCH` of the cover's look (lightness weighed by
-    :data:`LIGHTNESS_WEIGHT`; OpenCV's 8-bit Lab, as the looks), the cover runs over
-    the hole."""
+    """Within :data:`COVER_MATCH` of the cover's look (lightness included; OpenCV's
+    8-bit Lab, as the looks), the cover runs over the hole."""
     crops = _board(_room())
     _cover(crops[20], 1.0, over_hole=False)
     crops[20][~corner_mask(SIDE)] = _lab_shifted(SKIN, shift)
