@@ -256,9 +256,15 @@ class Board:
 
     @property
     def winner(self) -> str | None:
-        """The colour with four in a row, or ``None``."""
-        fours = self.winning_lines()
-        return fours[0][0] if fours else None
+        """The colour with four in a row, or ``None`` (on bitboards; where both colours
+        have one, the colour of the first four :meth:`winning_lines` lists)."""
+        colours = self._colours_with_four()
+        if len(colours) > 1:
+            return self.winning_lines()[0][0]
+        return colours[0] if colours else None
+
+    def _colours_with_four(self) -> list[str]:
+        return [colour for colour in (RED, YELLOW) if has_four(self.colour_bits(colour))]
 
     @property
     def is_finished(self) -> bool:
@@ -353,10 +359,9 @@ class Board:
     # ------------------------------------------------------------ checks
 
     def _check_win_plausible(self) -> None:
-        lines = self.winning_lines()
-        if not lines:
+        colours = self._colours_with_four()
+        if not colours:
             return
-        colours = {colour for colour, _ in lines}
         if len(colours) > 1:
             raise InvalidGridError("both Red and Yellow have four in a row")
         (winner,) = colours

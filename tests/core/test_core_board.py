@@ -241,3 +241,56 @@ def test_floating_discs_is_the_gravity_rule_from_grid_applies() -> None:
                                              f"at column {column} row {row} ")
             else:
                 assert "floating" not in str(error)
+
+
+def _random_stacked_grid(rng: random.Random) -> list[str]:
+    """Grid lines of random columns of random colours (gravity kept; any counts, so a
+    grid may hold fours of both colours)."""
+    heights = [rng.randint(0, HEIGHT) for _ in range(WIDTH)]
+    cells = [[rng.choice("RY") if HEIGHT - 1 - row < heights[col] else "."
+              for col in range(WIDTH)] for row in range(HEIGHT)]
+    return ["".join(row) for row in cells]
+
+
+def _win_plausible_by_scan(board: Board) -> str:
+    """What from_grid's four check says, from winning_lines alone (the scan before the
+    bitboard test): "" when a game allows the fours."""
+    colours = {colour for colour, _ in board.winning_lines()}
+    if not colours:
+        return ""
+    if len(colours) > 1:
+        return "both"
+    last = "R" if board.to_move == "Y" else "Y"
+    if colours != {last}:
+        return "moved last"
+    for col in range(WIDTH):
+        column = board.columns[col]
+        if column and column[-1] == last:
+            columns = list(board.columns)
+            columns[col] = column[:-1]
+            if not Board(columns=tuple(columns), moves=None, first=board.first).winning_lines():
+                return ""
+    return "last disc"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_bitboard_four_test_agrees_with_the_scan(seed: int) -> None:
+    """``winner`` and from_grid's four check (on bitboards) say what a scan of every
+    line says, on random stacked grids with fours of one colour, both or none."""
+    rng = random.Random(7000 + seed)
+    for _ in range(50):
+        grid = _random_stacked_grid(rng)
+        columns = tuple("".join(grid[HEIGHT - 1 - row][col] for row in range(HEIGHT))
+                        .replace(".", "") for col in range(WIDTH))
+        board = Board(columns=columns, moves=None)
+        lines = board.winning_lines()
+        assert board.winner == (lines[0][0] if lines else None)
+        assert (board.winner is None) == (independent_winner(grid) is None)
+        expected = _win_plausible_by_scan(board)
+        try:
+            board._check_win_plausible()
+            said = ""
+        except InvalidGridError as error:
+            said = str(error)
+        assert (expected == "") == (said == ""), (grid, expected, said)
+        assert expected in said
