@@ -74,11 +74,20 @@ UNSURE_FLOOR = 0.04  # colour alone is never surer than ~0.92: the CNN may outwe
 
 
 @functools.cache
-def _probe_kernel() -> np.ndarray:
-    side = int(2 * PROBE_RADIUS + 1)
-    yy, xx = np.mgrid[0:side, 0:side] - PROBE_RADIUS
-    disc = (np.hypot(yy, xx) <= PROBE_RADIUS).astype(np.float32)
-    return disc / disc.sum()
+def _probes(side: int) -> np.ndarray:
+    """(side * side, 9) the disc-sized probe (radius :data:`PROBE_RADIUS`, weights summing
+    to 1) at the crop's centre moved by each pair of :data:`PROBE_OFFSETS`: a crop's
+    flattened mask times it gives the share of each probe position."""
+    centre = (side - 1) // 2
+    yy, xx = np.mgrid[0:side, 0:side]
+    probes = []
+    for dy in PROBE_OFFSETS:
+        for dx in PROBE_OFFSETS:
+            disc = np.hypot(yy - centre - dy, xx - centre - dx) <= PROBE_RADIUS
+            probes.append(disc.ravel() / np.count_nonzero(disc))
+    matrix = np.stack(probes, axis=1).astype(np.float32)
+    matrix.flags.writeable = False
+    return matrix
 
 
 def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
@@ -101,17 +110,12 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     calibrated = (disc_masks(hue, hsv[..., 1] / 255.0, discs) if discs else (None, None))
     own_side = nearer_own_disc(hue, discs or {})
     shares = np.empty((count, 2), np.float32)
-    centre = (side - 1) // 2
-    rows = np.array([centre + dy for dy in PROBE_OFFSETS])
-    cols = np.array([centre + dx for dx in PROBE_OFFSETS])
     for index, ranges in enumerate((RED_HUES, YELLOW_HUES)):
         mask = bright & in_hue_ranges(hue, ranges) & own_side[index] & fixed_bands
         if calibrated[index] is not None:
             mask |= calibrated[index] & lit
-        mask = mask.astype(np.float32)
-        filled = cv2.filter2D(mask, -1, _probe_kernel(), borderType=cv2.BORDER_CONSTANT)
-        per_crop = filled.reshape(count, side, side)[:, rows][:, :, cols]
-        shares[:, index] = per_crop.reshape(count, -1).max(axis=1)
+        filled = mask.reshape(count, side * side).astype(np.float32) @ _probes(side)
+        shares[:, index] = filled.max(axis=1)
     return shares
 
 

@@ -195,3 +195,44 @@ def test_a_covered_hole_has_no_opinion_even_where_the_hole_looks_have_one() -> N
     recalled = np.exp(looks.recall(np.log(probabilities), features, covered=covered))
     assert np.allclose(recalled[covered], UNSURE)
     assert np.all(recalled[~covered][:, 0] > 0.96)
+
+
+def test_the_probe_shares_are_the_share_of_a_disc_of_pixels_at_the_best_offset() -> None:
+    """``colour_shares`` (a matrix product over the probe positions) against a direct
+    count: for each crop and each offset pair, the share of red-band pixels inside the
+    probe's circle, the best of the nine."""
+    from firmware_py.vision.colour_reader import (
+        MIN_SATURATION,
+        MIN_VALUE,
+        PROBE_OFFSETS,
+        PROBE_RADIUS,
+        colour_shares,
+    )
+    from firmware_py.vision.disc_colours import RED_HUES, in_hue_ranges
+
+    rng = np.random.default_rng(5)
+    crops = np.zeros((6, 32, 32, 3), np.uint8)
+    for crop in crops:  # red blobs of random size and place on a grey ground, and noise
+        crop[:] = 120
+        cy, cx, radius = rng.integers(10, 22), rng.integers(10, 22), rng.integers(4, 14)
+        yy, xx = np.mgrid[0:32, 0:32]
+        crop[np.hypot(yy - cy, xx - cx) <= radius] = (30, 30, 220)
+        noise = rng.random((32, 32)) < 0.1
+        crop[noise] = (30, 30, 220)
+    hsv = cv2.cvtColor(crops.reshape(-1, 32, 3), cv2.COLOR_BGR2HSV_FULL).reshape(6, 32, 32, 3)
+    hue = hsv[..., 0].astype(np.float64) * 360 / 256
+    red = (in_hue_ranges(hue, RED_HUES) & (hsv[..., 1] >= MIN_SATURATION * 255)
+           & (hsv[..., 2] >= MIN_VALUE * 255))
+    yy, xx = np.mgrid[0:32, 0:32]
+    expected = []
+    for mask in red:
+        best = 0.0
+        for dy in PROBE_OFFSETS:
+            for dx in PROBE_OFFSETS:
+                inside = np.hypot(yy - 15 - dy, xx - 15 - dx) <= PROBE_RADIUS
+                best = max(best, mask[inside].mean())
+        expected.append(best)
+    shares = colour_shares(crops)
+    assert np.allclose(shares[:, 0], expected, atol=1e-5)
+    assert np.ptp(expected) > 0.3  # the crops differ: the test compares something
+    assert np.allclose(shares[:, 1], 0.0)
