@@ -79,12 +79,15 @@ def _probes(side: int) -> np.ndarray:
     to 1) at the crop's centre moved by each pair of :data:`PROBE_OFFSETS`: a crop's
     flattened mask times it gives the share of each probe position."""
     centre = (side - 1) // 2
+    reach = int(PROBE_RADIUS)
+    whole = np.count_nonzero(np.hypot(*np.mgrid[-reach:reach + 1, -reach:reach + 1])
+                             <= PROBE_RADIUS)  # a probe past a small crop's edge sees nothing
     yy, xx = np.mgrid[0:side, 0:side]
     probes = []
     for dy in PROBE_OFFSETS:
         for dx in PROBE_OFFSETS:
             disc = np.hypot(yy - centre - dy, xx - centre - dx) <= PROBE_RADIUS
-            probes.append(disc.ravel() / np.count_nonzero(disc))
+            probes.append(disc.ravel() / whole)
     matrix = np.stack(probes, axis=1).astype(np.float32)
     matrix.flags.writeable = False
     return matrix
