@@ -128,8 +128,14 @@ def covered_cells(crops: np.ndarray) -> np.ndarray:
     lab = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2LAB)
     corners = lab.reshape(count, side, side, 3)[:, corner_mask(side), 1:].astype(np.float32)
     chroma = np.median(corners, axis=1)  # (N, 2): a*, b* of each cell's surround
-    plastic = np.median(chroma, axis=0)
-    return np.linalg.norm(chroma - plastic, axis=1) > COVERED_CHROMA
+    return np.linalg.norm(chroma - plastic_chroma(corners), axis=1) > COVERED_CHROMA
+
+
+def plastic_chroma(corner_chroma: np.ndarray) -> np.ndarray:
+    """(2,) the board plastic's a*b*: the median over the cells of each cell's median
+    corner chroma (``corner_chroma``: (N, K, 2), K corner pixels of each of N cells)."""
+    median: np.ndarray = np.median(np.median(corner_chroma, axis=1), axis=0)
+    return median
 
 
 def _soft(value: np.ndarray, edge: float) -> np.ndarray:

@@ -17,7 +17,7 @@ hole is *hidden* when the cover runs over it:
 
 1. at least :data:`HIDDEN_SHARE` of its crop's corner pixels (the plastic
    round the hole, :func:`~.cells.corner_mask`) differ in chromaticity from
-   the board's plastic by more than :data:`FOREIGN_CHROMA`, lit enough to carry a
+   the board's plastic by more than :data:`~.colour_reader.COVERED_CHROMA`, lit enough to carry a
    hue (HSV value at least :data:`~.disc_colours.VALUE_FLOOR`: the shadowed
    wall of a deep hole at a steep view has no chromaticity to compare):
    something lies on the face beside the hole; and
@@ -36,7 +36,7 @@ their own median; and the face's border round the grid
 (:func:`border_plastic`: the median of a band :data:`BORDER_OFFSET`
 outside the outer holes' cells, where no hole is, dark pixels too), where
 it differs from every other candidate by more than
-:data:`FOREIGN_CHROMA` (a palm over the grid and not round it). A wrong
+:data:`~.colour_reader.COVERED_CHROMA` (a palm over the grid and not round it). A wrong
 candidate hides the holes whose middle looks like the true plastic (a
 white board before a white wall with a palm over 40 % of it; a border
 band of another colour than the face between the holes): refused, not
@@ -48,7 +48,7 @@ emptiness is not seen either). Neither reader has an opinion on a hidden
 hole (:func:`~.combine.combine`): gravity may still settle it (a hole above
 an empty one is empty); otherwise the board is refused, naming the hole.
 
-What it cannot see: a cover within :data:`FOREIGN_CHROMA` of the plastic's
+What it cannot see: a cover within :data:`~.colour_reader.COVERED_CHROMA` of the plastic's
 chromaticity or a dark one (a beige hand on pale plastic, a hand in shadow
 or in light of the board's colour), which differs from the plastic mostly
 in lightness (the plastic's own chromaticity varies about as much over a
@@ -70,11 +70,11 @@ import cv2
 import numpy as np
 
 from firmware_py.vision.cells import corner_mask
+from firmware_py.vision.colour_reader import COVERED_CHROMA, plastic_chroma
 from firmware_py.vision.disc_colours import VALUE_FLOOR
 from firmware_py.vision.fit import BoardFit
 from firmware_py.vision.geometry import GRID_CORNERS
 
-FOREIGN_CHROMA = 25.0  # a*b* units from the plastic: not it (as colour_reader.covered_cells)
 HIDDEN_SHARE = 0.2  # of a crop's corner pixels not the plastic: something lies beside the hole
 CENTRE_RADIUS = 8.0  # px of the 32 px crop: the middle of the hole (0.2 pitch)
 COVER_MATCH = 15.0  # OpenCV 8-bit Lab units from that thing: it lies over the hole
@@ -101,11 +101,11 @@ def hidden_holes(crops: np.ndarray, border: np.ndarray | None = None) -> np.ndar
     lit = pixels[:, :len(corner_pixels)].max(axis=2) >= VALUE_FLOOR * 255  # (N, K)
     hidden = np.zeros(count, bool)
     candidates = _plastics(corners[..., 1:])
-    if border is not None and all(np.linalg.norm(border - plastic) > FOREIGN_CHROMA
+    if border is not None and all(np.linalg.norm(border - plastic) > COVERED_CHROMA
                                   for plastic in candidates):
         candidates.append(border)  # another plastic than the corners' (a palm over them)
     for plastic in candidates:
-        foreign = lit & (np.linalg.norm(corners[..., 1:] - plastic, axis=2) > FOREIGN_CHROMA)
+        foreign = lit & (np.linalg.norm(corners[..., 1:] - plastic, axis=2) > COVERED_CHROMA)
         hidden |= _covered_over(corners, middle, foreign)
     return hidden
 
@@ -145,9 +145,9 @@ def _plastics(chroma: np.ndarray) -> list[np.ndarray]:
     pixels too: a dark board's plastic is mostly dark), and where a share of
     :data:`SECOND_PLASTIC_SHARE` of the corner pixels is foreign to it, those pixels'
     own median."""
-    first = np.median(np.median(chroma, axis=1), axis=0)
+    first = plastic_chroma(chroma)
     pixels = chroma.reshape(-1, 2)
-    foreign = np.linalg.norm(pixels - first, axis=1) > FOREIGN_CHROMA
+    foreign = np.linalg.norm(pixels - first, axis=1) > COVERED_CHROMA
     if foreign.mean() < SECOND_PLASTIC_SHARE:
         return [first]
     return [first, np.median(pixels[foreign], axis=0)]
