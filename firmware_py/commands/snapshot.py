@@ -29,8 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "Prints the reading's status; exits 0 when the image is written.")
     parser.add_argument("output", metavar="OUT.png", help="image to write (.png or .jpg)")
     parser.add_argument("--source", default=None, metavar="SRC",
-                        help="camera, sim, usb:N, a video file or a folder of images "
-                             "(default: [camera] source)")
+                        help="camera, sim, usb:N, a picture, a video file or a folder of "
+                             "images (default: [camera] source)")
     parser.add_argument("--annotate", action="store_true",
                         help="draw markers, grid, cell readings and the status")
     parser.add_argument("--frame", type=int, default=None, metavar="N",
