@@ -97,7 +97,22 @@ def test_read_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     bad = tmp_path / "bad.png"
     bad.write_text("not an image")
     assert main(["read", str(bad)]) == 2
-    assert "bad.png" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "bad.png" in error and "not an image" in error
+
+
+@pytest.mark.parametrize(("make", "says"), [
+    (lambda path: None, "no such file"),
+    (lambda path: path.mkdir(), "a directory"),
+])
+def test_read_says_what_is_wrong_with_the_path(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                               make, says: str) -> None:
+    path = tmp_path / "frame.png"
+    make(path)
+    assert main(["read", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert says in captured.err and "frame.png" in captured.err
+    assert captured.out == ""
 
 
 def test_render_writes_a_readable_frame(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
