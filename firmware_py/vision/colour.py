@@ -91,19 +91,20 @@ def colour_reference(frame: np.ndarray, fit: BoardFit,
     if not fit.ok or not fit.marker_ids:
         return None
     white_offsets, black_offsets = reference_points(marker_size_pitch)
-    whites, blacks = [], []
+    centres = np.array([MARKER_CENTRES[marker] for marker in fit.marker_ids], np.float64)
+    rings = np.concatenate([centres[:, None] + white_offsets, centres[:, None] + black_offsets],
+                           axis=1)  # (M, 2 n, 2): each marker's white ring, then its black
+    points = fit.project(rings.reshape(-1, 2)).reshape(rings.shape)
     height, width = frame.shape[:2]
-    for marker in fit.marker_ids:
-        centre = MARKER_CENTRES[marker]
-        white_px = fit.project(centre + white_offsets)
-        black_px = fit.project(centre + black_offsets)
-        inside = np.all((white_px >= 0) & (white_px < (width - 1, height - 1)), axis=1)
-        if inside.mean() < 0.75:
-            continue
-        whites.append(np.percentile(_sample(frame, white_px), WHITE_PERCENTILE, axis=0))
-        blacks.append(np.percentile(_sample(frame, black_px), BLACK_PERCENTILE, axis=0))
-    if not whites:
+    white_px = points[:, :len(white_offsets)]
+    inside = np.all((white_px >= 0) & (white_px < (width - 1, height - 1)), axis=2)
+    usable = inside.mean(axis=1) >= 0.75
+    if not usable.any():
         return None
+    samples = _sample(frame, points[usable].reshape(-1, 2)).reshape(
+        int(usable.sum()), rings.shape[1], 3)
+    whites = np.percentile(samples[:, :len(white_offsets)], WHITE_PERCENTILE, axis=1)
+    blacks = np.percentile(samples[:, len(white_offsets):], BLACK_PERCENTILE, axis=1)
     try:
         return ColourReference(np.median(whites, axis=0), np.median(blacks, axis=0))
     except ValueError:
