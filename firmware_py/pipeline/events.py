@@ -22,7 +22,6 @@ SCANNING = "scanning"
 TRANSITIONAL = "transitional"
 SOLVED = "solved"
 FINISHED = "finished"
-VIEW_STATES = (SCANNING, TRANSITIONAL, SOLVED, FINISHED)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from c4game.board import HEIGHT, WIDTH
-from firmware_py.vision.reading import CLASS_NAMES
+from firmware_py.vision.reading import CLASS_NAMES, cell_name
 
 EMPTY_SURE = 2.0  # nats of "empty" over both disc colours
 LOOK_FEATURES = 12  # numbers of a hole's look (vision.cells.cell_features)
@@ -171,7 +171,8 @@ class SteadyGrid:
         unseen = (classes > 0) & ~_under_an_arrival(classes > 0, arriving | self.arrived)
         if self.contradiction and unseen.any():
             first = int(np.flatnonzero(unseen)[0])
-            return f"{self.contradiction}, and the disc at {_where(first)} was never seen to arrive"
+            return (f"{self.contradiction}, and the disc at {cell_name(first)} was never "
+                    "seen to arrive")
         return ""
 
 
@@ -193,11 +194,6 @@ def _sure_classes(log_probs: np.ndarray, margin: float) -> np.ndarray:
     return np.where(order[:, -1] - order[:, -2] >= margin, best, NONE)
 
 
-def _where(cell: int) -> str:
-    line, column = divmod(cell, WIDTH)
-    return f"column {column + 1} row {HEIGHT - line}"
-
-
 def _impossible(held: np.ndarray, held_since: np.ndarray, now_classes: np.ndarray,
                 cell: int, new: int, since: float) -> str:
     """What is impossible in hole ``cell`` coming to hold class ``new`` (since
@@ -205,10 +201,10 @@ def _impossible(held: np.ndarray, held_since: np.ndarray, now_classes: np.ndarra
     column = cell % WIDTH
     old = int(held[cell])
     if old > 0 and new > 0 and new != old:
-        return f"a {CLASS_NAMES[old]} disc seen at {_where(cell)} became {CLASS_NAMES[new]}"
+        return f"a {CLASS_NAMES[old]} disc seen at {cell_name(cell)} became {CLASS_NAMES[new]}"
     if new > 0 and old == 0:  # a hole seen empty ...
         above = slice(column, cell, WIDTH)
         kept = (held[above] > 0) & (now_classes[above] == held[above])
         if np.any(kept & (held_since[above] < since)):
-            return f"a disc appeared at {_where(cell)} under one seen before it"
+            return f"a disc appeared at {cell_name(cell)} under one seen before it"
     return ""

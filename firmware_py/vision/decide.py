@@ -58,7 +58,7 @@ import numpy as np
 from c4game.board import COUNT_DIFFERENCES, HEIGHT, WIDTH, Board, floating_discs
 from c4game.exc import InvalidGridError
 from firmware_py.config import VisionConfig
-from firmware_py.vision.reading import CLASS_NAMES, FINISHED, INVALID, OK
+from firmware_py.vision.reading import CLASS_NAMES, FINISHED, INVALID, OK, cell_name
 from firmware_py.vision.reading import CLASSES as CLASS_CHARS
 
 # nats: the board read is e^2.5 = 12 times as probable as its runner-up ([vision] accept_margin)
@@ -289,12 +289,6 @@ def grid_of(labels: np.ndarray) -> tuple[str, ...]:
     """42 class indices (top row first) to 6 grid lines."""
     chars = [CLASS_CHARS[int(label)] for label in np.asarray(labels).ravel()]
     return tuple("".join(chars[row * WIDTH:(row + 1) * WIDTH]) for row in range(HEIGHT))
-
-
-def cell_name(index: int) -> str:
-    """'column C row R' (1-based, row 1 at the bottom) of cell ``index`` (top row first)."""
-    row, column = divmod(index, WIDTH)
-    return f"column {column + 1} row {HEIGHT - row}"
 
 
 def illegal_reason(grid: tuple[str, ...], rule: str = "red") -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from c4game.board import EMPTY, RED, YELLOW, Board
+from c4game.board import EMPTY, HEIGHT, RED, WIDTH, YELLOW, Board
 
 CLASSES = (EMPTY, RED, YELLOW)  # the order of a cell's classes in ``cell_log_probs``
 CLASS_NAMES = ("empty", "red", "yellow")  # as a person says them, in CLASSES order
@@ -16,6 +16,12 @@ NO_BOARD = "no-board"
 INVALID = "invalid"
 FINISHED = "finished"
 STATUSES = (OK, NO_BOARD, INVALID, FINISHED)
+
+
+def cell_name(index: int) -> str:
+    """'column C row R' (1-based, row 1 at the bottom) of cell ``index`` (top row first)."""
+    row, column = divmod(index, WIDTH)
+    return f"column {column + 1} row {HEIGHT - row}"
 
 
 @dataclass(frozen=True, eq=False)

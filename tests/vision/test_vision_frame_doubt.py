@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import tools.train.real_composites as rc
-from firmware_py.vision.decide import DEFAULT_MARGIN, cell_name, decide
+from firmware_py.vision.decide import DEFAULT_MARGIN, decide
 from firmware_py.vision.frame_doubt import ALIKE, NOT_DOUBTED, doubt
+from firmware_py.vision.reading import cell_name
 from firmware_py.vision.remedy import remedy
 from tests.vision.conftest import random_board
 from tools.shared_data import missing_reason
