@@ -148,16 +148,26 @@ def _ring_weights() -> np.ndarray:
     return (rings / rings.sum(axis=0)).astype(np.float32)
 
 
-def cell_features(crops: np.ndarray) -> np.ndarray:
-    """(N, 12) mean Lab colour of four rings of each BGR crop (N, S, S, 3) uint8."""
+def crops_lab(crops: np.ndarray) -> np.ndarray:
+    """BGR crops (N, S, S, 3) uint8 in OpenCV's 8-bit Lab, the same shape: converted
+    once a frame for :func:`cell_features` and the covered test."""
+    count, side = crops.shape[0], crops.shape[1]
+    lab = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2LAB)
+    return lab.reshape(crops.shape)
+
+
+def cell_features(crops: np.ndarray, lab: np.ndarray | None = None) -> np.ndarray:
+    """(N, 12) mean Lab colour of four rings of each BGR crop (N, S, S, 3) uint8;
+    ``lab``: the crops already in Lab (:func:`crops_lab`), when at hand."""
     crops = np.asarray(crops)
     if crops.ndim != 4 or crops.shape[3] != 3 or crops.dtype != np.uint8:
         raise ValueError(f"expected (N, S, S, 3) uint8 crops, got {crops.shape} {crops.dtype}")
     if crops.shape[1:3] != (FEATURE_SIDE, FEATURE_SIDE):
         crops = np.array([cv2.resize(crop, (FEATURE_SIDE, FEATURE_SIDE),
                                      interpolation=cv2.INTER_AREA) for crop in crops])
+        lab = None  # resized: the Lab given was of the crops as they were
     count = len(crops)
-    lab = cv2.cvtColor(crops.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)
+    lab = crops_lab(crops) if lab is None else lab
     channels = lab.reshape(count, FEATURE_SIDE * FEATURE_SIDE, 3).transpose(0, 2, 1)
     rings = channels.reshape(count * 3, -1).astype(np.float32) @ _ring_weights()
     return rings.reshape(count, 3, -1).transpose(0, 2, 1).reshape(count, -1)

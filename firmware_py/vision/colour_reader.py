@@ -46,7 +46,7 @@ import functools
 import cv2
 import numpy as np
 
-from firmware_py.vision.cells import cell_features, corner_mask
+from firmware_py.vision.cells import cell_features, corner_mask, crops_lab
 from firmware_py.vision.disc_colours import (
     RED_HUES,
     VALUE_FLOOR,
@@ -122,10 +122,11 @@ def colour_shares(crops: np.ndarray, min_saturation: float = MIN_SATURATION,
     return shares
 
 
-def covered_cells(crops: np.ndarray) -> np.ndarray:
-    """(N,) True where a crop's corners are not the board's plastic (see the module docstring)."""
+def covered_cells(crops: np.ndarray, lab: np.ndarray | None = None) -> np.ndarray:
+    """(N,) True where a crop's corners are not the board's plastic (see the module
+    docstring); ``lab``: the crops already in Lab (:func:`~.cells.crops_lab`)."""
     count, side = crops.shape[0], crops.shape[1]
-    lab = cv2.cvtColor(crops.reshape(count * side, side, 3), cv2.COLOR_BGR2LAB)
+    lab = crops_lab(crops) if lab is None else lab
     corners = lab.reshape(count, side, side, 3)[:, corner_mask(side), 1:].astype(np.float32)
     chroma = np.median(corners, axis=1)  # (N, 2): a*, b* of each cell's surround
     return np.linalg.norm(chroma - plastic_chroma(corners), axis=1) > COVERED_CHROMA

@@ -51,6 +51,7 @@ from firmware_py.vision.cells import (
     blur_measure,
     cell_crops,
     cell_features,
+    crops_lab,
     to_model_input,
     warp_grid,
 )
@@ -196,10 +197,11 @@ class BoardReader:
         disc_fit = self._disc_plane(fit, (frame.shape[1], frame.shape[0]))
         grid_image = reference.normalise(warp_grid(frame, disc_fit, step=2))
         crops = cell_crops(grid_image)
-        features = cell_features(crops)
+        lab = crops_lab(crops)
+        features = cell_features(crops, lab)
         cnn = softmax(self.classifier.logits(to_model_input(crops)))
         hidden = self._hidden(frame, fit, disc_fit, reference, crops)
-        covered = covered_cells(crops) | hidden  # a hand beside it too: no colour opinion
+        covered = covered_cells(crops, lab) | hidden  # a hand beside it too: no colour opinion
         grid_corners = fit.project(GRID_CORNERS)
         looks = self.hole_looks
         discs = looks.discs if looks and looks.discs else None
