@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from firmware_py.config import Config
 from firmware_py.json_types import JsonObject
@@ -66,32 +65,15 @@ def reading_json(reading: Reading) -> JsonObject:
     }
 
 
-def _load_image(path: Path, cv2: Any) -> tuple[Any, str]:
-    """The frame in ``path`` and "", or None and what is wrong with the file."""
-    if not path.exists():
-        return None, "no such file"
-    if path.is_dir():
-        return None, "a directory, not an image (c4pi watch reads a folder of images)"
-    if not path.is_file():
-        return None, "not a regular file"
-    try:
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    except cv2.error:  # OpenCV refuses some paths outright
-        frame = None
-    if frame is None:
-        return None, "not an image OpenCV can decode (JPEG, PNG, BMP, TIFF, WebP, …)"
-    return frame, ""
-
-
 def run(args: argparse.Namespace, config: Config) -> int:
-    import cv2
-
-    from c4game.exc import ModelError, VisionError
+    from c4game.exc import CameraError, ModelError, VisionError
+    from firmware_py.sources.picture import read_picture
     from firmware_py.vision.reader import BoardReader
 
-    frame, problem = _load_image(Path(args.image), cv2)
-    if frame is None:
-        print(f"c4pi read: cannot read image {args.image!r}: {problem}", file=sys.stderr)
+    try:
+        frame = read_picture(args.image)
+    except CameraError as error:
+        print(f"c4pi read: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         reader = BoardReader.from_config(config.vision, config.camera, first=config.game.first)

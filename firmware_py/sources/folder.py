@@ -10,6 +10,7 @@ import numpy as np
 
 from c4game.exc import CameraError
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
+from firmware_py.sources.picture import read_picture
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp",
                             ".ppm", ".pgm", ".pnm"})
@@ -29,15 +30,13 @@ def list_images(folder: Path) -> list[Path]:
 
 
 def _imread(path: str) -> np.ndarray | None:
-    import cv2
-
-    return cv2.imread(path, cv2.IMREAD_COLOR)
+    return read_picture(path)  # CameraError saying what is wrong with the file
 
 
 class ImageFolderSource(FrameSource):
     """Each image of a folder (or one image file) is one frame; ``t = index / fps``.
-    Images are decoded as ``c4pi read`` decodes them (``cv2.imread``), so a picture
-    reads the same through every command."""
+    Images are decoded as ``c4pi read`` decodes them (:func:`.picture.read_picture`),
+    so a picture reads the same through every command."""
 
     live = False
 

@@ -98,12 +98,13 @@ def test_read_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     bad.write_text("not an image")
     assert main(["read", str(bad)]) == 2
     error = capsys.readouterr().err
-    assert "bad.png" in error and "not an image" in error
+    assert "bad.png" in error and "not a picture" in error
 
 
 @pytest.mark.parametrize(("make", "says"), [
     (lambda path: None, "no such file"),
-    (lambda path: path.mkdir(), "a directory"),
+    (lambda path: path.mkdir(), "a folder"),
+    (lambda path: path.write_bytes(b""), "the file is empty"),
 ])
 def test_read_says_what_is_wrong_with_the_path(tmp_path: Path, capsys: pytest.CaptureFixture,
                                                make, says: str) -> None:

@@ -1,0 +1,112 @@
+"""One picture file decoded into a frame, its size checked before it is decoded.
+
+``c4pi read``, ``snapshot``, ``calibrate`` and ``watch`` read pictures the same
+way. A compressed file can hold a picture far larger than any camera's: a
+389 KB PNG of 20,000 × 20,000 black pixels takes 2.4 GB to decode, more memory
+than a Raspberry Pi has. So the size written in the file's header is read
+first (PNG, JPEG, BMP, WebP), and a picture of more than
+:data:`MAX_PICTURE_PIXELS` is refused undecoded; other formats are left to
+OpenCV's own limit (2^30 pixels).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from c4game.exc import CameraError
+
+# The largest camera frames: 12 MP (Pi cameras), 50 MP (phones); four times that is
+# still only about 600 MB decoded
+MAX_PICTURE_PIXELS = 200_000_000
+HEADER_BYTES = 64 * 1024  # a JPEG's size lies after its metadata segments
+JPEG_FRAMES = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB,
+                         0xCD, 0xCE, 0xCF})  # start-of-frame markers: they carry the size
+
+
+def picture_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) written in the header ``head`` (a file's first bytes) of a PNG,
+    JPEG, BMP or WebP picture; None for another format or a header cut short."""
+    try:
+        if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR":
+            width, height = struct.unpack(">II", head[16:24])
+            return width, height
+        if head.startswith(b"\xff\xd8"):
+            return _jpeg_size(head)
+        if head.startswith(b"BM"):
+            width, height = struct.unpack("<ii", head[18:26])
+            return abs(width), abs(height)
+        if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+            return _webp_size(head)
+    except struct.error:  # a header cut short
+        return None
+    return None
+
+
+def _jpeg_size(head: bytes) -> tuple[int, int] | None:
+    at = 2
+    while at + 4 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker = head[at + 1]
+        if marker == 0xFF:  # fill byte
+            at += 1
+            continue
+        if marker in JPEG_FRAMES:
+            height, width = struct.unpack(">HH", head[at + 5:at + 9])
+            return width, height
+        if marker == 0x01 or 0xD0 <= marker <= 0xD9:  # markers without a length
+            at += 2
+            continue
+        (length,) = struct.unpack(">H", head[at + 2:at + 4])
+        at += 2 + length
+    return None
+
+
+def _webp_size(head: bytes) -> tuple[int, int] | None:
+    chunk = head[12:16]
+    if chunk == b"VP8 ":
+        width, height = struct.unpack("<HH", head[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L":
+        (bits,) = struct.unpack("<I", head[21:25])
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":
+        return (int.from_bytes(head[24:27], "little") + 1,
+                int.from_bytes(head[27:30], "little") + 1)
+    return None
+
+
+def read_picture(path: str | Path) -> np.ndarray:
+    """The picture at ``path`` as OpenCV decodes it into BGR, or
+    :class:`CameraError` saying what is wrong: no such file, a folder, an empty
+    file, a picture too large to decode, or not a picture OpenCV decodes."""
+    import cv2
+
+    path = Path(path)
+    if not path.exists():
+        raise CameraError(f"cannot read image {str(path)!r}: no such file")
+    if path.is_dir():
+        raise CameraError(f"cannot read image {str(path)!r}: a folder, not a picture")
+    try:
+        with path.open("rb") as file:
+            head = file.read(HEADER_BYTES)
+    except OSError as error:
+        raise CameraError(f"cannot read image {str(path)!r}: {error.strerror}") from None
+    if not head:
+        raise CameraError(f"cannot read image {str(path)!r}: the file is empty")
+    size = picture_size(head)
+    if size is not None and size[0] * size[1] > MAX_PICTURE_PIXELS:
+        raise CameraError(f"cannot read image {str(path)!r}: {size[0]} x {size[1]} pixels is "
+                          f"more than the {MAX_PICTURE_PIXELS // 1_000_000} million this "
+                          "reads (a camera frame has at most 50)")
+    try:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    except cv2.error:  # OpenCV refuses some pictures outright (over its own size limit)
+        image = None
+    if image is None:
+        raise CameraError(f"cannot read image {str(path)!r}: not a picture OpenCV decodes "
+                          "(JPEG, PNG, BMP, TIFF, WebP, …), or a damaged one")
+    return image
