@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi calibrate: {error}", file=sys.stderr)
         return EX_NOINPUT
     except (ModelError, VisionError) as error:
-        print(f"c4pi calibrate: {error} (nothing stored: run it again)", file=sys.stderr)
+        print(f"c4pi calibrate: {error} (nothing stored)", file=sys.stderr)
         return 3
     try:
         looks.save(path)
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
               file=sys.stderr)
         return 1
     what = "the empty board and the disc colours" if args.discs else "the empty board"
-    kept = "; the looks learnt before forgotten" if args.force else ""
+    kept = "; the looks learnt before forgotten" if args.force and before is not None else ""
     if looks.lattice is not None:
         kept = f"; the positions of its holes stored too (the appliance starts from them){kept}"
     if games and not looks.boards:  # teach() forgot them: the grid stands elsewhere now

@@ -48,11 +48,16 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if output.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         print(f"c4pi snapshot: {output}: use a .png or .jpg name", file=sys.stderr)
         return 2
+    source_name = args.source or config.camera.source
+    if Path(source_name).exists() and output.resolve() == Path(source_name).resolve():
+        print(f"c4pi snapshot: {output} is the source picture: write to another file",
+              file=sys.stderr)
+        return 2
     if args.frame is not None and args.frame < 0:
         print("c4pi snapshot: --frame must be 0 or more", file=sys.stderr)
         return 2
     try:
-        frame, source = grab_frame(args.source or config.camera.source, config, args.frame)
+        frame, source = grab_frame(source_name, config, args.frame)
         image = frame.image
         line = ""
         if args.annotate:

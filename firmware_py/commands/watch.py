@@ -35,7 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "'sim' (the simulated camera), 'camera' (the Pi camera), 'usb:N' (a "
                     "webcam), a video file or a folder of images. Files and folders are read "
                     "as fast as possible on their own timeline (t = frame index / fps), "
-                    "so the same file always prints the same lines.")
+                    "so the same file always prints the same lines. A folder is a film: "
+                    "each picture is one frame, and a board is shown once it has been seen "
+                    "steadily for about a second (copy a picture to make it last); to read "
+                    "single pictures, use c4pi read.")
     parser.add_argument("source", metavar="SOURCE", help="sim, camera, usb:N, a video file or "
                                                          "a folder of images")
     parser.add_argument("--json", action="store_true",
@@ -44,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fps", type=float, metavar="N",
                         help="frame rate of a file or folder (default: the file's own, else "
                              "10) or of the simulator (default: [camera] fps)")
-    parser.add_argument("--frames", type=int, metavar="N", help="stop after N frames")
+    parser.add_argument("--frames", type=int, metavar="N",
+                        help="stop after N frames (1 or more)")
     sim = parser.add_argument_group("simulator (SOURCE = sim)")
     sim.add_argument("--moves", metavar="MOVES",
                      help="play this game (digits 1-7) instead of endless random games")
@@ -68,6 +72,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if args.fps is not None and not 0 < args.fps <= 1000:
         print(f"c4pi watch: --fps must be between 0 and 1000, got {args.fps:g}",
               file=sys.stderr)
+        return 2
+    if args.frames is not None and args.frames < 1:
+        print(f"c4pi watch: --frames must be 1 or more, got {args.frames}", file=sys.stderr)
         return 2
     try:
         return _watch(args, config)

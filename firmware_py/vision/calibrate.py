@@ -98,8 +98,9 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                 last_reason = _why_not(analysis, owner_says_empty)
                 hint = FORCE_HINT if _every_hole_seen(analysis) and not owner_says_empty else ""
     if 0 < len(taken) == seen < FRAMES_NEEDED:  # every frame counted: the source ran out
-        raise VisionError(f"the empty board was seen in all {seen} frames the source gave, "
-                          f"need {FRAMES_NEEDED}: give a longer video or more pictures")
+        raise VisionError(f"the empty board was seen in all {seen} frame(s) the source gave, "
+                          f"need {FRAMES_NEEDED}: use the camera, a longer video or a folder "
+                          f"of {FRAMES_NEEDED} pictures or more")
     if len(taken) < FRAMES_NEEDED:
         raise VisionError(f"the empty board was seen in {len(taken)} of {seen} frames, need "
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "

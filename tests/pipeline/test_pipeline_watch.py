@@ -128,3 +128,9 @@ def test_bad_sim_moves(fakes, capsys):
 def test_bad_fps(capsys):
     status, _, err = watch(capsys, "sim", "--fps", "0")
     assert status == 2 and "--fps" in err
+
+
+@pytest.mark.parametrize("count", ["0", "-1"])
+def test_no_frames_to_watch_is_a_usage_error(capsys, count):
+    status, out, err = watch(capsys, "sim", "--frames", count)
+    assert status == 2 and "--frames must be 1 or more" in err and out == []

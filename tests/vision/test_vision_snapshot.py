@@ -122,6 +122,17 @@ def test_snapshot_refuses_bad_names_and_missing_sources(tmp_path: Path,
     assert "unknown source" in capsys.readouterr().err
 
 
+def test_snapshot_never_writes_over_its_source_picture(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture) -> None:
+    picture = tmp_path / "board.png"
+    cv2.imwrite(str(picture), render_frame("44", SPEC, seed=2))
+    before = picture.read_bytes()
+    assert main(["snapshot", str(tmp_path / "." / "board.png"), "--source", str(picture),
+                 "--annotate"]) == 2
+    assert "is the source picture" in capsys.readouterr().err
+    assert picture.read_bytes() == before
+
+
 def test_the_band_says_every_word_of_the_reason_and_the_advice(
         markers_reader: BoardReader) -> None:
     """A newcomer's report: the reason was cut off ("..., column"), "markers 3" read like
