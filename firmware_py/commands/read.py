@@ -43,9 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("image", metavar="IMAGE", help="image file")
     parser.add_argument("--json", action="store_true",
                         help='print {"status", "grid", "moves_to_play", "markers", "confidence", '
-                             '"found_by", "reason"} (confidence: see above; found_by: "markers" '
-                             'or "holes", what found the board, or null; reason: why the '
-                             'reading is not ok, as the screen says it, or null)')
+                             '"found_by", "reason"} (moves_to_play: whose turn it is, "R" or '
+                             '"Y", on an ok reading, else null; an empty board gives "R" even '
+                             'where [game] first lets either colour start; confidence: see '
+                             'above; found_by: "markers" or "holes", what found the board, or '
+                             'null; reason: why the reading is not ok, as the screen says it, '
+                             'or null)')
     parser.set_defaults(func=run, needs=("camera",))
 
 
