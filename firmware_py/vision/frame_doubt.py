@@ -1,4 +1,4 @@
-"""This frame's own looks as a doubt: a hole read empty that looks like the sure discs is not sure.
+"""This frame's own looks as a doubt: a hole read unlike the holes it looks like is not sure.
 
 The generic readers (:mod:`.combine`) judge each hole alone. A person judges
 it beside the others: a disc that looks just like the pink discs the readers
@@ -20,10 +20,21 @@ mistake, within one frame:
    probable as the empty hole, so the decision (:mod:`.decide`) sees two
    equal boards and refuses, naming the cell.
 
-Holes read as discs are not doubted: a disc that looks like the empty holes
-is common and harmless (a yellow disc beside a beige wall seen through the
-empty holes: in one live game of the random views 88 frames were doubted so,
-and the 20 random views showed 5 positions fewer, none of them wrong before).
+The same for a disc's colour, the other mistake of that issue (a disc read
+in a colour it does not have): discs that look alike are of one colour. A
+hole read as a disc whose nearest disc read the *other* colour lies within
+:data:`ALIKE` and at most :data:`NEARER` times as far as its nearest disc
+read its own colour is doubted too: its two colours tie. Here every disc
+read so counts as an example, sure or not: two orange discs alone on a
+board, one read red (0.90) and one yellow (0.86), 14 apart, are a board
+the readers contradict, not a red and a yellow (an illegal Yellow-and-Yellow
+board was read as the legal Red-and-Yellow so).
+
+Holes read as discs are not doubted for looking like the empty holes: a
+disc that looks like the empty holes is common and harmless (a yellow disc
+beside a beige wall seen through the empty holes: in one live game of the
+random views 88 frames were doubted so, and the 20 random views showed 5
+positions fewer, none of them wrong before).
 
 It only ever takes sureness away: a doubted hole ties, it is never turned
 into the disc it looks like, so a board read before is read no more surely
@@ -82,15 +93,50 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     ``features`` (42, 12), ``covered`` (42 bools: no opinion, no example)."""
     log_probs = np.asarray(log_probs, np.float64)
     to_empty, to_disc, disc = empty_holes_to_sure(log_probs, features, covered)
-    doubted = (to_disc <= ALIKE) & (to_disc <= NEARER * to_empty)
-    looks_like = np.where(doubted, disc, NOT_DOUBTED)
+    looks_like = np.where((to_disc <= ALIKE) & (to_disc <= NEARER * to_empty), disc,
+                          NOT_DOUBTED)
+    looks_like = np.where(looks_like == NOT_DOUBTED,
+                          discs_read_apart(log_probs, features, covered), looks_like)
+    doubted = looks_like != NOT_DOUBTED
     if not doubted.any():
         return Doubted(log_probs, looks_like)
     tied = log_probs.copy()
     rows = np.flatnonzero(doubted)
-    tied[rows, disc[rows]] = tied[rows, EMPTY_KIND]  # read empty: the empty hole leads
+    read = log_probs.argmax(axis=1)
+    tied[rows, looks_like[rows]] = tied[rows, read[rows]]  # as probable as what was read
     tied -= np.logaddexp.reduce(tied, axis=1, keepdims=True)
     return Doubted(tied, looks_like)
+
+
+def discs_read_apart(log_probs: np.ndarray, features: np.ndarray,
+                     covered: np.ndarray | None = None) -> np.ndarray:
+    """(42,) for each hole read as a disc whose nearest disc read the other colour
+    lies within :data:`ALIKE` and at most :data:`NEARER` times as far as its nearest
+    disc read its own colour, that other colour; else :data:`NOT_DOUBTED`."""
+    distances, shown = _distances(features, covered)
+    read = np.asarray(log_probs).argmax(axis=1)
+    apart = np.full(len(read), NOT_DOUBTED)
+    for kind, other in ((1, 2), (2, 1)):
+        mine, theirs = shown & (read == kind), shown & (read == other)
+        if not (mine.any() and theirs.any()):
+            continue
+        to_theirs = distances[:, theirs].min(axis=1)
+        to_mine = distances[:, mine].min(axis=1)  # inf for a colour's only disc
+        alike = mine & (to_theirs <= ALIKE) & (to_theirs <= NEARER * to_mine)
+        apart[alike] = other
+    return apart
+
+
+def _distances(features: np.ndarray, covered: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(42, 42) the looks' distances (inf on the diagonal and where a look is not
+    measured) and (42,) the holes not covered."""
+    features = np.asarray(features, np.float64)
+    shown = np.ones(len(features), bool) if covered is None else ~np.asarray(covered, bool)
+    distances = np.linalg.norm(features[:, None, :] - features[None, :, :], axis=2)
+    distances[~np.isfinite(distances)] = np.inf  # a look not measured is like nothing
+    np.fill_diagonal(distances, np.inf)
+    return distances, shown
 
 
 def empty_holes_to_sure(log_probs: np.ndarray, features: np.ndarray,
@@ -100,11 +146,7 @@ def empty_holes_to_sure(log_probs: np.ndarray, features: np.ndarray,
     disc, and that disc's kind; the distance to a disc is inf for the holes not read
     empty or covered (never doubted). Sure: not covered, read at least :data:`SURE`;
     a hole is never its own example (inf where a kind has no other)."""
-    features = np.asarray(features, np.float64)
-    shown = np.ones(len(features), bool) if covered is None else ~np.asarray(covered, bool)
-    distances = np.linalg.norm(features[:, None, :] - features[None, :, :], axis=2)
-    distances[~np.isfinite(distances)] = np.inf  # a look not measured is like nothing
-    np.fill_diagonal(distances, np.inf)
+    distances, shown = _distances(features, covered)
     sure = (np.exp(log_probs) >= SURE) & shown[:, None]
     nearest = np.full(log_probs.shape, np.inf)
     for kind in range(log_probs.shape[1]):

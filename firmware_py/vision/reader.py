@@ -20,7 +20,8 @@ One straight line of named stages (see ``docs/vision.md``):
    reader sees; a hole something lies over, a hand, :mod:`.hidden`: none);
    **doubt** (:mod:`.frame_doubt`): a hole read empty that looks like the
    discs the readers are sure of in this frame, far more than like its sure
-   empty holes, ties with that disc (sureness only taken away);
+   empty holes, ties with that disc, and a disc that looks like the discs
+   read the other colour ties its two colours (sureness only taken away);
 7. **recall** (:mod:`.hole_looks`, when given): this installation's one model
    of how each hole looks empty, with a red and with a yellow disc; a hole
    that looks as a known look (in the same light) is read as that, the

@@ -57,6 +57,43 @@ def test_a_hole_read_empty_that_looks_like_the_sure_red_discs_ties_with_red() ->
     assert decide(doubted.log_probs, DEFAULT_MARGIN, rule="either").status == "invalid"
 
 
+ORANGE_LOOK = 160.0  # between the red and the yellow discs' looks
+
+
+def test_two_discs_alike_read_in_two_colours_both_tie() -> None:
+    """Two orange discs alone on the board, one read red and one yellow: the readers
+    contradict themselves, and neither colour is taken."""
+    grid = [".......", ".......", ".......", ".......", ".......", "....R.Y"]
+    kinds = _kinds(grid)
+    features = _frame([0] * 42, np.random.default_rng(3))
+    left, right = 39, 41
+    features[[left, right]] = ORANGE_LOOK + np.random.default_rng(4).normal(0, 2, (2, 12))
+    log_probs = _read(kinds)
+    log_probs[left], log_probs[right] = np.log([0.01, 0.9, 0.09]), np.log([0.04, 0.1, 0.86])
+    doubted = doubt(log_probs, features)
+    assert doubted.looks_like[left] == 2 and doubted.looks_like[right] == 1
+    assert np.isclose(doubted.log_probs[left, 1], doubted.log_probs[left, 2])
+    assert np.isclose(doubted.log_probs[right, 1], doubted.log_probs[right, 2])
+    assert doubted.note(left) == "looks like this frame's yellow discs"
+    others = ~np.isin(np.arange(42), [left, right])
+    assert np.allclose(doubted.log_probs[others], log_probs[others])
+    assert decide(log_probs, DEFAULT_MARGIN, rule="either").status == "ok"
+    assert decide(doubted.log_probs, DEFAULT_MARGIN, rule="either").status == "invalid"
+
+
+def test_a_disc_nearer_its_own_colour_than_the_other_is_not_doubted() -> None:
+    kinds = _kinds(GRID)
+    rng = np.random.default_rng(5)
+    features = _frame(kinds, rng)
+    reds = [i for i, kind in enumerate(kinds) if kind == 1]
+    features[reds[0]] = YELLOW_LOOK - 25.0 / np.sqrt(12)  # 25 from the yellows: alike,
+    features[reds[1]] = YELLOW_LOOK - 30.0 / np.sqrt(12)  # but 5 from another red
+    doubted = doubt(_read(kinds), features)
+    assert np.all(doubted.looks_like == NOT_DOUBTED)
+    features[reds[1]] = RED_LOOK  # now its nearest red is far: the yellows are nearer
+    assert doubt(_read(kinds), features).looks_like[reds[0]] == 2
+
+
 def test_a_hole_read_as_a_disc_that_looks_like_the_empty_holes_is_not_doubted() -> None:
     """Only a hole read empty is doubted (a disc seen is never deleted): a disc that
     looks like the empty holes (a yellow disc beside a beige wall seen through them)
@@ -212,3 +249,21 @@ def test_a_pink_disc_both_readers_call_empty_is_refused_not_deleted(reader, seed
     assert len(missing) == 1 and missing[0] in reading.reason
     assert "looks like this frame's red discs" in reading.reason
     assert "c4pi calibrate --discs" in remedy(reading.status, reading.reason)  # README's
+
+
+@pytest.mark.skipif(not LABELS.is_file(), reason=missing_reason(LABELS))
+def test_two_orange_discs_read_as_a_red_and_a_yellow_are_refused(reader) -> None:
+    """A fresh illegal board of the pink and orange restyles (``tools/bench/vision.py
+    --sources look-illegal-orange-pink --seed-base 30000``, frame 131): two orange
+    discs, Yellow and Yellow, 14 apart in look; the readers call one red (0.90), so the
+    legal Red-and-Yellow board was read. Discs alike are one colour: refused."""
+    from tools.bench.vision_sources import appearance_frame
+
+    grid, _, frame, _ = appearance_frame(rc.default_composer(), 131, 30_000, "orange-pink",
+                                         illegal=True)
+    assert grid[-1] == "....Y.Y" and all(line == "......." for line in grid[:-1])
+    reading = reader.read(frame)
+    assert reading.status == "invalid"
+    assert "column 5 row 1" in reading.reason and "column 7 row 1" in reading.reason
+    assert "c4pi calibrate --discs" in remedy(reading.status, reading.reason)
+    assert "read as two colours" in remedy(reading.status, reading.reason)
