@@ -92,11 +92,12 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     docstring) with that disc; ``log_probs`` (42, 3) normalised per hole,
     ``features`` (42, 12), ``covered`` (42 bools: no opinion, no example)."""
     log_probs = np.asarray(log_probs, np.float64)
-    to_empty, to_disc, disc = empty_holes_to_sure(log_probs, features, covered)
+    distances, shown = _distances(features, covered)
+    to_empty, to_disc, disc = _empty_holes_to_sure(log_probs, distances, shown)
     looks_like = np.where((to_disc <= ALIKE) & (to_disc <= NEARER * to_empty), disc,
                           NOT_DOUBTED)
     looks_like = np.where(looks_like == NOT_DOUBTED,
-                          discs_read_apart(log_probs, features, covered), looks_like)
+                          _discs_read_apart(log_probs, distances, shown), looks_like)
     doubted = looks_like != NOT_DOUBTED
     if not doubted.any():
         return Doubted(log_probs, looks_like)
@@ -108,12 +109,11 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     return Doubted(tied, looks_like)
 
 
-def discs_read_apart(log_probs: np.ndarray, features: np.ndarray,
-                     covered: np.ndarray | None = None) -> np.ndarray:
+def _discs_read_apart(log_probs: np.ndarray, distances: np.ndarray,
+                      shown: np.ndarray) -> np.ndarray:
     """(42,) for each hole read as a disc whose nearest disc read the other colour
     lies within :data:`ALIKE` and at most :data:`NEARER` times as far as its nearest
     disc read its own colour, that other colour; else :data:`NOT_DOUBTED`."""
-    distances, shown = _distances(features, covered)
     read = np.asarray(log_probs).argmax(axis=1)
     apart = np.full(len(read), NOT_DOUBTED)
     for kind, other in ((1, 2), (2, 1)):
@@ -146,7 +146,11 @@ def empty_holes_to_sure(log_probs: np.ndarray, features: np.ndarray,
     disc, and that disc's kind; the distance to a disc is inf for the holes not read
     empty or covered (never doubted). Sure: not covered, read at least :data:`SURE`;
     a hole is never its own example (inf where a kind has no other)."""
-    distances, shown = _distances(features, covered)
+    return _empty_holes_to_sure(log_probs, *_distances(features, covered))
+
+
+def _empty_holes_to_sure(log_probs: np.ndarray, distances: np.ndarray, shown: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     sure = (np.exp(log_probs) >= SURE) & shown[:, None]
     nearest = np.full(log_probs.shape, np.inf)
     for kind in range(log_probs.shape[1]):
