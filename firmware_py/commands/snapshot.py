@@ -49,9 +49,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print(f"c4pi snapshot: {output}: use a .png or .jpg name", file=sys.stderr)
         return 2
     source_name = args.source or config.camera.source
-    if Path(source_name).exists() and output.resolve() == Path(source_name).resolve():
-        print(f"c4pi snapshot: {output} is the source picture: write to another file",
-              file=sys.stderr)
+    if _inside_source(output, Path(source_name)):
+        print(f"c4pi snapshot: {output} is the source picture or lies in the source "
+              "folder: write it elsewhere", file=sys.stderr)
         return 2
     if args.frame is not None and args.frame < 0:
         print("c4pi snapshot: --frame must be 0 or more", file=sys.stderr)
@@ -73,6 +73,17 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return 1
     print(f"wrote {output} ({image.shape[1]}x{image.shape[0]})" + (f": {line}" if line else ""))
     return 0
+
+
+def _inside_source(output: Path, source: Path) -> bool:
+    """Whether writing ``output`` would overwrite the picture ``source`` or a picture
+    of the folder ``source``."""
+    if not source.exists():
+        return False  # sim, camera, usb:N
+    if source.is_dir():
+        return output.resolve().parent == source.resolve()
+    return output.resolve() == source.resolve() or (
+        output.exists() and output.samefile(source))
 
 
 def grab_frame(name: str, config: Config, index: int | None) -> tuple[Frame, FrameSource]:

@@ -36,12 +36,22 @@ def picture_size(head: bytes) -> tuple[int, int] | None:
         if head.startswith(b"\xff\xd8"):
             return _jpeg_size(head)
         if head.startswith(b"BM"):
-            width, height = struct.unpack("<ii", head[18:26])
-            return abs(width), abs(height)
+            return _bmp_size(head)
         if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
             return _webp_size(head)
     except struct.error:  # a header cut short
         return None
+    return None
+
+
+def _bmp_size(head: bytes) -> tuple[int, int] | None:
+    (header,) = struct.unpack("<I", head[14:18])
+    if header == 12:  # OS/2's BITMAPCOREHEADER: 16-bit sides
+        width, height = struct.unpack("<HH", head[18:22])
+        return width, height
+    if header >= 40:  # BITMAPINFOHEADER and its successors
+        width, height = struct.unpack("<ii", head[18:26])
+        return abs(width), abs(height)
     return None
 
 
@@ -86,15 +96,18 @@ def read_picture(path: str | Path) -> np.ndarray:
     import cv2
 
     path = Path(path)
-    if not path.exists():
-        raise CameraError(f"cannot read image {str(path)!r}: no such file")
-    if path.is_dir():
-        raise CameraError(f"cannot read image {str(path)!r}: a folder, not a picture")
     try:
+        if not path.exists():
+            raise CameraError(f"cannot read image {str(path)!r}: no such file")
+        if path.is_dir():
+            raise CameraError(f"cannot read image {str(path)!r}: a folder, not a picture")
+        if not path.is_file():
+            raise CameraError(f"cannot read image {str(path)!r}: not a regular file")
         with path.open("rb") as file:
             head = file.read(HEADER_BYTES)
-    except OSError as error:
-        raise CameraError(f"cannot read image {str(path)!r}: {error.strerror}") from None
+    except OSError as error:  # a name too long, a folder that may not be read
+        raise CameraError(f"cannot read image {str(path)!r}: "
+                          f"{error.strerror or error}") from None
     if not head:
         raise CameraError(f"cannot read image {str(path)!r}: the file is empty")
     size = picture_size(head)

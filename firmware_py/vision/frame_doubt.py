@@ -67,6 +67,7 @@ from firmware_py.vision.reading import CLASS_NAMES
 SURE = 0.9  # the readers' probability that makes a hole a sure example of its kind
 ALIKE = 30.0  # Lab distance over the 12 ring features: as alike as two discs of a colour
 NEARER = 0.5  # ... and at most half as far as the nearest sure empty hole
+BEHIND = 1e-12  # nats: a tie, far under decide.TIE (1e-9) even summed over 42 holes
 NOT_DOUBTED = -1
 EMPTY_KIND = 0  # an empty hole's index in :data:`~.reading.CLASSES`
 
@@ -81,9 +82,15 @@ class Doubted:
     looks_like: np.ndarray  # (42,) ints
 
     def note(self, cell: int) -> str:
-        """"looks like this frame's red discs" for a doubted ``cell``, else ""."""
+        """For a doubted ``cell``: "looks like this frame's red discs" where it was read
+        empty, "looks like this frame's discs read yellow" where it was read red; else
+        ""."""
         kind = int(self.looks_like[cell])
-        return "" if kind == NOT_DOUBTED else f"looks like this frame's {CLASS_NAMES[kind]} discs"
+        if kind == NOT_DOUBTED:
+            return ""
+        if int(np.argmax(self.log_probs[cell])) == EMPTY_KIND:
+            return f"looks like this frame's {CLASS_NAMES[kind]} discs"
+        return f"looks like this frame's discs read {CLASS_NAMES[kind]}"
 
 
 def doubt(log_probs: np.ndarray, features: np.ndarray,
@@ -104,7 +111,9 @@ def doubt(log_probs: np.ndarray, features: np.ndarray,
     tied = log_probs.copy()
     rows = np.flatnonzero(doubted)
     read = log_probs.argmax(axis=1)
-    tied[rows, looks_like[rows]] = tied[rows, read[rows]]  # as probable as what was read
+    # as probable as what was read, but for BEHIND: a tie to the decision, and what was
+    # read stays what is seen (a yellow is not shown as red)
+    tied[rows, looks_like[rows]] = tied[rows, read[rows]] - BEHIND
     tied -= np.logaddexp.reduce(tied, axis=1, keepdims=True)
     return Doubted(tied, looks_like)
 

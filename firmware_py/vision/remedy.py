@@ -34,7 +34,7 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"too dark, or washed out"),
      "Light the board evenly from the front; no lamp or window behind it or in view."),
     # frame_doubt.py: a disc read in one colour that looks like the discs read the other
-    (re.compile(r"\((red|yellow) [0-9.]+ or (red|yellow);[^)]*looks like this frame's"),
+    (re.compile(r"looks like this frame's discs read (red|yellow)"),
      "Discs that look alike were read as two colours (discs of an unusual colour: orange, "
      "pink, pale): run c4pi calibrate --discs, which learns your two colours."),
     # frame_doubt.py: a hole read empty that looks like the frame's sure discs

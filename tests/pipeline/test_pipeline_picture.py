@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -31,6 +32,13 @@ def test_a_jpeg_with_metadata_before_its_frame_still_gives_its_size(tmp_path: Pa
     data = path.read_bytes()
     comment = b"\xff\xfe" + struct.pack(">H", 2 + 3000) + b"x" * 3000  # a COM segment
     assert picture_size(data[:2] + comment + data[2:]) == (160, 90)
+
+
+def test_an_os2_bitmap_gives_its_16_bit_sides() -> None:
+    core = (b"BM" + struct.pack("<IHHI", 26 + 64 * 48 * 3, 0, 0, 26)
+            + struct.pack("<IHHHH", 12, 64, 48, 1, 24))  # BITMAPCOREHEADER
+    assert picture_size(core + bytes(64)) == (64, 48)
+    assert picture_size(b"BM" + bytes(12) + struct.pack("<I", 20) + bytes(40)) is None
 
 
 def test_other_formats_and_cut_headers_have_no_size() -> None:
@@ -63,6 +71,7 @@ def test_a_picture_too_large_to_decode_is_refused_undecoded(tmp_path: Path) -> N
     (lambda path: path.mkdir(), "a folder, not a picture"),
     (lambda path: path.write_bytes(b""), "the file is empty"),
     (lambda path: path.write_text("not a picture"), "not a picture OpenCV decodes"),
+    (lambda path: os.mkfifo(path), "not a regular file"),
 ])
 def test_a_bad_file_says_what_is_wrong(tmp_path: Path, make, says: str) -> None:
     path = tmp_path / "frame.png"
@@ -80,3 +89,8 @@ def test_a_folder_source_reads_its_pictures_with_the_same_check(tmp_path: Path) 
     assert frame is not None and frame.image.shape == (48, 64, 3)
     with pytest.raises(CameraError, match="b.png.*pixels is more than"):
         source.read()
+
+
+def test_a_name_too_long_for_the_file_system_is_a_camera_error(tmp_path: Path) -> None:
+    with pytest.raises(CameraError, match="cannot read image"):
+        read_picture(tmp_path / ("x" * 300 + ".png"))

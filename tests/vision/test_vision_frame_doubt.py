@@ -74,7 +74,9 @@ def test_two_discs_alike_read_in_two_colours_both_tie() -> None:
     assert doubted.looks_like[left] == 2 and doubted.looks_like[right] == 1
     assert np.isclose(doubted.log_probs[left, 1], doubted.log_probs[left, 2])
     assert np.isclose(doubted.log_probs[right, 1], doubted.log_probs[right, 2])
-    assert doubted.note(left) == "looks like this frame's yellow discs"
+    assert doubted.note(left) == "looks like this frame's discs read yellow"
+    assert doubted.note(right) == "looks like this frame's discs read red"
+    assert doubted.log_probs[right].argmax() == 2  # what was read is still what is seen
     others = ~np.isin(np.arange(42), [left, right])
     assert np.allclose(doubted.log_probs[others], log_probs[others])
     assert decide(log_probs, DEFAULT_MARGIN, rule="either").status == "ok"
@@ -256,7 +258,8 @@ def test_two_orange_discs_read_as_a_red_and_a_yellow_are_refused(reader) -> None
     """A fresh illegal board of the pink and orange restyles (``tools/bench/vision.py
     --sources look-illegal-orange-pink --seed-base 30000``, frame 131): two orange
     discs, Yellow and Yellow, 14 apart in look; the readers call one red (0.90), so the
-    legal Red-and-Yellow board was read. Discs alike are one colour: refused."""
+    legal Red-and-Yellow board was read. Discs alike are one colour: refused, naming the
+    disc read red."""
     from tools.bench.vision_sources import appearance_frame
 
     grid, _, frame, _ = appearance_frame(rc.default_composer(), 131, 30_000, "orange-pink",
@@ -264,6 +267,7 @@ def test_two_orange_discs_read_as_a_red_and_a_yellow_are_refused(reader) -> None
     assert grid[-1] == "....Y.Y" and all(line == "......." for line in grid[:-1])
     reading = reader.read(frame)
     assert reading.status == "invalid"
-    assert "column 5 row 1" in reading.reason and "column 7 row 1" in reading.reason
+    assert "column 5 row 1" in reading.reason  # the disc read red, like the yellow one
+    assert "looks like this frame's discs read yellow" in reading.reason
     assert "c4pi calibrate --discs" in remedy(reading.status, reading.reason)
     assert "read as two colours" in remedy(reading.status, reading.reason)

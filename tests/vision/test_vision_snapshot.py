@@ -131,6 +131,8 @@ def test_snapshot_never_writes_over_its_source_picture(tmp_path: Path,
                  "--annotate"]) == 2
     assert "is the source picture" in capsys.readouterr().err
     assert picture.read_bytes() == before
+    assert main(["snapshot", str(tmp_path / "new.png"), "--source", str(tmp_path)]) == 2
+    assert "source folder" in capsys.readouterr().err and not (tmp_path / "new.png").exists()
 
 
 def test_the_band_says_every_word_of_the_reason_and_the_advice(
