@@ -82,8 +82,7 @@ def _inside_source(output: Path, source: Path) -> bool:
         return False  # sim, camera, usb:N
     if source.is_dir():
         return output.resolve().parent == source.resolve()
-    return output.resolve() == source.resolve() or (
-        output.exists() and output.samefile(source))
+    return output.exists() and output.samefile(source)  # links and ./ spellings too
 
 
 def grab_frame(name: str, config: Config, index: int | None) -> tuple[Frame, FrameSource]:
