@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from c4game.exc import ConfigError
 from firmware_py import __version__
 from firmware_py.config import Config, load_config
+from firmware_py.failure import report
 from firmware_py.parts import EX_UNAVAILABLE, missing, needs_message, part_of_module
 
 EX_CONFIG = 78
@@ -73,13 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as error:
-        print(f"c4pi: config error: {error}", file=sys.stderr)
-        return EX_CONFIG
+        return report(args, f"c4pi: config error: {error}", f"config error: {error}", EX_CONFIG)
     setup_logging(config, args.verbose, args.command)
     absent = missing(getattr(args, "needs", ()))
     if absent:
-        print(needs_message(args.command, absent), file=sys.stderr)
-        return EX_UNAVAILABLE
+        message = needs_message(args.command, absent)
+        return report(args, message, message, EX_UNAVAILABLE)
     try:
         return int(args.func(args, config) or 0)
     except KeyboardInterrupt:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from c4game.exc import PositionError
 from firmware_py.commands.solve import EX_USAGE, add_solver_flags, solver_from_flags
 from firmware_py.config import Config
+from firmware_py.failure import fail
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,8 +48,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         Board.from_moves(args.moves, first_colour(args, config)).require_playable()
         answer = solver.best(args.moves, scores=True)
     except PositionError as error:
-        print(f"c4pi analyze: {error}", file=sys.stderr)
-        return EX_USAGE
+        return fail(args, str(error), EX_USAGE)
     if args.json:
         print(json.dumps({"moves": args.moves, "scores": list(answer.scores),
                           "best": list(answer.best_columns), "score": answer.score,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from firmware_py.commands.solve import add_solver_flags, solver_from_flags
 from firmware_py.config import Config
+from firmware_py.failure import fail
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,8 +39,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from cython_solver.benchmark import BenchError, bench_file, format_row, peer_bench
 
     if (args.limit is not None and args.limit < 1) or args.repeat < 1:
-        print("c4pi bench: --limit and --repeat must be at least 1", file=sys.stderr)
-        return 2
+        return fail(args, "--limit and --repeat must be at least 1", 2)
     solver = solver_from_flags(args, config)
     if not args.json:
         print(f"# solver: {solver.tt_mb} MB table, {solver.book_status}; "
@@ -54,8 +53,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
                                 answers=not args.no_answer, repeat=args.repeat)
             peer = peer_bench(path, args.limit, not args.no_book) if args.peer else None
         except BenchError as error:
-            print(f"c4pi bench: {error}", file=sys.stderr)
-            return 2
+            return fail(args, str(error), 2)
         if result.mismatches:
             status = 1
         if args.json:

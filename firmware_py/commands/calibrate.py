@@ -122,8 +122,9 @@ def _calibrate(name: str, config: Config, discs: bool, *, force: bool = False,
                     return
                 yield frame.image
 
-        looks = calibrate_empty_board(reader, frames(MAX_FRAMES), owner_says_empty=force,
-                                      looks=looks)
+        looks = calibrate_empty_board(
+            reader, frames(MAX_FRAMES), owner_says_empty=force, looks=looks,
+            warn=lambda text: print(f"c4pi calibrate: warning: {text}", file=sys.stderr))
         if discs:
             max_frames = int(DISC_WAIT_S * max(config.camera.fps, 1))
             calibrate_discs(reader, frames(max_frames), looks,

@@ -70,24 +70,22 @@ def reading_json(reading: Reading) -> JsonObject:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, ModelError, VisionError
+    from firmware_py.failure import fail
     from firmware_py.sources.picture import read_picture
     from firmware_py.vision.reader import BoardReader
 
     try:
         frame = read_picture(args.image)
     except CameraError as error:
-        print(f"c4pi read: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(args, str(error), EXIT_BAD_INPUT)
     try:
         reader = BoardReader.from_config(config.vision, config.camera, first=config.game.first)
     except ModelError as error:
-        print(f"c4pi read: {error}", file=sys.stderr)
-        return EXIT_MODEL
+        return fail(args, str(error), EXIT_MODEL)
     try:
         reading = reader.read(frame)
     except VisionError as error:  # a frame it cannot read at all (too small)
-        print(f"c4pi read: {args.image}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(args, f"{args.image}: {error}", EXIT_BAD_INPUT)
     if args.json:
         print(json.dumps(reading_json(reading)))
     elif reading.grid is not None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING
 
 from c4game.exc import PositionError
 from firmware_py.config import Config
+from firmware_py.failure import fail
 
 if TYPE_CHECKING:
     from cython_solver import Solver
@@ -64,8 +64,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
                          ).require_playable()
         answer = solver.best(args.moves, tie_break=config.solver.tie_break, scores=args.json)
     except PositionError as error:
-        print(f"c4pi solve: {error}", file=sys.stderr)
-        return EX_USAGE
+        return fail(args, str(error), EX_USAGE)
     if args.json:
         print(json.dumps({"moves": args.moves, "score": answer.score,
                           "best": list(answer.best_columns), "scores": list(answer.scores),

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from firmware_py.config import Config
+from firmware_py.failure import fail
 
 if TYPE_CHECKING:
     from c4game.board import Board
@@ -70,17 +71,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, HudError, ModelError, PositionError, RecordingError
 
     if args.fps is not None and not 0 < args.fps <= 1000:
-        print(f"c4pi watch: --fps must be between 0 and 1000, got {args.fps:g}",
-              file=sys.stderr)
-        return 2
+        return fail(args, f"--fps must be between 0 and 1000, got {args.fps:g}", 2)
     if args.frames is not None and args.frames < 1:
-        print(f"c4pi watch: --frames must be 1 or more, got {args.frames}", file=sys.stderr)
-        return 2
+        return fail(args, f"--frames must be 1 or more, got {args.frames}", 2)
     try:
         return _watch(args, config)
     except (CameraError, ModelError, PositionError, HudError, RecordingError) as error:
-        print(f"c4pi watch: {error}", file=sys.stderr)
-        return EX_NOINPUT if isinstance(error, CameraError) else 2
+        return fail(args, str(error), EX_NOINPUT if isinstance(error, CameraError) else 2)
 
 
 def _watch(args: argparse.Namespace, config: Config) -> int:

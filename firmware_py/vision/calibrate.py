@@ -42,7 +42,7 @@ from firmware_py.vision.geometry import GRID_CORNERS
 from firmware_py.vision.hole_looks import CELLS, KIND_OF, HoleLooks
 from firmware_py.vision.look_evidence import CHANGED_DISTANCE
 from firmware_py.vision.reader import BoardReader
-from firmware_py.vision.reading import OK
+from firmware_py.vision.reading import OK, cell_name
 
 FRAMES_NEEDED = 5
 STEADY_FRAMES = 3  # frames a dropped calibration disc must stand alone, unchanged
@@ -71,7 +71,8 @@ def hole_looks_path(setting: str) -> Path:
 
 def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                           now: dt.datetime | None = None, *, owner_says_empty: bool = False,
-                          looks: HoleLooks | None = None) -> HoleLooks:
+                          looks: HoleLooks | None = None,
+                          warn: Callable[[str], None] | None = None) -> HoleLooks:
     """``looks`` (default: a new model) taught the empty board of ``frames``
     (VisionError when too few show it; then ``looks`` is left as it was). The
     calibration replaces the empty looks learnt before (a new cushion behind the
@@ -79,8 +80,11 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
 
     With ``owner_says_empty`` the readers are not asked whether the board is
     empty, only whether every hole is seen: the owner has taken every disc out.
+    Holes where both readers saw one disc colour in every frame taught are
+    then told to ``warn`` (a disc left in would later be read as an empty hole).
     """
     taken, corners, shown, last_reason, hint, seen = [], [], [], "no frame", "", 0
+    disc_seen = np.ones(CELLS, bool)  # both readers saw a disc there in every frame taught
     by_holes = None  # the last frame counted, when its holes found the board
     counts = _every_hole_seen if owner_says_empty else _shows_the_empty_board
     with _without_looks(reader):
@@ -91,6 +95,7 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
                 taken.append(cell_features(cell_crops(analysis.grid_image)))
                 corners.append(analysis.fit.project(GRID_CORNERS))
                 shown.append(_seen_holes(analysis))
+                disc_seen &= _both_see_a_disc(analysis)
                 by_holes = frame if analysis.fit.found_by == "holes" else None
                 if len(taken) == FRAMES_NEEDED:
                     break
@@ -105,6 +110,8 @@ def calibrate_empty_board(reader: BoardReader, frames: Iterable[np.ndarray],
         raise VisionError(f"the empty board was seen in {len(taken)} of {seen} frames, need "
                           f"{FRAMES_NEEDED}: take every disc out and aim the camera "
                           f"(c4pi snapshot --annotate); last frame: {last_reason}{hint}")
+    if owner_says_empty and warn is not None and disc_seen.any():
+        warn(_disc_warning(disc_seen))
     looks = looks if looks is not None else HoleLooks()
     looks.forget_empty()  # the empty looks start again from these frames
     for features, grid_corners, holes in zip(taken, corners, shown, strict=True):
@@ -214,6 +221,21 @@ def _seen_holes(analysis) -> np.ndarray:  # noqa: ANN001
     """(42,) the holes nothing stands in front of (a hand over one teaches nothing)."""
     covered = analysis.reading.cell_covered
     return np.ones(CELLS, bool) if covered is None else ~np.asarray(covered, bool)
+
+
+def _both_see_a_disc(analysis) -> np.ndarray:  # noqa: ANN001
+    """(42,) where both readers' most probable class is the same disc colour."""
+    if analysis.cnn is None or analysis.colour is None:
+        return np.zeros(CELLS, bool)
+    return both_see_a_disc(analysis.cnn, analysis.colour)
+
+
+def _disc_warning(disc_seen: np.ndarray) -> str:
+    """The words for holes both readers took for a disc while told the board is empty."""
+    holes = ", ".join(cell_name(int(cell)) for cell in np.flatnonzero(disc_seen))
+    return (f"both readers saw a disc at {holes} in every frame, learnt as empty all the "
+            f"same (--force); if a disc is still there, take it out and run c4pi calibrate "
+            f"--force again: a disc left in would later be read as an empty hole")
 
 
 def _shows_the_empty_board(analysis) -> bool:  # noqa: ANN001

@@ -30,6 +30,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "json_types": set(),
     "board_text": {"c4game"},
     "notify": set(),
+    "failure": set(),
     "leds": {"c4game", "config"},
     "cython_solver": {"c4game"},  # nothing of the appliance (#57)
     "worker": FOUNDATIONS | {"cython_solver"},
@@ -47,7 +48,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "selftest": FOUNDATIONS | {"leds", "cython_solver", "vision", "simtable", "sources",
                                "speech", "pipeline", "appliance"},
     "commands": set(),  # filled below: a command may use every part
-    "cli": {"config", "c4game", "parts", "__init__"},
+    "cli": {"config", "c4game", "parts", "__init__", "failure"},
     "__init__": set(),
     "__main__": {"cli"},
     "tools": set(),  # the tools may use every part but the commands

@@ -116,7 +116,8 @@ def test_frames_limit(fakes, folder, capsys):
 
 def test_missing_source(fakes, tmp_path, capsys):
     status, lines, err = watch(capsys, str(tmp_path / "nothing"), "--json")
-    assert status == 66 and lines == []
+    assert status == 66 and [json.loads(line) for line in lines] == [
+        {"error": err.strip().removeprefix("c4pi watch: "), "exit": 66}]
     assert "unknown source" in err and "nothing" in err
 
 

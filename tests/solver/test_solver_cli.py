@@ -112,3 +112,12 @@ def test_bench_takes_the_empty_board(capsys, tmp_path: Path) -> None:
     assert row["n"] == 2 and row["mismatches"] == 0
     path.write_text(" 2\n")
     assert _run(capsys, "bench", str(path), "--json", "--no-answer")[0] == 1  # a wrong score
+
+
+@pytest.mark.parametrize("command", ["solve", "analyze"])
+def test_invalid_input_under_json_says_why_in_json_too(capsys, command: str) -> None:
+    status, out, err = _run(capsys, command, "4489", "--json")
+    assert status == 2
+    assert json.loads(out) == {"error": err.strip().removeprefix(f"c4pi {command}: "),
+                               "exit": 2}
+    assert "move 3" in json.loads(out)["error"]

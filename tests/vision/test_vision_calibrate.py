@@ -450,3 +450,16 @@ def test_calibrate_command_says_it_stored_where_the_holes_are(
     assert main(["calibrate", "--source", str(folder), "--out", str(out)]) == 0
     assert "the positions of its holes stored too" in capsys.readouterr().out
     assert HoleLooks.load(out).lattice is not None
+
+
+def test_force_over_a_disc_left_in_learns_it_but_names_its_hole() -> None:
+    spec = RenderSpec(yaw_deg=10, clutter=2, disc_depth=0.35)
+    said: list[str] = []
+    calibrate_empty_board(_reader(), _frames("4", spec, FRAMES_NEEDED),
+                          owner_says_empty=True, warn=said.append)
+    assert len(said) == 1 and "at column 4 row 1 in every frame" in said[0], said
+    assert "column 3" not in said[0] and "take it out" in said[0]
+    said.clear()
+    calibrate_empty_board(_reader(), _frames("", spec, FRAMES_NEEDED),
+                          owner_says_empty=True, warn=said.append)
+    assert said == []

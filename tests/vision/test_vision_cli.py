@@ -113,7 +113,7 @@ def test_read_says_what_is_wrong_with_the_path(tmp_path: Path, capsys: pytest.Ca
     assert main(["read", str(path), "--json"]) == 2
     captured = capsys.readouterr()
     assert says in captured.err and "frame.png" in captured.err
-    assert captured.out == ""
+    assert says in json.loads(captured.out)["error"]  # the same words for a script
 
 
 def test_render_writes_a_readable_frame(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -240,3 +240,26 @@ def test_one_photo_reads_the_same_through_read_and_snapshot(tmp_path: Path,
     assert main(["snapshot", str(tmp_path / "s.png"), "--annotate", "--source", str(photo)]) == 0
     said = capsys.readouterr().out
     assert f"confidence {read['confidence']:.2f}" in said, (read, said)
+
+
+def test_read_json_of_a_file_it_cannot_read_says_why_on_stdout(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    missing = tmp_path / "gone.png"
+    assert main(["read", str(missing), "--json"]) == 2
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert set(data) == {"error", "exit"} and data["exit"] == 2
+    assert str(missing) in data["error"] and data["error"] in captured.err
+    assert main(["read", str(missing)]) == 2
+    assert capsys.readouterr().out == ""  # without --json stdout stays empty
+
+
+def test_a_config_error_under_json_says_why_on_stdout(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "c4pi.toml"
+    config.write_text("[vision]\naccept_margin = nan\n")
+    assert main(["--config", str(config), "read", "x.png", "--json"]) == 78
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["exit"] == 78 and "accept_margin" in data["error"]
+    assert str(config) in data["error"] and captured.err.startswith("c4pi: config error")
