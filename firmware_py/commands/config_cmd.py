@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 
-from firmware_py.config import Config
+from firmware_py.config import Config, resolve_path
+
+EX_CONFIG = 78
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "config", help="validate the config file and print the effective settings",
-        description="Validate the config (exit 78 naming the bad key on an error) and print "
-                    "every effective setting.")
+        description="Validate the config (exit 78 naming the bad key on an error, or a "
+                    "book or model file it names that is not there) and print every "
+                    "effective setting.")
     parser.add_argument("--json", action="store_true", help="print as JSON")
     parser.set_defaults(func=run)
 
@@ -23,10 +27,27 @@ def run(args: argparse.Namespace, config: Config) -> int:
     source = values.pop("source")
     if args.json:
         print(json.dumps({"source": source, **values}, indent=2))
-        return 0
-    print(f"# effective config, loaded from {source}")
-    for section, keys in values.items():
-        print(f"\n[{section}]")
-        for key, value in keys.items():
-            print(f"{key} = {json.dumps(value)}")
-    return 0
+    else:
+        print(f"# effective config, loaded from {source}")
+        for section, keys in values.items():
+            print(f"\n[{section}]")
+            for key, value in keys.items():
+                print(f"{key} = {json.dumps(value)}")
+    absent = missing_files(config)
+    for line in absent:
+        print(f"c4pi config: {source}: {line}", file=sys.stderr)
+    return EX_CONFIG if absent else 0
+
+
+def missing_files(config: Config) -> list[str]:
+    """What is wrong with the files the config reads (the book, the model): one line
+    each, naming the key; empty when every one is there."""
+    named = []
+    if config.solver.use_book:
+        named.append(("[solver] book", config.solver.book,
+                      "build it with `c4pi book build`, or set use_book = false"))
+    if config.vision.model:
+        named.append(("[vision] model", config.vision.model,
+                      'leave it "" for the model shipped with c4pi'))
+    return [f"{key} = {path!r}: no such file ({remedy})"
+            for key, path, remedy in named if not resolve_path(path).is_file()]

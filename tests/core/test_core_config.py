@@ -226,3 +226,20 @@ def test_a_path_of_the_wrong_kind_names_the_key(tmp_path: Path, key: str, kind: 
         load_config(write(tmp_path, f'{key} = "{target}"\n'))
     section, name = key.split("\n")
     assert caught.value.key == f"{section} {name}" and f"is a {kind}" in str(caught.value)
+
+
+def test_c4pi_config_names_a_book_or_model_file_that_is_not_there(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from firmware_py.cli import main
+
+    gone = tmp_path / "gone.c4b"
+    path = write(tmp_path, f'[solver]\nbook = "{gone}"\n[vision]\nmodel = "{gone}.tflite"\n')
+    assert main(["--config", str(path), "config"]) == 78
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"c4pi config: {path}: ") for line in lines)
+    assert "[solver] book" in lines[0] and str(gone) in lines[0] and "no such file" in lines[0]
+    assert "[vision] model" in lines[1] and "[solver]" in captured.out  # the values still shown
+    path = write(tmp_path, f'[solver]\nbook = "{gone}"\nuse_book = false\n')
+    assert main(["--config", str(path), "config"]) == 0  # no book read: nothing missing
+    assert main(["config"]) == 0  # the shipped config names files that are there
