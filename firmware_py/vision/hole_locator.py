@@ -15,12 +15,17 @@ column of holes was). When they no longer match (the camera or the board moved,
 the board was taken away, or a hand covers it) the lattice is looked for
 again at once; until it is confirmed or found anew the board is "not found",
 never read through a stale lattice (a hand that covers the board and leaves
-it leaves the lattice as it was). After a find that failed, the next is made
-:data:`RETRY_FRAMES` frames later (a hand over the board costs a find twice a
-second, not every frame); a confirmed lattice is found again every
+it leaves the lattice as it was). While the frames go on not matching, the
+next find is made :data:`RETRY_FRAMES` frames after the last (a hand moving
+over the board costs a find twice a second, not every frame). A find after
+a change that confirms the kept lattice (within :data:`STILL_PITCH`) keeps
+the view it was found with and also accepts what this frame shows (the
+"lately" view: the hand where it is, a lamp switched on), so the frames
+that show either are read without another find, and the frame after the
+hand leaves is read at once. A confirmed lattice is found again every
 :data:`REFIND_FRAMES` frames: a sure one that lies within :data:`STILL_PITCH`
-of it keeps the kept lattice (the holes' learnt looks stay where they were),
-one farther replaces it.
+of it keeps the kept lattice (the holes' learnt looks stay where they were)
+with this frame's view as its own, one farther replaces it.
 
 A fixed installation starts from where ``c4pi calibrate`` found its board
 (:class:`~.hole_looks.StoredLattice`: the lattice and what its points showed
@@ -35,7 +40,7 @@ showed at calibration, as any kept lattice.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -81,8 +86,14 @@ class View:
 @dataclass(frozen=True)
 class _Kept:
     lattice: Lattice
-    view: View  # what its points showed when it was found
+    view: View  # what its points showed when it was found (or found again on schedule)
     fit: BoardFit  # the lattice as the reader's board fit (the same every frame)
+    lately: View | None = None  # what they showed when a change was found the same lattice
+
+    def shows(self, now: View) -> bool:
+        """Whether ``now`` is what the lattice's points showed when found or lately."""
+        return same_view(now, self.view) or (self.lately is not None
+                                             and same_view(now, self.lately))
 
 
 class HoleLocator:
@@ -98,6 +109,7 @@ class HoleLocator:
         self._failed = False  # the last find found no sure lattice
         self._why = "the holes were not looked for yet"
         self._start: StoredLattice | None = None  # kept from the next frame on
+        self._changed = False  # the frame before did not show the kept lattice's view
 
     def start_from(self, stored: StoredLattice) -> None:
         """Start from ``stored`` (see the module docstring): kept from the next frame, which
@@ -122,11 +134,14 @@ class HoleLocator:
             self._kept, self._age = self._from_stored(self._start, frame), self.refind_frames
             self._start = None
         kept = self._kept
-        same = kept is not None and same_view(view_at(frame, kept.lattice), kept.view)
+        same = kept is not None and kept.shows(view_at(frame, kept.lattice))
+        first_change = kept is not None and not self._changed
+        self._changed = kept is not None and not same
         due = (self._age >= self.refind_frames if same
-               else not self._failed or self._age >= RETRY_FRAMES)
+               else first_change or (kept is None and not self._failed)
+               or self._age >= RETRY_FRAMES)
         if due:
-            found = self._refind(frame)
+            found = self._refind(frame, on_schedule=same)
             if found is not None:
                 kept, same = found, True
         if kept is not None and same:
@@ -144,8 +159,10 @@ class HoleLocator:
         return _Kept(lattice, View(np.asarray(stored.face), np.asarray(stored.hole_contrast)),
                      as_board_fit(lattice, (frame.shape[1], frame.shape[0])))
 
-    def _refind(self, frame: np.ndarray) -> _Kept | None:
-        """A fresh find: kept when it is sure (None when it is not)."""
+    def _refind(self, frame: np.ndarray, on_schedule: bool = False) -> _Kept | None:
+        """A fresh find: kept when it is sure (None when it is not). The same lattice
+        found after a change (``on_schedule`` False: a hand, the light) keeps the view
+        it was found with, and also takes this frame's as what it showed lately."""
         self._age = 0
         lattice = self.find(frame)
         self._failed = not lattice.ok
@@ -154,6 +171,9 @@ class HoleLocator:
             return None
         kept = self._kept
         if kept is not None and _moved_pitch(kept.lattice, lattice) <= STILL_PITCH:
+            if not on_schedule:
+                self._kept = replace(kept, lately=view_at(frame, kept.lattice))
+                return self._kept
             lattice = kept.lattice  # the same lattice: the holes' looks stay where they were
         self._kept = _Kept(lattice, view_at(frame, lattice),
                            as_board_fit(lattice, (frame.shape[1], frame.shape[0])))

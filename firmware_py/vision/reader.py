@@ -67,7 +67,7 @@ from firmware_py.vision.fit import BoardFit, BoardLocator, Intrinsics
 from firmware_py.vision.frame_discs import frame_disc_colours
 from firmware_py.vision.frame_doubt import Doubted, doubt
 from firmware_py.vision.frame_fit import frame_evidence
-from firmware_py.vision.geometry import GRID_CORNERS
+from firmware_py.vision.geometry import GRID_CORNERS, MARKER_IDS, marker_corners
 from firmware_py.vision.hidden import border_plastic, hidden_holes
 from firmware_py.vision.hole_locator import HoleLocator
 from firmware_py.vision.hole_looks import HoleLooks
@@ -152,6 +152,8 @@ class BoardReader:
         self.board = board  # how the board is found ([vision] board)
         self.hole_locator = hole_locator or HoleLocator()
         self._markers_seen = False  # under auto: a marker installation (see _locate)
+        # where the markers of the board found by its holes would stand (MarkerDetector)
+        self._marker_places: dict[int, np.ndarray] | None = None
         self._depth_noted: set[str] = set()
 
     @classmethod
@@ -180,9 +182,12 @@ class BoardReader:
                 expectation: Expectation | None = None) -> FrameAnalysis:
         """Read one frame and keep the intermediate results."""
         _check_frame(frame)
-        markers = (self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        markers = (self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY),
+                                        where=self._marker_places)
                    if self.board != "holes" else {})
         fit = self._locate(frame, markers)
+        self._marker_places = (_marker_places(fit, self.marker_size_pitch)
+                               if fit.ok and fit.found_by == "holes" else None)
         if not fit.ok:
             return FrameAnalysis(Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
                                          reprojection_px=fit.reprojection_px,
@@ -270,6 +275,12 @@ class BoardReader:
             self._depth_noted.add(how)
             LOG.info(DEPTH_NOTES[how])
         return disc_fit
+
+
+def _marker_places(fit: BoardFit, marker_size_pitch: float) -> dict[int, np.ndarray]:
+    """Where on the image each marker would stand (SPEC §5) on the board ``fit`` found."""
+    return {marker_id: fit.project(marker_corners(marker_id, marker_size_pitch))
+            for marker_id in MARKER_IDS}
 
 
 def _explain(cnn: np.ndarray, colour: np.ndarray, doubted: Doubted | None,

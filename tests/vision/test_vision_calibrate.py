@@ -295,7 +295,9 @@ def test_calibrating_again_replaces_the_empty_looks_and_keeps_the_disc_looks() -
     calibrate_empty_board(reader, [render_frame("", cushion, seed=42)] * FRAMES_NEEDED,
                           owner_says_empty=True, looks=looks)
     analysis = _reader().analyse(render_frame("", cushion, seed=42))
-    assert np.abs(looks.means[:, 0] - analysis.reading.cell_looks).max() < 1e-6
+    # the calibrating reader tracked the markers from frame to frame: their corners agree
+    # with a fresh reader's to thousandths of a pixel, the looks to hundredths of a unit
+    assert np.abs(looks.means[:, 0] - analysis.reading.cell_looks).max() < 0.05
     assert (looks.counts[:, 0] == FRAMES_NEEDED).all()
     assert np.array_equal(looks.means[35, 1], red)  # the red disc's look, as learnt
 

@@ -308,3 +308,44 @@ def test_selftest_reads_a_short_folder_of_images_whole(tmp_path) -> None:
     with pytest.raises(Exception, match="holds no images"):
         check_camera(replace(config, camera=replace(config.camera, source=str(empty))),
                      SelftestOptions(frames=3))
+
+
+def test_a_board_found_by_its_holes_is_searched_for_markers_only_where_they_would_stand(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware_py.config import CameraConfig, VisionConfig
+    from firmware_py.simtable.render import RenderSpec, render_frame
+    from firmware_py.vision.reader import BoardReader
+
+    bare = RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0, markers=False)
+    reader = BoardReader.from_config(VisionConfig(), CameraConfig())
+    first = reader.read(render_frame("4453", bare, seed=2))
+    assert first.found_by == "holes" and first.markers == 0
+    searched = []
+    whole = reader.detector._search_frame
+    monkeypatch.setattr(reader.detector, "_search_frame",
+                        lambda grey: searched.append(1) or whole(grey))
+    again = reader.read(render_frame("44533", bare, seed=2))
+    fresh = BoardReader.from_config(VisionConfig(), CameraConfig()).read(
+        render_frame("44533", bare, seed=2))
+    assert searched == [] and again.found_by == "holes"
+    assert (again.status, again.grid) == (fresh.status, fresh.grid)
+    # the owner sticks the markers on: found where they stand, and read by them
+    stuck = reader.read(render_frame("44533", RenderSpec(yaw_deg=10, pitch_deg=-8, clutter=0),
+                                     seed=2))
+    assert searched == [1] and stuck.found_by == "markers" and stuck.markers == 4
+
+
+def test_a_hand_moving_over_the_board_costs_a_find_every_few_frames_not_every_frame() -> None:
+    find = CountedFind()
+    locator = HoleLocator(find)
+    frame = board_frame()
+    assert locate(locator, frame).ok and find.calls == 1
+    passes = []
+    for step in range(2 * RETRY_FRAMES):  # a hand over part of the grid, moving each frame
+        covered = frame.copy()
+        cv2.circle(covered, (300 + 20 * step, 360), 120, (120, 150, 200), -1)
+        passes.append(locate(locator, covered))
+    assert find.calls == 1 + 2  # at the change, then RETRY_FRAMES frames later
+    assert passes[0].ok  # found again around the hand: the same lattice, read
+    assert locate(locator, frame).ok and find.calls == 3  # the hand gone: read at once
+    assert locate(locator, covered).ok and find.calls == 3  # the hand as last found: read

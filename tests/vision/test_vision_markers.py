@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from firmware_py.simtable.camera import default_spec
 from firmware_py.simtable.render import RenderSpec, plane_to_image, render_frame
 from firmware_py.vision.geometry import apply_homography, marker_corners
 from firmware_py.vision.markers import Marker, MarkerDetector, refine_corners, select_markers
@@ -104,3 +105,43 @@ def test_a_missed_marker_is_recovered_near_its_predicted_place() -> None:
 def _run_pass(detector: cv2.aruco.ArucoDetector, grey: np.ndarray) -> list[Marker]:
     from firmware_py.vision.markers import _run
     return _run(detector, grey)[0]
+
+
+def _grey(position: str, spec: RenderSpec, seed: int) -> np.ndarray:
+    return cv2.cvtColor(render_frame(position, spec, seed=seed), cv2.COLOR_BGR2GRAY)
+
+
+@pytest.mark.parametrize("spec", [
+    RenderSpec(yaw_deg=12, pitch_deg=-5, clutter=3),
+    default_spec((1280, 720)),  # the demo's view: one marker found only by its recovery
+], ids=["all decoded", "one recovered"])
+def test_a_still_camera_finds_the_markers_near_the_last_ones_as_a_full_search_does(
+        monkeypatch: pytest.MonkeyPatch, spec: RenderSpec) -> None:
+    tracking = MarkerDetector()
+    tracking.detect(_grey("", spec, SEED_BASE))
+    later = [_grey(moves, spec, SEED_BASE) for moves in ("4", "44", "445")]
+    fresh = [MarkerDetector().detect(grey) for grey in later]
+
+    def no_full_search(grey: np.ndarray) -> dict:
+        raise AssertionError("searched the whole frame")
+
+    monkeypatch.setattr(tracking, "_search_frame", no_full_search)
+    for grey, expected in zip(later, fresh, strict=True):
+        found = tracking.detect(grey)
+        assert set(found) == set(expected) == {0, 1, 2, 3}
+        for marker_id, marker in found.items():
+            assert np.abs(marker.corners - expected[marker_id].corners).max() < 0.1
+
+
+def test_a_moved_view_or_a_hidden_marker_is_searched_in_the_whole_frame() -> None:
+    tracking = MarkerDetector()
+    tracking.detect(_grey("", RenderSpec(yaw_deg=12, clutter=3), SEED_BASE))
+    moved = _grey("4", RenderSpec(yaw_deg=-25, pitch_deg=12, offset=(0.12, 0.05)), SEED_BASE)
+    found = tracking.detect(moved)
+    expected = MarkerDetector().detect(moved)
+    assert set(found) == set(expected) == {0, 1, 2, 3}
+    assert all(np.abs(found[i].corners - expected[i].corners).max() < 0.05 for i in found)
+    hidden = _grey("4", RenderSpec(yaw_deg=-25, pitch_deg=12, offset=(0.12, 0.05),
+                                   hide_markers=(2,)), SEED_BASE)
+    assert set(tracking.detect(hidden)) == {0, 1, 3}  # not tracked, and not made up
+    assert set(tracking.detect(moved)) == {0, 1, 2, 3}  # the full search finds it again
