@@ -22,7 +22,10 @@ a change that confirms the kept lattice (within :data:`STILL_PITCH`) keeps
 the view it was found with and also accepts what this frame shows (the
 "lately" view: the hand where it is, a lamp switched on), so the frames
 that show either are read without another find, and the frame after the
-hand leaves is read at once. A confirmed lattice is found again every
+hand leaves is read at once; the first frame that shows the view it was
+found with again forgets the "lately" view (a view with a hand in it
+cannot testify for the holes the hand covers: kept, it would later pass a
+board slid by one pitch under a hand in the same place). A confirmed lattice is found again every
 :data:`REFIND_FRAMES` frames: a sure one that lies within :data:`STILL_PITCH`
 of it keeps the kept lattice (the holes' learnt looks stay where they were)
 with this frame's view as its own, one farther replaces it.
@@ -52,7 +55,7 @@ from firmware_py.vision.hole_looks import StoredLattice
 from firmware_py.vision.holes import HOLE_POINTS, Lattice, find_lattice
 
 REFIND_FRAMES = 50  # a kept lattice is found again this often (about every 5 s at 10 fps)
-RETRY_FRAMES = 5  # after a find that failed, the next this many frames later
+RETRY_FRAMES = 5  # while the kept view is not seen, finds are this many frames apart
 MIN_SAME = 0.75  # share of the face points of each part (inside, each edge) that must match
 FACE_TOLERANCE = 30.0  # grey levels a face point's colour may move (after the gain)
 GAIN_RANGE = (0.5, 2.0)  # exposure change taken as the same view
@@ -88,12 +91,16 @@ class _Kept:
     lattice: Lattice
     view: View  # what its points showed when it was found (or found again on schedule)
     fit: BoardFit  # the lattice as the reader's board fit (the same every frame)
-    lately: View | None = None  # what they showed when a change was found the same lattice
+    # what they showed in the frame of a find after a change that confirmed the lattice
+    # (a hand where it is, a lamp on); forgotten once a frame shows ``view`` again
+    lately: View | None = None
 
-    def shows(self, now: View) -> bool:
-        """Whether ``now`` is what the lattice's points showed when found or lately."""
-        return same_view(now, self.view) or (self.lately is not None
-                                             and same_view(now, self.lately))
+    def shows(self, now: View) -> tuple[bool, bool]:
+        """Whether ``now`` is what the lattice's points showed when found, and whether it
+        is what they showed lately."""
+        if same_view(now, self.view):
+            return True, False
+        return False, self.lately is not None and same_view(now, self.lately)
 
 
 class HoleLocator:
@@ -134,14 +141,17 @@ class HoleLocator:
             self._kept, self._age = self._from_stored(self._start, frame), self.refind_frames
             self._start = None
         kept = self._kept
-        same = kept is not None and kept.shows(view_at(frame, kept.lattice))
+        as_found, as_lately = kept.shows(view_at(frame, kept.lattice)) if kept else (False, False)
+        if as_found and kept is not None and kept.lately is not None:
+            kept = self._kept = replace(kept, lately=None)  # the hand gone: forget its view
+        same = as_found or as_lately
         first_change = kept is not None and not self._changed
-        self._changed = kept is not None and not same
+        self._changed = kept is not None and not same  # stays so after a find it makes
         due = (self._age >= self.refind_frames if same
                else first_change or (kept is None and not self._failed)
                or self._age >= RETRY_FRAMES)
         if due:
-            found = self._refind(frame, on_schedule=same)
+            found = self._refind(frame, on_schedule=as_found)
             if found is not None:
                 kept, same = found, True
         if kept is not None and same:
@@ -159,7 +169,7 @@ class HoleLocator:
         return _Kept(lattice, View(np.asarray(stored.face), np.asarray(stored.hole_contrast)),
                      as_board_fit(lattice, (frame.shape[1], frame.shape[0])))
 
-    def _refind(self, frame: np.ndarray, on_schedule: bool = False) -> _Kept | None:
+    def _refind(self, frame: np.ndarray, *, on_schedule: bool = False) -> _Kept | None:
         """A fresh find: kept when it is sure (None when it is not). The same lattice
         found after a change (``on_schedule`` False: a hand, the light) keeps the view
         it was found with, and also takes this frame's as what it showed lately."""

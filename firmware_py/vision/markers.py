@@ -35,7 +35,12 @@ the two decoding passes, keeping only that marker's id. When three or four
 are decoded there, none moved by more than :data:`TRACK_MOVED` of its side
 (the view is the one before), a missing one is recovered from them as
 below, and when all four are found so (and refined as above) that is the
-frame's answer; else the whole frame is searched as described. A board
+frame's answer; else the whole frame is searched as described. Every
+:data:`TRACK_FRAMES` tracked frames the whole frame is searched again, and
+the reader makes the detector forget what it tracked when the markers found
+made no board with all four (:meth:`MarkerDetector.forget`): a second
+sheet's copy of a hidden marker is not followed after the real one shows
+again. A board
 found by its holes tells where its markers would stand if stuck on
 (``detect``'s ``where``): while none is decoded there, the rest of the frame
 is not searched (the two full passes cost more than the rest of such a
@@ -96,9 +101,10 @@ MIN_CONTRAST = 25.0  # grey levels between the black border and the white margin
 RECOVERY_PASSES = ((2.0, 10, cv2.INTER_LINEAR, 8, 0.3), (3.0, 23, cv2.INTER_CUBIC, 4, 0.13))
 """(upscale, threshold window, interpolation, pixels per bit, ignored bit margin)"""
 TEMPLATE_REACH = (3.0, 2.0, 1.0)
+"""How far (marker sides) the tag is matched around its prediction from 1, 2, 3 markers."""
 TRACK_MARGIN = 1.0  # marker sides searched round each marker of the frame before
 TRACK_MOVED = 0.25  # marker sides a marker found there may have moved: a still camera
-"""How far (marker sides) the tag is matched around its prediction from 1, 2, 3 markers."""
+TRACK_FRAMES = 50  # frames tracked in a row before the whole frame is searched again
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,7 @@ class MarkerDetector:
             dictionary, recovery_parameters(window, pixels_per_bit, margin)))
             for scale, window, interpolation, pixels_per_bit, margin in RECOVERY_PASSES]
         self._last: dict[int, Marker] = {}  # the four markers of the frame before, if four
+        self._tracked = 0  # frames in a row whose markers were found by tracking
 
     def detect(self, grey: np.ndarray,
                where: dict[int, np.ndarray] | None = None) -> dict[int, Marker]:
@@ -173,13 +180,19 @@ class MarkerDetector:
         the whole frame is searched only if a marker is decoded near one of them."""
         if grey.ndim != 2 or grey.dtype != np.uint8:
             raise ValueError(f"expected a uint8 grey image, got {grey.dtype} {grey.shape}")
-        chosen = self._near_last(grey)
+        chosen = self._near_last(grey) if self._tracked < TRACK_FRAMES else None
+        self._tracked = self._tracked + 1 if chosen is not None else 0
         if chosen is None and where is not None and not self._any_near(grey, where):
             chosen = {}
         if chosen is None:
             chosen = self._search_frame(grey)
         self._last = chosen if len(chosen) == len(MARKER_IDS) else {}
         return chosen
+
+    def forget(self) -> None:
+        """Track nothing: the next frame is searched whole (the reader says so when the
+        markers found made no board, e.g. a second sheet's copy of a hidden marker)."""
+        self._last, self._tracked = {}, 0
 
     def _near_last(self, grey: np.ndarray) -> dict[int, Marker] | None:
         """The four markers of the frame before, found again near where they were

@@ -186,8 +186,11 @@ class BoardReader:
                                         where=self._marker_places)
                    if self.board != "holes" else {})
         fit = self._locate(frame, markers)
+        if len(markers) == len(MARKER_IDS) and not (fit.ok and fit.markers == len(markers)):
+            self.detector.forget()  # four markers that made no board of four: search anew
         self._marker_places = (_marker_places(fit, self.marker_size_pitch)
-                               if fit.ok and fit.found_by == "holes" else None)
+                               if fit.ok and fit.found_by == "holes" and self.board == "auto"
+                               else None)
         if not fit.ok:
             return FrameAnalysis(Reading(NO_BOARD, markers=fit.markers, reason=fit.reason,
                                          reprojection_px=fit.reprojection_px,

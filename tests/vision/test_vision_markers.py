@@ -145,3 +145,25 @@ def test_a_moved_view_or_a_hidden_marker_is_searched_in_the_whole_frame() -> Non
                                    hide_markers=(2,)), SEED_BASE)
     assert set(tracking.detect(hidden)) == {0, 1, 3}  # not tracked, and not made up
     assert set(tracking.detect(moved)) == {0, 1, 2, 3}  # the full search finds it again
+
+
+def test_a_second_sheets_copy_is_not_tracked_for_ever() -> None:
+    # a review's case: a hand over the real marker 2 while a second, smaller sheet shows
+    # one; the tracked copy gives way to the larger one at the next full search
+    from firmware_py.vision.markers import TRACK_FRAMES
+
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    board = np.full((720, 1280), 200, np.uint8)
+    for marker_id, (x, y) in enumerate([(200, 100), (900, 100), (900, 500), (200, 500)]):
+        board[y:y + 90, x:x + 90] = cv2.aruco.generateImageMarker(dictionary, marker_id, 90)
+    board[300:370, 1120:1190] = cv2.aruco.generateImageMarker(dictionary, 2, 70)
+    hand = board.copy()
+    hand[480:620, 880:1010] = 150  # over the real marker 2
+    real = MarkerDetector().detect(board)[2].corners.mean(axis=0)
+    tracking = MarkerDetector()
+    assert np.linalg.norm(tracking.detect(hand)[2].corners.mean(axis=0) - real) > 100
+    seen = [tracking.detect(board)[2].corners.mean(axis=0) for _ in range(TRACK_FRAMES + 1)]
+    assert np.linalg.norm(seen[-1] - real) < 1  # searched whole again: the real one
+    tracking.detect(hand)
+    tracking.forget()  # as the reader does when four markers made no board of four
+    assert np.linalg.norm(tracking.detect(board)[2].corners.mean(axis=0) - real) < 1
