@@ -20,11 +20,9 @@ from collections.abc import Sequence
 
 from c4game.exc import ConfigError
 from firmware_py import __version__
-from firmware_py.config import Config, load_config
+from firmware_py.config import EX_CONFIG, Config, load_config
 from firmware_py.failure import report
 from firmware_py.parts import EX_UNAVAILABLE, missing, needs_message, part_of_module
-
-EX_CONFIG = 78
 
 
 def command_modules() -> list[str]:

@@ -30,6 +30,7 @@ from c4game.exc import ConfigError
 from firmware_py.json_types import JsonObject
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+EX_CONFIG = 78  # the exit status of a config error (sysexits EX_CONFIG)
 DEFAULT_CONFIG = PROJECT_DIR / "config" / "c4pi.toml"
 SYSTEM_CONFIG = Path("/etc/c4pi/config.toml")
 # A config file is a few kB (the default, every key commented, is under 10 kB):

@@ -7,9 +7,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from firmware_py.config import Config, resolve_path
-
-EX_CONFIG = 78
+from firmware_py.config import EX_CONFIG, Config, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -25,10 +25,11 @@ that show either are read without another find, and the frame after the
 hand leaves is read at once; the first frame that shows the view it was
 found with again forgets the "lately" view (a view with a hand in it
 cannot testify for the holes the hand covers: kept, it would later pass a
-board slid by one pitch under a hand in the same place). A confirmed lattice is found again every
-:data:`REFIND_FRAMES` frames: a sure one that lies within :data:`STILL_PITCH`
-of it keeps the kept lattice (the holes' learnt looks stay where they were)
-with this frame's view as its own, one farther replaces it.
+board slid by one pitch under a hand in the same place). A confirmed
+lattice is found again every :data:`REFIND_FRAMES` frames: a sure one that
+lies within :data:`STILL_PITCH` of it keeps the kept lattice (the holes'
+learnt looks stay where they were) with this frame's view as its own, one
+farther replaces it.
 
 A fixed installation starts from where ``c4pi calibrate`` found its board
 (:class:`~.hole_looks.StoredLattice`: the lattice and what its points showed

@@ -30,25 +30,24 @@ wins (a second sheet in view is usually smaller and farther away).
 
 **Tracking.** The camera of an installation rarely moves, so once a frame
 showed all four markers, the next frame is first searched only near them:
-each marker's box grown by :data:`TRACK_MARGIN` marker sides each way, by
-the two decoding passes, keeping only that marker's id. When three or four
-are decoded there, none moved by more than :data:`TRACK_MOVED` of its side
-(the view is the one before), a missing one is recovered from them as
-below, and when all four are found so (and refined as above) that is the
-frame's answer; else the whole frame is searched as described. Every
+each marker's box grown by :data:`TRACK_MARGIN` marker sides each way (a
+tenth of a 1280 x 720 frame's pixels), by the two decoding passes, keeping
+only that marker's id. When three or four are decoded there, none moved by
+more than :data:`TRACK_MOVED` of its side (the view is the one before), a
+missing one is recovered from them as below, and when all four are found
+so (and refined as above) that is the frame's answer; else (a marker
+moved or hidden) the whole frame is searched as described. Every
 :data:`TRACK_FRAMES` tracked frames the whole frame is searched again, and
-the reader makes the detector forget what it tracked when the markers found
-made no board with all four (:meth:`MarkerDetector.forget`): a second
+the reader makes the detector forget what it tracked when the markers
+found made no board of four (:meth:`MarkerDetector.forget`): a second
 sheet's copy of a hidden marker is not followed after the real one shows
-again. A board
-found by its holes tells where its markers would stand if stuck on
-(``detect``'s ``where``): while none is decoded there, the rest of the frame
-is not searched (the two full passes cost more than the rest of such a
-frame's reading); one decoded there starts the full search. The same markers are found at a
-fraction of the cost (the four small regions hold a tenth of a 1280 x 720
-frame's pixels); a marker moved by more than a marker side, or hidden, sends
-the frame to the full search. Where a second sheet shows a marker's id, the
-copy near where the marker was wins over a larger one farther away.
+again.
+
+**Where a board found by its holes would carry them** (``detect``'s
+``where``): while no marker is decoded near those places, the rest of the
+frame is not searched (the two full passes cost more than the rest of such
+a frame's reading); one decoded there starts the full search, so markers
+stuck on later are found.
 
 Recovery of missed markers: when one to three markers are found, the board's
 homography from their corners predicts where each missing one lies. A region
