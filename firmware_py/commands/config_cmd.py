@@ -23,15 +23,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, config: Config) -> int:
     values = asdict(config)
     source = values.pop("source")
-    if args.json:
-        print(json.dumps({"source": source, **values}, indent=2))
+    absent = missing_files(config)
+    if args.json:  # a missing file also as the --json failure's "error" and "exit"
+        failure = {"error": "; ".join(absent), "exit": EX_CONFIG} if absent else {}
+        print(json.dumps({"source": source, **values, **failure}, indent=2))
     else:
         print(f"# effective config, loaded from {source}")
         for section, keys in values.items():
             print(f"\n[{section}]")
             for key, value in keys.items():
                 print(f"{key} = {json.dumps(value)}")
-    absent = missing_files(config)
     for line in absent:
         print(f"c4pi config: {source}: {line}", file=sys.stderr)
     return EX_CONFIG if absent else 0

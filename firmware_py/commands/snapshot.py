@@ -43,8 +43,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
     import cv2
 
     from c4game.exc import CameraError, ModelError, VisionError
+    from firmware_py.sources.picture import opencv_name
 
-    output = Path(args.output)
+    try:
+        output = Path(opencv_name(args.output))
+    except CameraError as error:
+        print(f"c4pi snapshot: {error}", file=sys.stderr)
+        return 2
     if output.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         print(f"c4pi snapshot: {output}: use a .png or .jpg name", file=sys.stderr)
         return 2

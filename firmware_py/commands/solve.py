@@ -19,8 +19,21 @@ EX_USAGE = 2
 def add_solver_flags(parser: argparse.ArgumentParser) -> None:
     """``--no-book`` and ``--tt-mb``, shared by the solver commands."""
     parser.add_argument("--no-book", action="store_true", help="search without the opening book")
-    parser.add_argument("--tt-mb", type=int, metavar="MB",
-                        help="transposition table size in MB (default: [solver] tt_mb)")
+    parser.add_argument("--tt-mb", type=_table_mb, metavar="MB",
+                        help="transposition table size in MB, 8 to 4096, or 0 to size it "
+                             "from the memory available (default: [solver] tt_mb)")
+
+
+def _table_mb(text: str) -> int:
+    """``--tt-mb``'s value, as ``[solver] tt_mb`` takes it: 0, or 8 to 4096."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not (value == 0 or 8 <= value <= 4096):
+        raise argparse.ArgumentTypeError(f"must be 0 (sized from the memory available) "
+                                         f"or from 8 to 4096, got {value}")
+    return value
 
 
 def solver_from_flags(args: argparse.Namespace, config: Config) -> Solver:

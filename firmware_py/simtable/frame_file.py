@@ -53,6 +53,12 @@ def write_frame(prog: str, path: str, draw: Callable[[], Drawn]) -> int:
     import cv2
 
     try:
+        path.encode("utf-8")  # a byte that is no UTF-8 crashes OpenCV
+    except UnicodeEncodeError:
+        print(f"{prog}: {ascii(path)}: the name is not valid UTF-8 (rename it)",
+              file=sys.stderr)
+        return 2
+    try:
         frame, spec, k = draw()
     except (ValueError, PositionError) as error:
         print(f"{prog}: {error}", file=sys.stderr)

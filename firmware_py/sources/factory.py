@@ -12,6 +12,7 @@ from firmware_py.frames import FrameSource, Intrinsics
 from firmware_py.sources.folder import IMAGE_SUFFIXES, ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
 from firmware_py.sources.picamera import PiCameraSource
+from firmware_py.sources.picture import opencv_name
 from firmware_py.sources.reopen import ReopeningSource
 
 if TYPE_CHECKING:
@@ -45,10 +46,14 @@ def open_source(name: str, camera: CameraConfig, *, fps: float | None = None, fa
                                     camera_fps=camera.fps,
                                     intrinsics=Intrinsics.from_config(camera))
         return _reopening(webcam, camera, wait, strict_open)
-    path = Path(name).expanduser()
-    if path.is_dir() or (path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES):
+    path = Path(opencv_name(name)).expanduser()
+    try:
+        is_dir, is_file = path.is_dir(), path.is_file()
+    except OSError as error:  # a name too long, a folder that may not be read
+        raise CameraError(f"source {name!r}: {error.strerror or error}") from None
+    if is_dir or (is_file and path.suffix.lower() in IMAGE_SUFFIXES):
         return ImageFolderSource(path, fps=fps, intrinsics=Intrinsics.from_config(camera))
-    if path.is_file():
+    if is_file:
         return VideoCaptureSource(str(path), fps=fps, intrinsics=Intrinsics.from_config(camera))
     raise CameraError(f"unknown source {name!r}: not 'camera', 'sim', 'usb:N', "
                       "an existing video file or a folder of images")

@@ -89,13 +89,24 @@ def _webp_size(head: bytes) -> tuple[int, int] | None:
     return None
 
 
+def opencv_name(path: str | Path) -> str:
+    """``path`` as a name OpenCV may be given; :class:`CameraError` for one that is not
+    valid UTF-8 (a byte Python keeps as a stand-in character crashes OpenCV)."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CameraError(f"{ascii(name)}: the name is not valid UTF-8 (rename it)") from None
+    return name
+
+
 def read_picture(path: str | Path) -> np.ndarray:
     """The picture at ``path`` as OpenCV decodes it into BGR, or
     :class:`CameraError` saying what is wrong: no such file, a folder, an empty
     file, a picture too large to decode, or not a picture OpenCV decodes."""
     import cv2
 
-    path = Path(path)
+    path = Path(opencv_name(path))
     try:
         if not path.exists():
             raise CameraError(f"cannot read image {str(path)!r}: no such file")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -243,3 +244,8 @@ def test_c4pi_config_names_a_book_or_model_file_that_is_not_there(
     path = write(tmp_path, f'[solver]\nbook = "{gone}"\nuse_book = false\n')
     assert main(["--config", str(path), "config"]) == 0  # no book read: nothing missing
     assert main(["config"]) == 0  # the shipped config names files that are there
+    capsys.readouterr()
+    path = write(tmp_path, f'[solver]\nbook = "{gone}"\n')
+    assert main(["--config", str(path), "config", "--json"]) == 78
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["exit"] == 78 and "[solver] book" in shown["error"] and "solver" in shown

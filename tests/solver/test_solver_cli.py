@@ -121,3 +121,10 @@ def test_invalid_input_under_json_says_why_in_json_too(capsys, command: str) -> 
     assert json.loads(out) == {"error": err.strip().removeprefix(f"c4pi {command}: "),
                                "exit": 2}
     assert "move 3" in json.loads(out)["error"]
+
+
+@pytest.mark.parametrize("value", ["-5", "5", "99999999", "abc"])
+def test_a_table_size_out_of_range_is_a_usage_error(capsys, value: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["solve", "--tt-mb", value, "44"])
+    assert exit_.value.code == 2 and "--tt-mb" in capsys.readouterr().err

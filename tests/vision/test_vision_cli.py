@@ -263,3 +263,20 @@ def test_a_config_error_under_json_says_why_on_stdout(
     data = json.loads(captured.out)
     assert data["exit"] == 78 and "accept_margin" in data["error"]
     assert str(config) in data["error"] and captured.err.startswith("c4pi: config error")
+
+
+def test_a_name_that_is_not_utf8_is_refused_not_handed_to_opencv(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import os
+
+    bad = os.fsdecode(bytes(tmp_path) + b"/bad\xff.png")  # OpenCV crashes on such a name
+    assert main(["read", bad, "--json"]) == 2
+    assert "not valid UTF-8" in json.loads(capsys.readouterr().out)["error"]
+    assert main(["render", "4453", "-o", bad]) == 2
+    assert "not valid UTF-8" in capsys.readouterr().err
+    assert main(["snapshot", "--source", "sim", bad]) == 2
+    assert "not valid UTF-8" in capsys.readouterr().err
+    assert main(["watch", os.fsdecode(bytes(tmp_path) + b"/\xfe"), "--json"]) == 66
+    assert "not valid UTF-8" in capsys.readouterr().err
+    assert main(["watch", str(tmp_path / ("a" * 300)), "--json"]) == 66  # name too long
+    assert "File name too long" in json.loads(capsys.readouterr().out)["error"]
