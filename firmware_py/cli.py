@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from c4game.exc import ConfigError
 from firmware_py import __version__
@@ -31,9 +33,28 @@ def command_modules() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
 
 
+class UsageError(SystemExit):
+    """A command line argparse refuses (exit 2), with argparse's message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors raised as :class:`UsageError` (after the
+    usage and the message on stderr, as argparse prints them), so that ``main`` can
+    say them in JSON too under ``--json``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise UsageError(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="c4pi",
         description="c4pi: a Raspberry Pi appliance that plays perfect Connect Four.",
     )
@@ -65,7 +86,13 @@ def setup_logging(config: Config, verbose: bool, command: str = "run") -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``c4pi`` console script; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(words)
+    except UsageError as error:
+        if "--json" in words:  # a script reading the JSON learns why too
+            print(json.dumps({"error": error.message, "exit": error.code}), flush=True)
+        raise
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

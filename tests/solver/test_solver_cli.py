@@ -128,3 +128,17 @@ def test_a_table_size_out_of_range_is_a_usage_error(capsys, value: str) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["solve", "--tt-mb", value, "44"])
     assert exit_.value.code == 2 and "--tt-mb" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("words", [["solve", "--tt-mb", "3", "44", "--json"],
+                                   ["read", "shot.png", "--json", "--bogus"]])
+def test_a_usage_error_under_json_says_why_in_json_too(capsys, words: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(words)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2
+    said = json.loads(out)
+    assert said["exit"] == 2 and said["error"] in err and said["error"]
+    with pytest.raises(SystemExit):
+        main([word for word in words if word != "--json"])
+    assert capsys.readouterr().out == ""  # without --json, stderr alone
