@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         importlib.import_module(f"firmware_py.commands.{name}").register(subparsers)
+    for command in subparsers.choices.values():  # c4pi read --config X IMG works too
+        command.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
+                             help="config file (as before the command)")
     return parser
 
 

@@ -52,6 +52,10 @@ def run(args: argparse.Namespace, config: Config) -> int:
         print("c4pi say: give the moves so far (digits 1-7, \"\" for the empty board)",
               file=sys.stderr)
         return 2
+    if args.out is not None and Path(args.out).suffix.lower() != ".wav":
+        print(f"c4pi say: --out must name a .wav file (it writes WAV), got {args.out!r}",
+              file=sys.stderr)
+        return 2
     if args.repeat is not None and not 0 < args.repeat <= 600:
         print(f"c4pi say: --repeat {args.repeat} is not 0-600 seconds", file=sys.stderr)
         return 2
@@ -65,8 +69,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
     try:
         return _say(board, args, config)
     except AudioError as error:
-        print(f"c4pi say: {error} (c4pi say --list-devices lists the outputs; "
-              "--out FILE.wav writes a file instead)", file=sys.stderr)
+        hint = ("" if args.out is not None else " (c4pi say --list-devices lists the "
+                "outputs; --out FILE.wav writes a file instead)")
+        print(f"c4pi say: {error}{hint}", file=sys.stderr)
         return 1
     except C4piError as error:
         print(f"c4pi say: {error}", file=sys.stderr)

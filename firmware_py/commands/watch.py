@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from firmware_py.config import Config
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     Show = Callable[[View, float], None]
 
 EX_NOINPUT = 66
+MIN_FPS, MAX_FPS = 0.1, 1000.0  # frames a second a file or folder may be given
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,9 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "webcam), a video file or a folder of images. Files and folders are read "
                     "as fast as possible on their own timeline (t = frame index / fps), "
                     "so the same file always prints the same lines. A folder is a film: "
-                    "each picture is one frame, and a board is shown once it has been seen "
-                    "steadily for about a second (copy a picture to make it last); to read "
-                    "single pictures, use c4pi read.")
+                    "each picture is one frame (in name order, --fps of them a second). "
+                    "A next move is shown once it has been seen in 4 frames in a row over "
+                    "0.3 s; a board that does not follow the one shown (a game begun before "
+                    "the first picture, two discs at once) after about 2 s at 10 frames a "
+                    "second (9 frames at 1 a second). Copy a picture to make it last; "
+                    "to read single pictures, use c4pi read.")
     parser.add_argument("source", metavar="SOURCE", help="sim, camera, usb:N, a video file or "
                                                          "a folder of images")
     parser.add_argument("--json", action="store_true",
@@ -70,14 +75,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, HudError, ModelError, PositionError, RecordingError
 
-    if args.fps is not None and not 0 < args.fps <= 1000:
-        return fail(args, f"--fps must be between 0 and 1000, got {args.fps:g}", 2)
+    if args.fps is not None and not MIN_FPS <= args.fps <= MAX_FPS:
+        return fail(args, f"--fps must be from {MIN_FPS:g} to {MAX_FPS:g}, got {args.fps:g}",
+                    2)
+    if _one_picture(args.source):
+        return fail(args, f"{args.source} is one picture, and watch follows a game over many "
+                          "frames: c4pi read reads one picture (a folder of pictures is a "
+                          "film watch can follow)", 2)
     if args.frames is not None and args.frames < 1:
         return fail(args, f"--frames must be 1 or more, got {args.frames}", 2)
     try:
         return _watch(args, config)
     except (CameraError, ModelError, PositionError, HudError, RecordingError) as error:
         return fail(args, str(error), EX_NOINPUT if isinstance(error, CameraError) else 2)
+
+
+def _one_picture(name: str) -> bool:
+    """Whether the source ``name`` is a single picture file."""
+    from firmware_py.sources.folder import IMAGE_SUFFIXES
+
+    path = Path(name)
+    try:
+        return path.suffix.lower() in IMAGE_SUFFIXES and path.is_file()
+    except (OSError, ValueError):  # a name too long or not a path: open_source says why
+        return False
 
 
 def _watch(args: argparse.Namespace, config: Config) -> int:

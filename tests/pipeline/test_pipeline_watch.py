@@ -135,3 +135,22 @@ def test_bad_fps(capsys):
 def test_no_frames_to_watch_is_a_usage_error(capsys, count):
     status, out, err = watch(capsys, "sim", "--frames", count)
     assert status == 2 and "--frames must be 1 or more" in err and out == []
+
+
+@pytest.mark.parametrize("fps", ["0.05", "1001"])
+def test_a_frame_rate_out_of_range_names_the_range(capsys, fps):
+    status, out, err = watch(capsys, "sim", "--fps", fps)
+    assert status == 2 and "--fps must be from 0.1 to 1000" in err and out == []
+
+
+def test_one_picture_is_pointed_to_read(capsys, folder):
+    status, out, err = watch(capsys, str(folder / "f0.png"), "--json")
+    assert status == 2 and "c4pi read" in err
+    assert json.loads(out[0])["exit"] == 2 and len(out) == 1
+
+
+def test_the_config_may_follow_the_command(capsys, fakes, folder, tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text("[vision]\nno_such_key = 1\n")
+    status, _, err = watch(capsys, str(folder), "--config", str(config))
+    assert status == 78 and "no_such_key" in err  # the config given after the command is read

@@ -207,3 +207,15 @@ def test_stderr_silenced_restores_the_descriptor(capfd: pytest.CaptureFixture[st
         os.write(2, b"hidden\n")
     os.write(2, b"shown\n")
     assert capfd.readouterr().err == "shown\n"
+
+
+@pytest.mark.parametrize("out", ["", "said.mp3", "folder"])
+def test_say_out_must_name_a_wav_file(capsys, out: str) -> None:
+    assert main(["say", "4453", "--out", out]) == 2
+    assert "--out must name a .wav file" in capsys.readouterr().err
+
+
+def test_say_out_unwritable_gives_no_speaker_hint(capsys, tmp_path: Path) -> None:
+    assert main(["say", "4453", "--out", str(tmp_path / "no" / "said.wav")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "--list-devices" not in err
