@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from c4game.exc import GameOverError, IllegalMoveError, InvalidGridError
+from c4game.exc import GameOverError, IllegalMoveError, InvalidGridError, excerpt
 
 WIDTH = 7
 HEIGHT = 6
@@ -145,17 +145,18 @@ class Board:
         for index, char in enumerate(moves, start=1):
             if char not in "1234567":
                 raise IllegalMoveError(
-                    f"illegal move {char!r} at move {index} of {moves!r}: columns are 1-7"
+                    f"illegal move {char!r} at move {index} of {excerpt(moves)}: columns are 1-7"
                 )
             if board.winner is not None:
                 raise IllegalMoveError(
-                    f"illegal move {char} at move {index} of {moves!r}: "
+                    f"illegal move {char} at move {index} of {excerpt(moves)}: "
                     f"{COLOUR_NAMES[board.winner]} already has four in a row"
                 )
             column = int(char)
             if not board.can_play(column):
                 raise IllegalMoveError(
-                    f"illegal move {char} at move {index} of {moves!r}: column {column} is full"
+                    f"illegal move {char} at move {index} of {excerpt(moves)}: "
+                    f"column {column} is full"
                 )
             board = board.play(column)
         return board

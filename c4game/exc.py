@@ -7,6 +7,17 @@ know the standard library can still catch them. Messages carry the bad input.
 
 from __future__ import annotations
 
+EXCERPT_CHARACTERS = 80  # the most of a bad input a message repeats
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARACTERS) -> str:
+    """``text`` quoted as ``repr`` does, its middle cut out when it is longer than
+    ``limit`` characters (a message need not repeat 10,000 characters of bad input)."""
+    if len(text) <= limit:
+        return repr(text)
+    head, tail = text[:limit * 2 // 3], text[-(limit // 3):]
+    return f"{head + ' … ' + tail!r} ({len(text):,} characters)"
+
 
 class C4piError(Exception):
     """Root of every error raised by c4pi."""

@@ -56,7 +56,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, ModelError, VisionError
     from firmware_py.vision.calibrate import hole_looks_path
 
-    path = hole_looks_path(args.out or config.vision.empty_board_file)
+    path = (Path(args.out).expanduser() if args.out
+            else hole_looks_path(config.vision.empty_board_file))
+    if path.is_dir():
+        print(f"c4pi calibrate: {path} is a folder: give a file (--out FILE.json)",
+              file=sys.stderr)
+        return 2
     try:
         before = _learnt_before(path)
         games = before.boards if before is not None and not args.force else 0
@@ -86,6 +91,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
         kept = (f"; the camera or the board has moved since: the looks learnt from {games} "
                 f"positions are forgotten")
     print(f"taught {what} to the hole looks in {path} ({looks.calibrated_at}){kept}")
+    used = hole_looks_path(config.vision.empty_board_file)
+    if path.resolve() != used.resolve():
+        print(f"c4pi calibrate: note: the appliance reads its hole looks from {used}; set "
+              f"[vision] empty_board_file = \"{path.resolve()}\" to use these",
+              file=sys.stderr)
     return 0
 
 

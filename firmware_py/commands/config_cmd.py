@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
 from firmware_py.config import EX_CONFIG, Config, resolve_path
 
@@ -48,5 +49,12 @@ def missing_files(config: Config) -> list[str]:
     if config.vision.model:
         named.append(("[vision] model", config.vision.model,
                       'leave it "" for the model shipped with c4pi'))
-    return [f"{key} = {path!r}: no such file ({remedy})"
+    return [f"{key} = {path!r}: no such file{_where(path)} ({remedy})"
             for key, path, remedy in named if not resolve_path(path).is_file()]
+
+
+def _where(path: str) -> str:
+    """" (FULL PATH)" for a relative config path, which is taken from the project
+    directory; "" for an absolute one."""
+    resolved = resolve_path(path)
+    return "" if str(resolved) == str(Path(path).expanduser()) else f": {resolved}"

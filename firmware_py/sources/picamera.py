@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 
 PICAMERA2_HINT = ("install it with: sudo apt install python3-picamera2 (Raspberry Pi OS); "
                   "no Pi camera here? use another source: usb:0 (a webcam), sim (the "
-                  "simulated table), a picture or a folder (--source, or [camera] source)")
+                  "simulated table), a picture or a folder, as the command's source or "
+                  "[camera] source")
 
 
 class Picamera2Like(Protocol):

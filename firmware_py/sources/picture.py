@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from c4game.exc import CameraError
+from c4game.exc import CameraError, excerpt
 
 # The largest camera frames: 12 MP (Pi cameras), 50 MP (phones); four times that is
 # still only about 600 MB decoded
@@ -109,28 +109,28 @@ def read_picture(path: str | Path) -> np.ndarray:
     path = Path(opencv_name(path))
     try:
         if not path.exists():
-            raise CameraError(f"cannot read image {str(path)!r}: no such file")
+            raise CameraError(f"cannot read image {excerpt(str(path))}: no such file")
         if path.is_dir():
-            raise CameraError(f"cannot read image {str(path)!r}: a folder, not a picture")
+            raise CameraError(f"cannot read image {excerpt(str(path))}: a folder, not a picture")
         if not path.is_file():
-            raise CameraError(f"cannot read image {str(path)!r}: not a regular file")
+            raise CameraError(f"cannot read image {excerpt(str(path))}: not a regular file")
         with path.open("rb") as file:
             head = file.read(HEADER_BYTES)
     except OSError as error:  # a name too long, a folder that may not be read
-        raise CameraError(f"cannot read image {str(path)!r}: "
+        raise CameraError(f"cannot read image {excerpt(str(path))}: "
                           f"{error.strerror or error}") from None
     if not head:
-        raise CameraError(f"cannot read image {str(path)!r}: the file is empty")
+        raise CameraError(f"cannot read image {excerpt(str(path))}: the file is empty")
     size = picture_size(head)
     if size is not None and size[0] * size[1] > MAX_PICTURE_PIXELS:
-        raise CameraError(f"cannot read image {str(path)!r}: {size[0]} x {size[1]} pixels is "
-                          f"more than the {MAX_PICTURE_PIXELS // 1_000_000} million this "
+        raise CameraError(f"cannot read image {excerpt(str(path))}: {size[0]} x {size[1]} "
+                          f"pixels is more than the {MAX_PICTURE_PIXELS // 1_000_000} million this "
                           "reads (a camera frame has at most 50)")
     try:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error:  # OpenCV refuses some pictures outright (over its own size limit)
         image = None
     if image is None:
-        raise CameraError(f"cannot read image {str(path)!r}: not a picture OpenCV decodes "
+        raise CameraError(f"cannot read image {excerpt(str(path))}: not a picture OpenCV decodes "
                           "(JPEG, PNG, BMP, TIFF, WebP, …), or a damaged one")
     return image

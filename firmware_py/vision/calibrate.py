@@ -34,6 +34,7 @@ import numpy as np
 
 from c4game.board import HEIGHT, WIDTH, floating_discs
 from c4game.exc import VisionError
+from firmware_py.config import resolve_path
 from firmware_py.vision.cells import cell_crops, cell_features
 from firmware_py.vision.decide import grid_of
 from firmware_py.vision.disc_colours import DiscColour, check_pair, measure_disc
@@ -58,9 +59,10 @@ FORCE_HINT = ("; if every disc is out and what looks like one is the room behind
 
 def hole_looks_path(setting: str) -> Path:
     """Where the hole looks live: ``setting`` (``[vision] empty_board_file``) if given,
-    else the state directory."""
+    a relative one taken from the project directory as every config path is
+    (:func:`~firmware_py.config.resolve_path`), else the state directory."""
     if setting:
-        return Path(setting).expanduser()
+        return resolve_path(setting)
     if os.environ.get("STATE_DIRECTORY"):
         return Path(os.environ["STATE_DIRECTORY"].split(":")[0]) / FILE_NAME
     if STATE_DIR.is_dir():

@@ -83,6 +83,11 @@ DEPTH_NOTES = {
           "is not corrected in such frames",
 }
 LOG = logging.getLogger(__name__)
+GREY_STEP = 8  # px between the pixels sampled to tell a picture without colour
+GREY_SPREAD = 2  # 8-bit levels the channels of a grey picture's pixel may differ by
+GREY_CONTRAST = 32  # 8-bit levels between its darkest and brightest: a scene, not a blank
+NO_COLOUR = ("the picture has no colour (a grey or infrared camera): the discs are told "
+             "by their colours")
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,8 @@ class BoardReader:
                 expectation: Expectation | None = None) -> FrameAnalysis:
         """Read one frame and keep the intermediate results."""
         _check_frame(frame)
+        if _without_colour(frame):
+            return FrameAnalysis(Reading(NO_BOARD, reason=NO_COLOUR), BoardFit(False, NO_COLOUR))
         markers = (self.detector.detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY),
                                         where=self._marker_places)
                    if self.board != "holes" else {})
@@ -299,6 +306,15 @@ def _explain(cnn: np.ndarray, colour: np.ndarray, doubted: Doubted | None,
 def _normalised(log_probs: np.ndarray) -> np.ndarray:
     """Each cell's log-probabilities summing to 1."""
     return log_probs - np.logaddexp.reduce(log_probs, axis=1, keepdims=True)
+
+
+def _without_colour(frame: np.ndarray) -> bool:
+    """Whether ``frame`` shows a scene without colour (a grey or infrared picture): its
+    three channels within :data:`GREY_SPREAD` of one another at every sampled pixel,
+    with light and shade (not a black or blank frame: that is said as it is)."""
+    sample = frame[::GREY_STEP, ::GREY_STEP].astype(np.int16)
+    return (int(np.ptp(sample, axis=2).max()) <= GREY_SPREAD
+            and int(np.ptp(sample)) >= GREY_CONTRAST)
 
 
 def _check_frame(frame: np.ndarray) -> None:

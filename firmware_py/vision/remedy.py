@@ -28,6 +28,9 @@ RULES: tuple[tuple[re.Pattern[str], str], ...] = (
      "The markers are not where the sheet puts them: check each is flat, on its own "
      "corner, and the [vision] marker_size_pitch."),
     (re.compile(r"too small in the frame"), "Move the camera closer to the board."),
+    (re.compile(r"picture has no colour"),
+     "Use a colour camera ([camera] source), in daylight or white light; a NoIR camera "
+     "needs an infrared-cut filter or good light."),
     (re.compile(r"partly outside the frame"),
      "Move the camera back or aim it so that the whole board, with a margin around it, "
      "is in the picture."),

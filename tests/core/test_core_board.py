@@ -12,6 +12,7 @@ from c4game.exc import (
     IllegalMoveError,
     InvalidGridError,
     PositionError,
+    excerpt,
 )
 
 
@@ -294,3 +295,13 @@ def test_the_bitboard_four_test_agrees_with_the_scan(seed: int) -> None:
             said = str(error)
         assert (expected == "") == (said == ""), (grid, expected, said)
         assert expected in said
+
+
+def test_a_long_bad_input_is_repeated_only_in_part() -> None:
+    moves = "4" * 10_000
+    with pytest.raises(IllegalMoveError) as error:
+        Board.from_moves(moves)
+    message = str(error.value)
+    assert "at move 7" in message and "(10,000 characters)" in message
+    assert len(message) < 200
+    assert excerpt("4489") == repr("4489") and excerpt("x" * 80) == repr("x" * 80)

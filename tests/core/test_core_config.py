@@ -229,6 +229,17 @@ def test_a_path_of_the_wrong_kind_names_the_key(tmp_path: Path, key: str, kind: 
     assert caught.value.key == f"{section} {name}" and f"is a {kind}" in str(caught.value)
 
 
+def test_c4pi_config_says_where_a_relative_missing_book_was_looked_for(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from firmware_py.cli import main
+    from firmware_py.config import PROJECT_DIR
+
+    path = write(tmp_path, '[solver]\nbook = "nosuch/book.c4b"\n')
+    assert main(["--config", str(path), "config"]) == 78
+    err = capsys.readouterr().err
+    assert f"no such file: {PROJECT_DIR / 'nosuch' / 'book.c4b'} (" in err
+
+
 def test_c4pi_config_names_a_book_or_model_file_that_is_not_there(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from firmware_py.cli import main

@@ -14,7 +14,7 @@ import pytest
 from c4game.board import Board
 from c4game.exc import VisionError
 from firmware_py.cli import main
-from firmware_py.config import CameraConfig, VisionConfig, load_config
+from firmware_py.config import CameraConfig, VisionConfig, load_config, resolve_path
 from firmware_py.selftest.core import Fail, SelftestOptions
 from firmware_py.simtable.render import Hand, RenderSpec, render_frame
 from firmware_py.simtable.render_spec import RED_COLOURS
@@ -241,6 +241,23 @@ def test_the_state_directory_of_the_service_is_used(monkeypatch: pytest.MonkeyPa
     assert hole_looks_path("~/x.json") == Path.home() / "x.json"
 
 
+def test_a_relative_looks_file_is_taken_from_the_project_as_every_config_path() -> None:
+    assert hole_looks_path("state/looks.json") == resolve_path("state/looks.json")
+    assert resolve_path("state/looks.json").is_absolute()
+
+
+def test_calibrate_out_elsewhere_says_where_the_appliance_reads(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "c.toml"
+    used = tmp_path / "used.json"
+    config.write_text(f'[vision]\nempty_board_file = "{used}"\n')
+    out = tmp_path / "other.json"
+    assert main(["--config", str(config), "calibrate", "--source", "sim", "--out",
+                 str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "used.json" in err and str(out) in err
+
+
 def test_calibrate_command_on_the_simulated_camera(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "board.json"
@@ -253,11 +270,10 @@ def test_calibrate_refuses_to_write_over_a_folder_and_says_why(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "folder"
     out.mkdir()
-    assert main(["calibrate", "--source", "sim", "--out", str(out)]) == 1
+    assert main(["calibrate", "--source", "no-such-source", "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert f"cannot write {out}: {out} is not a regular file" in error
-    assert "service's user" not in error  # the hint is for a permission refused
-    assert out.is_dir()
+    assert error == f"c4pi calibrate: {out} is a folder: give a file (--out FILE.json)\n"
+    assert out.is_dir()  # said before the camera is opened, one line
 
 
 def test_calibrate_force_command_on_the_simulated_camera(tmp_path: Path,

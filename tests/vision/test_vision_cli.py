@@ -280,3 +280,16 @@ def test_a_name_that_is_not_utf8_is_refused_not_handed_to_opencv(
     assert "not valid UTF-8" in capsys.readouterr().err
     assert main(["watch", str(tmp_path / ("a" * 300)), "--json"]) == 66  # name too long
     assert "File name too long" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_a_picture_without_colour_is_said_so(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture) -> None:
+    frame = render_frame("4453", RenderSpec(), seed=1)
+    grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    cv2.imwrite(str(tmp_path / "grey.png"), grey)
+    cv2.imwrite(str(tmp_path / "black.png"), np.zeros_like(frame))
+    assert main(["read", str(tmp_path / "grey.png"), "--json"]) == 3
+    said = json.loads(capsys.readouterr().out)
+    assert said["status"] == "no-board" and "no colour" in said["reason"]
+    assert main(["read", str(tmp_path / "black.png"), "--json"]) == 3
+    assert "no colour" not in json.loads(capsys.readouterr().out)["reason"]
