@@ -42,9 +42,17 @@ class CaptureLike(Protocol):
 
 
 def _default_capture(target: int | str) -> CaptureLike:
+    """OpenCV's capture of ``target``, its own warnings on a failed open kept off
+    stderr (the source says in one line what could not be opened)."""
     import cv2
 
-    return cv2.VideoCapture(target)
+    logging_ = cv2.utils.logging
+    level = logging_.getLogLevel()
+    logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(target)
+    finally:
+        logging_.setLogLevel(level)
 
 
 class VideoCaptureSource(FrameSource):

@@ -22,6 +22,8 @@ from c4game.exc import CameraError, excerpt
 # still only about 600 MB decoded
 MAX_PICTURE_PIXELS = 200_000_000
 HEADER_BYTES = 64 * 1024  # a JPEG's size lies after its metadata segments
+JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"  # a JPEG file's first and last markers
+JPEG_TAIL_BYTES = 4096  # where its end marker must be: cameras may pad after it
 JPEG_FRAMES = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB,
                          0xCD, 0xCE, 0xCF})  # start-of-frame markers: they carry the size
 
@@ -100,6 +102,15 @@ def opencv_name(path: str | Path) -> str:
     return name
 
 
+def _jpeg_ends(path: Path) -> bool:
+    """Whether the JPEG file at ``path`` holds its end marker in its last
+    :data:`JPEG_TAIL_BYTES` (a camera may pad after it; a file cut short has none)."""
+    with path.open("rb") as file:
+        file.seek(0, 2)
+        file.seek(max(0, file.tell() - JPEG_TAIL_BYTES))
+        return JPEG_END in file.read()
+
+
 def read_picture(path: str | Path) -> np.ndarray:
     """The picture at ``path`` as OpenCV decodes it into BGR, or
     :class:`CameraError` saying what is wrong: no such file, a folder, an empty
@@ -116,11 +127,15 @@ def read_picture(path: str | Path) -> np.ndarray:
             raise CameraError(f"cannot read image {excerpt(str(path))}: not a regular file")
         with path.open("rb") as file:
             head = file.read(HEADER_BYTES)
+        whole = not head.startswith(JPEG_START) or _jpeg_ends(path)
     except OSError as error:  # a name too long, a folder that may not be read
         raise CameraError(f"cannot read image {excerpt(str(path))}: "
                           f"{error.strerror or error}") from None
     if not head:
         raise CameraError(f"cannot read image {excerpt(str(path))}: the file is empty")
+    if not whole:
+        raise CameraError(f"cannot read image {excerpt(str(path))}: the JPEG file is cut "
+                          "short (damaged, or still being written)")
     size = picture_size(head)
     if size is not None and size[0] * size[1] > MAX_PICTURE_PIXELS:
         raise CameraError(f"cannot read image {excerpt(str(path))}: {size[0]} x {size[1]} "

@@ -293,3 +293,17 @@ def test_a_picture_without_colour_is_said_so(tmp_path: Path,
     assert said["status"] == "no-board" and "no colour" in said["reason"]
     assert main(["read", str(tmp_path / "black.png"), "--json"]) == 3
     assert "no colour" not in json.loads(capsys.readouterr().out)["reason"]
+
+
+def test_a_jpeg_cut_short_is_said_damaged(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
+    frame = render_frame("4453", RenderSpec(), seed=1)
+    whole = tmp_path / "whole.jpg"
+    cv2.imwrite(str(whole), frame)
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(whole.read_bytes()[:len(whole.read_bytes()) // 2])
+    assert main(["read", str(cut)]) == 2
+    assert "cut short" in capsys.readouterr().err
+    padded = tmp_path / "padded.jpg"  # a camera's padding after the end marker is fine
+    padded.write_bytes(whole.read_bytes() + bytes(1000))
+    assert main(["read", str(padded)]) == 0
