@@ -27,6 +27,16 @@ no disc the colour reader sees in this frame's colours: there the cell
 stays doubtful and the board is refused rather than read without that
 disc. Where both call a hole empty, the CNN's "empty" counts in full.
 
+The colour reader may also be blind to one colour of this set altogether
+(pale pink, dark or sticker discs: no pixel in its bands), and then its
+"empty" says nothing against that colour anywhere in the frame. The frame
+itself shows it (:func:`colour_blindness`): among the cells the CNN is sure
+hold a disc of a colour (:data:`BLIND_SURE`), none hidden, the share the
+colour reader calls empty, counted against :data:`BLIND_PRIOR` more cells
+(one such disc is weak evidence). By that share its "empty" is moved
+towards no opinion between empty and that colour, in every cell of the
+frame; where it sees the discs the CNN is sure of, nothing changes.
+
 Measured on the labelled real cells (``firmware_py/vision/MODEL.md``), the
 plain product means what it says on the sources with plain discs and on the
 real-photo composites (expected calibration error 0.001-0.007); the colour
@@ -42,6 +52,8 @@ import numpy as np
 from firmware_py.vision.reading import CLASS_NAMES
 
 FLOOR = 1e-3  # the combined probability of a class never falls below FLOOR / 3
+BLIND_SURE = 0.9  # the CNN's probability of a disc that makes a cell a test of the colour
+BLIND_PRIOR = 1.0  # cells: the colour reader's blindness is counted against this many more
 COLOUR_EMPTY_TRUST = 0.5  # weight of the colour reader's "empty" (the rest: no opinion)
 TINY = 1e-12
 
@@ -56,14 +68,42 @@ def combine(cnn: np.ndarray, colour: np.ndarray, unfamiliar: bool = False,
     if cnn.shape != colour.shape or cnn.ndim != 2 or cnn.shape[1] != 3:
         raise ValueError(f"expected two (N, 3) probability arrays, got {cnn.shape} and "
                          f"{colour.shape}")
+    hidden = np.zeros(len(cnn), bool) if hidden is None else np.asarray(hidden, bool)
+    colour = _blind_softened(colour, colour_blindness(cnn, colour, hidden))
     cnn, colour = np.clip(cnn, TINY, 1.0), np.clip(colour, TINY, 1.0)
     if unfamiliar:  # no veto of a disc the colour reader sees in this frame's colours
         cnn = np.where((colour.argmax(axis=1) > 0)[:, None], _trusted(cnn), cnn)
     product = cnn * _trusted(colour)
     product /= product.sum(axis=1, keepdims=True)
-    if hidden is not None:
-        product[np.asarray(hidden, bool)] = 1.0 / 3
+    product[hidden] = 1.0 / 3
     return np.log((1.0 - FLOOR) * product + FLOOR / 3)
+
+
+def colour_blindness(cnn: np.ndarray, colour: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """(N, 3) how blind the colour reader is to each class in this frame, for each cell
+    (0 for empty): of the *other* cells the CNN is sure hold a disc of that colour
+    (:data:`BLIND_SURE`), not hidden, where the colour reader has an opinion, the share
+    it calls empty, counted against :data:`BLIND_PRIOR` more cells. A cell is never
+    evidence for itself: a disc the CNN alone sees does not excuse its own colour."""
+    has_opinion = (colour.max(axis=1) > 0.5) & ~hidden
+    says_empty = colour.argmax(axis=1) == 0
+    blindness = np.zeros(cnn.shape)
+    for kind in (1, 2):
+        tests = has_opinion & (cnn[:, kind] >= BLIND_SURE)
+        missed = tests & says_empty
+        blindness[:, kind] = ((np.count_nonzero(missed) - missed)
+                              / (np.count_nonzero(tests) - tests + BLIND_PRIOR))
+    return blindness
+
+
+def _blind_softened(colour: np.ndarray, blindness: np.ndarray) -> np.ndarray:
+    """The colour reader's probabilities, its "empty" moved by ``blindness`` (N, 3)
+    towards no opinion between empty and each colour it is blind to."""
+    if not blindness.any():
+        return colour
+    says_empty = colour.argmax(axis=1) == 0
+    softened = colour + says_empty[:, None] * blindness * (colour[:, :1] - colour)
+    return softened / softened.sum(axis=1, keepdims=True)
 
 
 def _trusted(colour: np.ndarray) -> np.ndarray:

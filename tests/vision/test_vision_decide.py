@@ -17,7 +17,7 @@ import pytest
 from c4game.board import Board, floating_discs
 from c4game.exc import InvalidGridError
 from firmware_py.vision.classifier import CLASSES, softmax
-from firmware_py.vision.combine import FLOOR, combine, readers_differ
+from firmware_py.vision.combine import FLOOR, colour_blindness, combine, readers_differ
 from firmware_py.vision.decide import (
     FLOATING_PRIOR,
     RULES_PRIOR,
@@ -228,6 +228,51 @@ def test_on_an_unfamiliar_set_the_cnns_empty_weighs_as_the_colour_readers() -> N
     # the CNN's disc stays strong evidence on an unfamiliar set too
     disc = combine(np.array([[0.03, 0.96, 0.01]]), np.array([[0.5, 0.3, 0.2]]), True)[0]
     assert disc[1] - disc[0] > 1.0
+
+
+def _pale_set(blind_to_red: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empty holes both readers call empty, three red discs the CNN is sure of (of which
+    the colour reader calls ``blind_to_red`` empty, the rest red), a yellow both see,
+    and a doubtful red in cell 0 (CNN 0.86) that the colour reader calls empty."""
+    cnn = np.tile([0.97, 0.02, 0.01], (42, 1))
+    colour = np.tile([0.929, 0.036, 0.035], (42, 1))
+    for index, cell in enumerate((38, 37, 36)):
+        cnn[cell] = (0.03, 0.96, 0.01)
+        colour[cell] = (0.929, 0.036, 0.035) if index < blind_to_red else (0.036, 0.929, 0.035)
+    cnn[39], colour[39] = (0.02, 0.01, 0.97), (0.036, 0.035, 0.929)
+    cnn[0] = (0.13, 0.86, 0.01)
+    return cnn, colour
+
+
+def test_the_colour_readers_empty_says_nothing_of_a_colour_it_is_blind_to_in_the_frame(
+        ) -> None:
+    """Where the colour reader calls empty the red discs the CNN is sure of, its "empty"
+    stops counting against red, in every cell of that frame; where it sees them, the
+    combination is as before; its "empty" against yellow, which it sees, stays."""
+    cnn, colour = _pale_set(blind_to_red=3)
+    blindness = colour_blindness(cnn, colour, np.zeros(42, bool))
+    assert np.allclose(blindness[0], (0, 0.75, 0))  # 3 of the 3 other sure reds, + 1
+    assert np.allclose(blindness[38], (0, 2 / 3, 0))  # a cell is no evidence for itself
+    blind = np.exp(combine(cnn, colour))
+    seeing = np.exp(combine(*_pale_set(blind_to_red=0)))
+    assert blind[0, 1] > seeing[0, 1] + 0.05  # the doubtful red: the colour's empty weighs less
+    assert blind[5, 0] > 0.95  # an empty hole both call empty stays empty
+    plain = np.exp(combine(cnn, colour, hidden=np.isin(np.arange(42), (36, 37, 38))))
+    assert np.allclose(plain[0], seeing[0])  # discs under a hand test nothing
+    cnn_sure_empty = cnn.copy()
+    cnn_sure_empty[0] = (0.97, 0.02, 0.01)
+    assert np.exp(combine(cnn_sure_empty, colour))[0, 0] > 0.95  # the CNN's empty stands
+
+
+def test_one_disc_the_cnn_alone_sees_does_not_excuse_its_own_colour() -> None:
+    """An empty board whose bottom hole the CNN alone takes for red (0.95; the colour
+    reader: empty): the colour reader's "empty" still counts there, so the board with
+    that red is refused, as before the colour reader's blindness was estimated."""
+    cnn = np.tile([0.97, 0.02, 0.01], (42, 1))
+    colour = np.tile([0.929, 0.036, 0.035], (42, 1))
+    cnn[38] = (0.04, 0.95, 0.01)
+    assert not colour_blindness(cnn, colour, np.zeros(42, bool))[38].any()
+    assert decide(combine(cnn, colour), MARGIN, rule="either").status == "invalid"
 
 
 def _brute_force(logs: np.ndarray, base: tuple[str, ...], cells: list[int], rule: str = "red"
