@@ -7,7 +7,7 @@ know the standard library can still catch them. Messages carry the bad input.
 
 from __future__ import annotations
 
-EXCERPT_CHARACTERS = 80  # the most of a bad input a message repeats
+EXCERPT_CHARACTERS = 240  # the most of a bad input a message repeats (a long path whole)
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARACTERS) -> str:
@@ -33,7 +33,8 @@ class ConfigError(C4piError, ValueError):
         self.path = path
         self.key = key
         self.problem = problem
-        where = f"{path}: {key}: " if key else f"{path}: "
+        shown = path if len(path) <= EXCERPT_CHARACTERS else excerpt(path)
+        where = f"{shown}: {key}: " if key else f"{shown}: "
         super().__init__(where + problem)
 
 

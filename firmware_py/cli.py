@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     for command in subparsers.choices.values():  # c4pi read --config X IMG works too
         command.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
                              help="config file (as before the command)")
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help="debug logging (as before the command)")
     return parser
 
 

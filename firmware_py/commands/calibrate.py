@@ -53,12 +53,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from c4game.exc import CameraError, ModelError, VisionError
+    from c4game.exc import CameraError, ModelError, VisionError, excerpt
     from firmware_py.vision.calibrate import hole_looks_path
 
     path = (Path(args.out).expanduser() if args.out
             else hole_looks_path(config.vision.empty_board_file))
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError as error:  # a name too long
+        print(f"c4pi calibrate: cannot use {excerpt(str(path))}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
+    if is_dir:
         print(f"c4pi calibrate: {path} is a folder: give a file (--out FILE.json)",
               file=sys.stderr)
         return 2

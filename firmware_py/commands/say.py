@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.board import Board
-    from c4game.exc import AudioError, C4piError, PositionError
+    from c4game.exc import AudioError, C4piError, PositionError, excerpt
 
     if args.list_devices:
         return _list_devices()
@@ -53,8 +53,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
               file=sys.stderr)
         return 2
     if args.out is not None and Path(args.out).suffix.lower() != ".wav":
-        print(f"c4pi say: --out must name a .wav file (it writes WAV), got {args.out!r}",
+        print(f"c4pi say: --out must name a .wav file (it writes WAV), got {excerpt(args.out)}",
               file=sys.stderr)
+        return 2
+    if args.out is not None and not _folder_exists(Path(args.out).parent):
+        print(f"c4pi say: cannot write {excerpt(args.out)}: no such folder", file=sys.stderr)
         return 2
     if args.repeat is not None and not 0 < args.repeat <= 600:
         print(f"c4pi say: --repeat {args.repeat} is not 0-600 seconds", file=sys.stderr)
@@ -76,6 +79,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except C4piError as error:
         print(f"c4pi say: {error}", file=sys.stderr)
         return 1
+
+
+def _folder_exists(folder: Path) -> bool:
+    try:
+        return folder.is_dir()
+    except OSError:  # a name too long: said as no such folder
+        return False
 
 
 def _speaker_ok(args: argparse.Namespace, config: Config) -> bool:

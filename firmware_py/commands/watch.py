@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     Show = Callable[[View, float], None]
 
 EX_NOINPUT = 66
+EXIT_MODEL = 1  # a model that cannot be loaded (as c4pi read)
 MIN_FPS, MAX_FPS = 0.1, 1000.0  # frames a second a file or folder may be given
 
 
@@ -87,7 +88,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
     try:
         return _watch(args, config)
     except (CameraError, ModelError, PositionError, HudError, RecordingError) as error:
-        return fail(args, str(error), EX_NOINPUT if isinstance(error, CameraError) else 2)
+        code = (EX_NOINPUT if isinstance(error, CameraError)
+                else EXIT_MODEL if isinstance(error, ModelError) else 2)
+        return fail(args, str(error), code)
 
 
 def _one_picture(name: str) -> bool:

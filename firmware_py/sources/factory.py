@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from c4game.exc import CameraError
+from c4game.exc import CameraError, excerpt
 from firmware_py.frames import FrameSource, Intrinsics
 from firmware_py.sources.folder import IMAGE_SUFFIXES, ImageFolderSource
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
@@ -50,12 +50,12 @@ def open_source(name: str, camera: CameraConfig, *, fps: float | None = None, fa
     try:
         is_dir, is_file = path.is_dir(), path.is_file()
     except OSError as error:  # a name too long, a folder that may not be read
-        raise CameraError(f"source {name!r}: {error.strerror or error}") from None
+        raise CameraError(f"source {excerpt(name)}: {error.strerror or error}") from None
     if is_dir or (is_file and path.suffix.lower() in IMAGE_SUFFIXES):
         return ImageFolderSource(path, fps=fps, intrinsics=Intrinsics.from_config(camera))
     if is_file:
         return VideoCaptureSource(str(path), fps=fps, intrinsics=Intrinsics.from_config(camera))
-    raise CameraError(f"unknown source {name!r}: not 'camera', 'sim', 'usb:N', "
+    raise CameraError(f"unknown source {excerpt(name)}: not 'camera', 'sim', 'usb:N', "
                       "an existing video file or a folder of images")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from c4game.exc import CameraError
+from c4game.exc import CameraError, excerpt
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 from firmware_py.sources.picture import read_picture
 
@@ -61,23 +61,23 @@ class ImageFolderSource(FrameSource):
             self._files, self._index = [self.folder], 0
             return
         if not self.folder.is_dir():
-            raise CameraError(f"image folder {self.name!r} does not exist")
+            raise CameraError(f"image folder {excerpt(self.name)} does not exist")
         files = list_images(self.folder)
         if not files:
-            raise CameraError(f"image folder {self.name!r} holds no images "
+            raise CameraError(f"image folder {excerpt(self.name)} holds no images "
                               f"({', '.join(sorted(IMAGE_SUFFIXES))})")
         self._files = files
         self._index = 0
 
     def read(self) -> Frame | None:
         if self._files is None:
-            raise CameraError(f"image folder {self.name!r} is not open")
+            raise CameraError(f"image folder {excerpt(self.name)} is not open")
         if self._index >= len(self._files):
             return None
         path = self._files[self._index]
         image = self._imread(str(path))
         if image is None:
-            raise CameraError(f"cannot read image {str(path)!r} (not an image OpenCV reads)")
+            raise CameraError(f"cannot read image {excerpt(str(path))} (not an image OpenCV reads)")
         frame = Frame(check_image(image, str(path)), self._index / self.fps, self._index)
         self._index += 1
         return frame

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from c4game.exc import CameraError
+from c4game.exc import CameraError, excerpt
 from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 
 log = logging.getLogger(__name__)
@@ -86,11 +86,11 @@ class VideoCaptureSource(FrameSource):
         if self._capture is not None:
             return
         if self._device is None and not Path(self.name).is_file():
-            raise CameraError(f"video file {self.name!r} does not exist")
+            raise CameraError(f"video file {excerpt(self.name)} does not exist")
         capture = self._capture_factory(self._device if self._device is not None else self.name)
         if not capture.isOpened():
             capture.release()
-            what = f"webcam {self.name}" if self.live else f"video file {self.name!r}"
+            what = f"webcam {self.name}" if self.live else f"video file {excerpt(self.name)}"
             raise CameraError(f"cannot open {what}")
         if self.live:
             self._configure_webcam(capture)

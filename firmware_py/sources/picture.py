@@ -23,7 +23,7 @@ from c4game.exc import CameraError, excerpt
 MAX_PICTURE_PIXELS = 200_000_000
 HEADER_BYTES = 64 * 1024  # a JPEG's size lies after its metadata segments
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"  # a JPEG file's first and last markers
-JPEG_TAIL_BYTES = 4096  # where its end marker must be: cameras may pad after it
+JPEG_SCAN_BYTES = 1 << 20  # read at a time looking for that end marker
 JPEG_FRAMES = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB,
                          0xCD, 0xCE, 0xCF})  # start-of-frame markers: they carry the size
 
@@ -103,12 +103,17 @@ def opencv_name(path: str | Path) -> str:
 
 
 def _jpeg_ends(path: Path) -> bool:
-    """Whether the JPEG file at ``path`` holds its end marker in its last
-    :data:`JPEG_TAIL_BYTES` (a camera may pad after it; a file cut short has none)."""
+    """Whether the JPEG file at ``path`` holds an end marker anywhere after its start
+    (a file cut short has none; a camera's padding, or a motion photo's video, may
+    follow it)."""
     with path.open("rb") as file:
-        file.seek(0, 2)
-        file.seek(max(0, file.tell() - JPEG_TAIL_BYTES))
-        return JPEG_END in file.read()
+        file.seek(len(JPEG_START))
+        tail = b""
+        while chunk := file.read(JPEG_SCAN_BYTES):
+            if JPEG_END in tail + chunk:
+                return True
+            tail = chunk[-1:]
+    return False
 
 
 def read_picture(path: str | Path) -> np.ndarray:

@@ -154,3 +154,15 @@ def test_the_config_may_follow_the_command(capsys, fakes, folder, tmp_path):
     config.write_text("[vision]\nno_such_key = 1\n")
     status, _, err = watch(capsys, str(folder), "--config", str(config))
     assert status == 78 and "no_such_key" in err  # the config given after the command is read
+
+
+def test_a_missing_model_exits_as_read_does(capsys, tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text('[vision]\nmodel = "no/such.tflite"\n')
+    status, _, err = watch(capsys, "sim", "--frames", "2", "--fast", "--config", str(config))
+    assert status == 1 and "model not found" in err
+
+
+def test_a_long_source_name_is_repeated_only_in_part(capsys):
+    status, _, err = watch(capsys, "/tmp/" + "a" * 5000)
+    assert status == 66 and "(5,005 characters)" in err and len(err) < 400

@@ -142,3 +142,13 @@ def test_a_usage_error_under_json_says_why_in_json_too(capsys, words: list[str])
     with pytest.raises(SystemExit):
         main([word for word in words if word != "--json"])
     assert capsys.readouterr().out == ""  # without --json, stderr alone
+
+
+def test_verbose_may_follow_the_command(capsys) -> None:
+    assert main(["solve", "4453", "-v"]) == 0
+    assert capsys.readouterr().out.strip() == main_output(capsys)
+
+
+def main_output(capsys) -> str:
+    assert main(["-v", "solve", "4453"]) == 0
+    return capsys.readouterr().out.strip()

@@ -216,6 +216,6 @@ def test_say_out_must_name_a_wav_file(capsys, out: str) -> None:
 
 
 def test_say_out_unwritable_gives_no_speaker_hint(capsys, tmp_path: Path) -> None:
-    assert main(["say", "4453", "--out", str(tmp_path / "no" / "said.wav")]) == 1
+    assert main(["say", "4453", "--out", str(tmp_path / "no" / "said.wav")]) == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and "--list-devices" not in err
