@@ -172,15 +172,16 @@ def check_calibration(config: Config, options: SelftestOptions) -> str:
     from c4game.exc import CameraError
     from firmware_py.pipeline.assemble import make_reader
     from firmware_py.sources.factory import open_source
-    from firmware_py.vision.calibrate import camera_shift_px
+    from firmware_py.vision.calibrate import camera_shift_px, hole_looks_path
     from firmware_py.vision.hole_looks import MOVED_PX
 
     looks = _stored_looks(config)
+    path = hole_looks_path(config.vision.empty_board_file)
     if looks is None or not (looks.calibrated_at or looks.knows_anything):
-        raise Skip("never calibrated: the empty board is learnt from the games followed; "
-                   "c4pi calibrate teaches it at once")
-    done = (f"calibrated {looks.calibrated_at}" if looks.calibrated_at
-            else "not calibrated in this view, looks learnt from games")
+        raise Skip(f"never calibrated (no looks in {path}): the empty board is learnt from "
+                   "the games followed; c4pi calibrate teaches it at once")
+    done = (f"calibrated {looks.calibrated_at} ({path})" if looks.calibrated_at
+            else f"not calibrated in this view, looks learnt from games ({path})")
     if looks.discs:
         done += " (with the disc colours)"
     if not config.camera.enabled:

@@ -355,6 +355,7 @@ def test_selftest_tells_when_and_whether_the_view_moved(tmp_path: Path) -> None:
     options = SelftestOptions(frames=5)
     said = check_calibration(config, options)
     assert "sees the board as then" in said and "disc colours" not in said
+    assert f"({out})" in said  # where the looks are kept
     data = json.loads(out.read_text())
     data["discs"] = {"R": {"hue_deg": 355.0, "saturation": 0.8},
                      "Y": {"hue_deg": 50.0, "saturation": 0.8}}
