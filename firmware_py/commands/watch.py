@@ -75,11 +75,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, HudError, ModelError, PositionError, RecordingError
+    from firmware_py.sources.folder import is_picture_file
 
     if args.fps is not None and not MIN_FPS <= args.fps <= MAX_FPS:
         return fail(args, f"--fps must be from {MIN_FPS:g} to {MAX_FPS:g}, got {args.fps:g}",
                     2)
-    if _one_picture(args.source):
+    if is_picture_file(Path(args.source)):
         return fail(args, f"{args.source} is one picture, and watch follows a game over many "
                           "frames: c4pi read reads one picture (a folder of pictures is a "
                           "film watch can follow)", 2)
@@ -91,17 +92,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
         code = (EX_NOINPUT if isinstance(error, CameraError)
                 else EXIT_MODEL if isinstance(error, ModelError) else 2)
         return fail(args, str(error), code)
-
-
-def _one_picture(name: str) -> bool:
-    """Whether the source ``name`` is a single picture file."""
-    from firmware_py.sources.folder import IMAGE_SUFFIXES
-
-    path = Path(name)
-    try:
-        return path.suffix.lower() in IMAGE_SUFFIXES and path.is_file()
-    except (OSError, ValueError):  # a name too long or not a path: open_source says why
-        return False
 
 
 def _watch(args: argparse.Namespace, config: Config) -> int:

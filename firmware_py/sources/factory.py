@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from c4game.exc import CameraError, excerpt
 from firmware_py.frames import FrameSource, Intrinsics
-from firmware_py.sources.folder import IMAGE_SUFFIXES, ImageFolderSource
+from firmware_py.sources.folder import ImageFolderSource, is_picture_file
 from firmware_py.sources.opencv import VideoCaptureSource, parse_usb
 from firmware_py.sources.picamera import PiCameraSource
 from firmware_py.sources.picture import opencv_name
@@ -51,7 +51,7 @@ def open_source(name: str, camera: CameraConfig, *, fps: float | None = None, fa
         is_dir, is_file = path.is_dir(), path.is_file()
     except OSError as error:  # a name too long, a folder that may not be read
         raise CameraError(f"source {excerpt(name)}: {error.strerror or error}") from None
-    if is_dir or (is_file and path.suffix.lower() in IMAGE_SUFFIXES):
+    if is_dir or is_picture_file(path):
         return ImageFolderSource(path, fps=fps, intrinsics=Intrinsics.from_config(camera))
     if is_file:
         return VideoCaptureSource(str(path), fps=fps, intrinsics=Intrinsics.from_config(camera))

@@ -23,6 +23,15 @@ def natural_key(path: Path) -> list[int | str]:
             for part in re.split(r"(\d+)", path.name)]
 
 
+def is_picture_file(path: Path) -> bool:
+    """Whether ``path`` is one picture file (a name OpenCV reads as a picture); a name
+    the system refuses (too long) is none."""
+    try:
+        return path.suffix.lower() in IMAGE_SUFFIXES and path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def list_images(folder: Path) -> list[Path]:
     """The image files directly in ``folder``, naturally sorted."""
     return sorted((p for p in folder.iterdir()
@@ -57,7 +66,7 @@ class ImageFolderSource(FrameSource):
         return list(self._files or [])
 
     def open(self) -> None:
-        if self.folder.is_file() and self.folder.suffix.lower() in IMAGE_SUFFIXES:
+        if is_picture_file(self.folder):
             self._files, self._index = [self.folder], 0
             return
         if not self.folder.is_dir():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from c4game.exc import CameraError, excerpt
 MAX_PICTURE_PIXELS = 200_000_000
 HEADER_BYTES = 64 * 1024  # a JPEG's size lies after its metadata segments
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"  # a JPEG file's first and last markers
-JPEG_SCAN_BYTES = 1 << 20  # read at a time looking for that end marker
+JPEG_SCAN_BYTES = 64 * 1024  # read at a time looking for that end marker
 JPEG_FRAMES = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB,
                          0xCD, 0xCE, 0xCF})  # start-of-frame markers: they carry the size
 
@@ -102,55 +103,59 @@ def opencv_name(path: str | Path) -> str:
     return name
 
 
-def _jpeg_ends(path: Path) -> bool:
-    """Whether the JPEG file at ``path`` holds an end marker anywhere after its start
-    (a file cut short has none; a camera's padding, or a motion photo's video, may
-    follow it)."""
-    with path.open("rb") as file:
-        file.seek(len(JPEG_START))
-        tail = b""
-        while chunk := file.read(JPEG_SCAN_BYTES):
-            if JPEG_END in tail + chunk:
-                return True
-            tail = chunk[-1:]
+def _jpeg_ends(file: BinaryIO) -> bool:
+    """Whether the open JPEG ``file`` holds an end marker after its start: first looked
+    for in its last :data:`JPEG_SCAN_BYTES` (where a whole picture's lies), then
+    anywhere (a motion photo's video may follow it). A file cut short has none."""
+    size = file.seek(0, 2)
+    file.seek(max(len(JPEG_START), size - JPEG_SCAN_BYTES))
+    if JPEG_END in file.read():
+        return True
+    file.seek(len(JPEG_START))
+    tail = b""
+    while chunk := file.read(JPEG_SCAN_BYTES):
+        if JPEG_END in tail + chunk:
+            return True
+        tail = chunk[-1:]
     return False
 
 
 def read_picture(path: str | Path) -> np.ndarray:
     """The picture at ``path`` as OpenCV decodes it into BGR, or
     :class:`CameraError` saying what is wrong: no such file, a folder, an empty
-    file, a picture too large to decode, or not a picture OpenCV decodes."""
+    file, a JPEG cut short, a picture too large to decode, or not a picture OpenCV
+    decodes."""
     import cv2
 
     path = Path(opencv_name(path))
+    cannot = f"cannot read image {excerpt(str(path))}"
     try:
         if not path.exists():
-            raise CameraError(f"cannot read image {excerpt(str(path))}: no such file")
+            raise CameraError(f"{cannot}: no such file")
         if path.is_dir():
-            raise CameraError(f"cannot read image {excerpt(str(path))}: a folder, not a picture")
+            raise CameraError(f"{cannot}: a folder, not a picture")
         if not path.is_file():
-            raise CameraError(f"cannot read image {excerpt(str(path))}: not a regular file")
+            raise CameraError(f"{cannot}: not a regular file")
         with path.open("rb") as file:
             head = file.read(HEADER_BYTES)
-        whole = not head.startswith(JPEG_START) or _jpeg_ends(path)
+            whole = not head.startswith(JPEG_START) or _jpeg_ends(file)
     except OSError as error:  # a name too long, a folder that may not be read
-        raise CameraError(f"cannot read image {excerpt(str(path))}: "
-                          f"{error.strerror or error}") from None
+        raise CameraError(f"{cannot}: {error.strerror or error}") from None
     if not head:
-        raise CameraError(f"cannot read image {excerpt(str(path))}: the file is empty")
+        raise CameraError(f"{cannot}: the file is empty")
     if not whole:
-        raise CameraError(f"cannot read image {excerpt(str(path))}: the JPEG file is cut "
-                          "short (damaged, or still being written)")
+        raise CameraError(f"{cannot}: the JPEG file is cut short (damaged, or still being "
+                          "written)")
     size = picture_size(head)
     if size is not None and size[0] * size[1] > MAX_PICTURE_PIXELS:
-        raise CameraError(f"cannot read image {excerpt(str(path))}: {size[0]} x {size[1]} "
-                          f"pixels is more than the {MAX_PICTURE_PIXELS // 1_000_000} million this "
-                          "reads (a camera frame has at most 50)")
+        raise CameraError(f"{cannot}: {size[0]} x {size[1]} pixels is more than the "
+                          f"{MAX_PICTURE_PIXELS // 1_000_000} million this reads (a camera "
+                          "frame has at most 50)")
     try:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     except cv2.error:  # OpenCV refuses some pictures outright (over its own size limit)
         image = None
     if image is None:
-        raise CameraError(f"cannot read image {excerpt(str(path))}: not a picture OpenCV decodes "
-                          "(JPEG, PNG, BMP, TIFF, WebP, …), or a damaged one")
+        raise CameraError(f"{cannot}: not a picture OpenCV decodes (JPEG, PNG, BMP, TIFF, "
+                          "WebP, …), or a damaged one")
     return image
