@@ -144,9 +144,10 @@ class Board:
         board = cls(first=first)
         for index, char in enumerate(moves, start=1):
             if char not in "1234567":
-                raise IllegalMoveError(
-                    f"illegal move {char!r} at move {index} of {excerpt(moves)}: columns are 1-7"
-                )
+                hint = " (write the moves as one word of digits, e.g. 4453)" if char.isspace() \
+                    else ""
+                raise IllegalMoveError(f"illegal move {char!r} at move {index} of "
+                                       f"{excerpt(moves)}: columns are 1-7{hint}")
             if board.winner is not None:
                 raise IllegalMoveError(
                     f"illegal move {char} at move {index} of {excerpt(moves)}: "

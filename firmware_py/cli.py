@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="config file (default: /etc/c4pi/config.toml if present, "
                              "else the bundled config/c4pi.toml)")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("--json", action="store_true", dest="json_first",
+                        help="JSON output, for the commands that have --json (as after "
+                             "the command)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         importlib.import_module(f"firmware_py.commands.{name}").register(subparsers)
@@ -88,12 +91,26 @@ def setup_logging(config: Config, verbose: bool, command: str = "run") -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+def _check_global_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--json`` before the command means it after (a usage error for a command
+    without JSON output); an empty ``--config`` (a script's unset variable) is a
+    usage error, not the default config."""
+    if args.json_first:
+        if not hasattr(args, "json"):
+            parser.error(f"c4pi {args.command} has no --json output")
+        args.json = True
+    if args.config is not None and not args.config.strip():
+        parser.error("--config needs a path (it was given an empty one)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``c4pi`` console script; returns the exit status."""
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(words)
+        if getattr(args, "func", None):
+            _check_global_options(parser, args)
     except UsageError as error:
         if "--json" in words:  # a script reading the JSON learns why too
             print(json.dumps({"error": error.message, "exit": error.code}), flush=True)

@@ -11,6 +11,8 @@ from firmware_py.config import Config
 from firmware_py.json_types import JsonObject
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from firmware_py.vision.reading import Reading
 
 EXIT_OK = 0
@@ -40,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "Exit 0 when the reading is ok, 3 otherwise "
                     "(no-board, invalid, finished); 2 when the image cannot be read. "
                     + CONFIDENCE_MEANS)
-    parser.add_argument("image", metavar="IMAGE", help="image file")
+    parser.add_argument("image", metavar="IMAGE",
+                        help="image file, or - for a picture piped in (rpicam-still -o - | "
+                             "c4pi read -)")
     parser.add_argument("--json", action="store_true",
                         help='print {"status", "grid", "moves_to_play", "markers", "confidence", '
                              '"found_by", "reason"} (moves_to_play: whose turn it is, "R" or '
@@ -68,6 +72,17 @@ def reading_json(reading: Reading) -> JsonObject:
     }
 
 
+def _piped_picture() -> np.ndarray:
+    """The picture on standard input; :class:`CameraError` where none is piped in."""
+    from c4game.exc import CameraError
+    from firmware_py.sources.picture import read_picture_stream
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise CameraError("cannot read image from standard input: it is a terminal (pipe a "
+                          "picture in: rpicam-still -o - | c4pi read -)")
+    return read_picture_stream(sys.stdin.buffer)
+
+
 def run(args: argparse.Namespace, config: Config) -> int:
     from c4game.exc import CameraError, ModelError, VisionError
     from firmware_py.failure import fail
@@ -75,7 +90,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from firmware_py.vision.reader import BoardReader
 
     try:
-        frame = read_picture(args.image)
+        frame = read_picture(args.image) if args.image != "-" else _piped_picture()
     except CameraError as error:
         return fail(args, str(error), EXIT_BAD_INPUT)
     try:

@@ -19,6 +19,8 @@ from firmware_py.frames import Frame, FrameSource, Intrinsics, check_image
 log = logging.getLogger(__name__)
 
 DEFAULT_FPS = 10.0
+FFMPEG_QUIET = -8  # FFmpeg's AV_LOG_QUIET
+CONVERT = "ffmpeg -i {name} -c:v libx264 -an game.mp4"  # a video OpenCV reads
 
 
 def parse_usb(spec: str) -> int | None:
@@ -42,9 +44,14 @@ class CaptureLike(Protocol):
 
 
 def _default_capture(target: int | str) -> CaptureLike:
-    """OpenCV's capture of ``target``, its own warnings on a failed open kept off
-    stderr (the source says in one line what could not be opened)."""
+    """OpenCV's capture of ``target``, its own warnings on a failed open and those of
+    its FFmpeg decoder kept off stderr (the source says in one line what could not
+    be opened)."""
+    import os
+
     import cv2
+
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", str(FFMPEG_QUIET))
 
     logging_ = cv2.utils.logging
     level = logging_.getLogLevel()
@@ -90,8 +97,11 @@ class VideoCaptureSource(FrameSource):
         capture = self._capture_factory(self._device if self._device is not None else self.name)
         if not capture.isOpened():
             capture.release()
-            what = f"webcam {self.name}" if self.live else f"video file {excerpt(self.name)}"
-            raise CameraError(f"cannot open {what}")
+            if self.live:
+                raise CameraError(f"cannot open webcam {self.name}")
+            raise CameraError(f"cannot open video file {excerpt(self.name)}: damaged, or "
+                              "in a format this OpenCV does not decode (convert it: "
+                              f"{CONVERT.format(name=excerpt(self.name))})")
         if self.live:
             self._configure_webcam(capture)
         else:

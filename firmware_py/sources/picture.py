@@ -12,6 +12,7 @@ OpenCV's own limit (2^30 pixels).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,6 +25,7 @@ from c4game.exc import CameraError, excerpt
 MAX_PICTURE_PIXELS = 200_000_000
 HEADER_BYTES = 64 * 1024  # a JPEG's size lies after its metadata segments
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"  # a JPEG file's first and last markers
+MAX_STREAM_BYTES = 64 << 20  # a piped picture read at most (JPEG or PNG, 12 MP: under 40)
 JPEG_SCAN_BYTES = 64 * 1024  # read at a time looking for that end marker
 JPEG_FRAMES = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB,
                          0xCD, 0xCE, 0xCF})  # start-of-frame markers: they carry the size
@@ -141,6 +143,31 @@ def read_picture(path: str | Path) -> np.ndarray:
             whole = not head.startswith(JPEG_START) or _jpeg_ends(file)
     except OSError as error:  # a name too long, a folder that may not be read
         raise CameraError(f"{cannot}: {error.strerror or error}") from None
+    _check_before_decoding(cannot, head, whole)
+    return _decoded(cannot, lambda: cv2.imread(str(path), cv2.IMREAD_COLOR))
+
+
+def read_picture_stream(stream: BinaryIO, name: str = "standard input") -> np.ndarray:
+    """The picture piped into ``stream`` (``c4pi read -``), checked and decoded as
+    :func:`read_picture` does a file's; at most :data:`MAX_STREAM_BYTES` are read."""
+    import cv2
+
+    cannot = f"cannot read image from {name}"
+    data = stream.read(MAX_STREAM_BYTES + 1)
+    if not data:
+        raise CameraError(f"{cannot}: nothing came (pipe a picture in: rpicam-still -o - | "
+                          "c4pi read -)")
+    if len(data) > MAX_STREAM_BYTES:
+        raise CameraError(f"{cannot}: more than {MAX_STREAM_BYTES >> 20} MB (a camera "
+                          "frame is smaller)")
+    whole = not data.startswith(JPEG_START) or JPEG_END in data[len(JPEG_START):]
+    _check_before_decoding(cannot, data[:HEADER_BYTES], whole)
+    return _decoded(cannot, lambda: cv2.imdecode(np.frombuffer(data, np.uint8),
+                                                 cv2.IMREAD_COLOR))
+
+
+def _check_before_decoding(cannot: str, head: bytes, whole: bool) -> None:
+    """:class:`CameraError` for a picture empty, cut short or too large to decode."""
     if not head:
         raise CameraError(f"{cannot}: the file is empty")
     if not whole:
@@ -151,8 +178,14 @@ def read_picture(path: str | Path) -> np.ndarray:
         raise CameraError(f"{cannot}: {size[0]} x {size[1]} pixels is more than the "
                           f"{MAX_PICTURE_PIXELS // 1_000_000} million this reads (a camera "
                           "frame has at most 50)")
+
+
+def _decoded(cannot: str, decode: Callable[[], np.ndarray | None]) -> np.ndarray:
+    """What ``decode`` (OpenCV) makes of the picture, or :class:`CameraError`."""
+    import cv2
+
     try:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        image = decode()
     except cv2.error:  # OpenCV refuses some pictures outright (over its own size limit)
         image = None
     if image is None:

@@ -187,8 +187,24 @@ def test_missing_video_file_is_named(tmp_path):
 def test_unreadable_video_file_is_named(tmp_path):
     bad = tmp_path / "notes.mp4"
     bad.write_text("not a video")
-    with pytest.raises(CameraError, match="cannot open video file '.*notes.mp4'"):
+    with pytest.raises(CameraError, match="cannot open video file '.*notes.mp4'") as error:
         VideoCaptureSource(str(bad)).open()
+    assert "ffmpeg -i" in str(error.value)  # the remedy: convert it
+
+
+def test_ffmpeg_says_nothing_of_a_video_it_cannot_open(tmp_path):
+    """The one line above is all a user sees: FFmpeg's own complaint ("moov atom not
+    found") stays off stderr (a child process: FFmpeg's log level is read once)."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "cut.mp4"
+    bad.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(2000))
+    code = ("import sys; from firmware_py.sources.opencv import _default_capture; "
+            "print(_default_capture(sys.argv[1]).isOpened())")
+    done = subprocess.run([sys.executable, "-c", code, str(bad)], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False" and done.stderr == ""
 
 
 class FakeCapture:

@@ -144,6 +144,33 @@ def test_a_usage_error_under_json_says_why_in_json_too(capsys, words: list[str])
     assert capsys.readouterr().out == ""  # without --json, stderr alone
 
 
+def test_json_may_come_before_the_command(capsys) -> None:
+    assert main(["solve", "4453", "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert main(["--json", "solve", "4453"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    before.pop("ms"), after.pop("ms")  # only the time may differ
+    assert before == after
+    with pytest.raises(SystemExit) as exit_:
+        main(["--json", "demo"])  # no JSON output: said so, in JSON
+    assert exit_.value.code == 2
+    assert json.loads(capsys.readouterr().out)["error"] == "c4pi demo has no --json output"
+
+
+@pytest.mark.parametrize("words", [["--config", "", "solve", "44"],
+                                   ["solve", "44", "--config", " "]])
+def test_an_empty_config_path_is_a_usage_error_not_the_default(capsys,
+                                                               words: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(words)
+    assert exit_.value.code == 2 and "--config needs a path" in capsys.readouterr().err
+
+
+def test_moves_with_spaces_are_refused_with_the_way_to_write_them(capsys) -> None:
+    assert main(["solve", "4 4"]) == 2
+    assert "one word of digits" in capsys.readouterr().err
+
+
 def test_verbose_may_follow_the_command(capsys) -> None:
     assert main(["solve", "4453", "-v"]) == 0
     assert capsys.readouterr().out.strip() == main_output(capsys)

@@ -307,3 +307,59 @@ def test_a_jpeg_cut_short_is_said_damaged(tmp_path: Path,
     padded = tmp_path / "padded.jpg"  # a camera's padding or a motion photo's video after
     padded.write_bytes(whole.read_bytes() + bytes(3 << 20))  # the end marker is fine
     assert main(["read", str(padded)]) == 0
+
+
+class _Piped:
+    """A standard input a picture is piped into."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_read_dash_reads_a_picture_piped_in(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    image = Path(write_frame(tmp_path / "f.jpg", "4453"))
+    monkeypatch.setattr("sys.stdin", _Piped(image.read_bytes()))
+    assert main(["read", "-"]) == 0
+    assert capsys.readouterr().out.splitlines() == independent_grid("4453")
+
+
+@pytest.mark.parametrize(("piped", "said"), [
+    (b"", "nothing came"),
+    (b"\xff\xd8\xff\xe0" + bytes(500), "cut short"),
+    (b"hello", "not a picture OpenCV decodes"),
+])
+def test_read_dash_says_what_is_wrong_with_what_was_piped(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, piped: bytes,
+        said: str) -> None:
+    monkeypatch.setattr("sys.stdin", _Piped(piped))
+    assert main(["read", "-", "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error.startswith("cannot read image from standard input") and said in error
+
+
+def test_read_dash_at_a_terminal_is_refused_not_waited_on(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Piped(b"")
+    monkeypatch.setattr(terminal, "isatty", lambda: True)
+    monkeypatch.setattr("sys.stdin", terminal)
+    assert main(["read", "-"]) == 2
+    assert "it is a terminal" in capsys.readouterr().err
+
+
+def test_a_piped_picture_is_read_only_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from c4game.exc import CameraError
+    from firmware_py.sources import picture
+
+    monkeypatch.setattr(picture, "MAX_STREAM_BYTES", 1000)
+    stream = io.BytesIO(bytes(10_000))
+    with pytest.raises(CameraError, match="more than"):
+        picture.read_picture_stream(stream)
+    assert stream.tell() == 1001  # not the whole stream
